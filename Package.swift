@@ -1,0 +1,38 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Settings every Lifeline target shares: Swift 6 language mode (strict concurrency) and the upcoming
+/// features STYLE.md asks for.
+let lifelineSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Lifeline",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "LifelineCore", targets: ["LifelineCore"]),
+        .library(name: "LifelineCLI", targets: ["LifelineCLI"]),
+        .executable(name: "lifeline", targets: ["lifeline"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // The spec as data and logic. Pure: no sockets, no clocks, no randomness of its own.
+        .target(name: "LifelineCore", swiftSettings: lifelineSettings),
+        // The command line's commands; the executable below is a thin `main`.
+        .target(
+            name: "LifelineCLI",
+            dependencies: [
+                "LifelineCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: lifelineSettings
+        ),
+        .executableTarget(name: "lifeline", dependencies: ["LifelineCLI"], swiftSettings: lifelineSettings),
+
+    ]
+)

@@ -1,0 +1,15 @@
+public import ArgumentParser
+
+/// The `lifeline` command line: its subcommands live in this library so that they can be tested and
+/// reused; the executable is a thin `main` that calls ``LifelineCommand/main()``.
+public struct LifelineCommand: AsyncParsableCommand {
+    /// The command's name, abstract and subcommands.
+    public static let configuration = CommandConfiguration(
+        commandName: "lifeline",
+        abstract: "Keep a Stoat chat session alive, and show how.",
+        subcommands: []
+    )
+
+    /// Creates the root command; ArgumentParser calls this.
+    public init() {}
+}

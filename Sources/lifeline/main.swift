@@ -1,0 +1,3 @@
+import LifelineCLI
+
+await LifelineCommand.main()
