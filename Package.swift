@@ -14,6 +14,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "LifelineCore", targets: ["LifelineCore"]),
+        .library(name: "LifelineTesting", targets: ["LifelineTesting"]),
         .library(name: "LifelineCLI", targets: ["LifelineCLI"]),
         .executable(name: "lifeline", targets: ["lifeline"]),
     ],
@@ -23,6 +24,8 @@ let package = Package(
     targets: [
         // The spec as data and logic. Pure: no sockets, no clocks, no randomness of its own.
         .target(name: "LifelineCore", swiftSettings: lifelineSettings),
+        // Shipped test support for Lifeline's users and its own tests.
+        .target(name: "LifelineTesting", dependencies: ["LifelineCore"], swiftSettings: lifelineSettings),
         // The command line's commands; the executable below is a thin `main`.
         .target(
             name: "LifelineCLI",
@@ -33,6 +36,12 @@ let package = Package(
             swiftSettings: lifelineSettings
         ),
         .executableTarget(name: "lifeline", dependencies: ["LifelineCLI"], swiftSettings: lifelineSettings),
+
+        .testTarget(
+            name: "LifelineCoreTests",
+            dependencies: ["LifelineCore", "LifelineTesting"],
+            swiftSettings: lifelineSettings
+        ),
 
     ]
 )

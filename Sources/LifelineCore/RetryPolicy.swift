@@ -1,0 +1,65 @@
+/// How long DISCONNECTED waits before RETRY: `(2^x − 1) × unit × U(1 − jitter, 1 + jitter)`.
+///
+/// `x` is the failure count after DISCONNECTED incremented it, so the first retry comes after about one
+/// unit, the second after three, the third after seven. The specification sets no upper bound; Lifeline
+/// caps `(2^x − 1) × unit` at ``ceiling`` *before* applying the jitter, so that sessions that have failed
+/// for a long time still spread their retries out instead of retrying in lockstep (DESIGN decision 5).
+/// The random source is always passed in, so tests choose it.
+public struct RetryPolicy: Sendable, Hashable {
+    /// The delay of the first retry before jitter: the formula's "seconds". Default 1 s.
+    public var unit: Duration
+
+    /// The largest delay before jitter. Default 300 s.
+    public var ceiling: Duration
+
+    /// The relative jitter: 0.2 draws the factor from `0.8...1.2`.
+    public var jitter: Double
+
+    /// Creates a policy.
+    ///
+    /// - Parameters:
+    ///   - unit: The delay of the first retry before jitter. Must be positive.
+    ///   - ceiling: The largest delay before jitter. Must not be negative.
+    ///   - jitter: The relative jitter, from 0 (none) up to but excluding 1.
+    public init(unit: Duration = .seconds(1), ceiling: Duration = .seconds(300), jitter: Double = 0.2) {
+        precondition(unit > .zero, "RetryPolicy.unit must be positive, got \(unit)")
+        precondition(ceiling >= .zero, "RetryPolicy.ceiling must not be negative, got \(ceiling)")
+        precondition((0..<1).contains(jitter), "RetryPolicy.jitter must be in 0..<1, got \(jitter)")
+        self.unit = unit
+        self.ceiling = ceiling
+        self.jitter = jitter
+    }
+
+    /// The specification's policy: a 1 s unit, ±20 % jitter, and Lifeline's 300 s ceiling.
+    public static let spec = RetryPolicy()
+
+    /// The delay before jitter after `failures` failures: `min((2^failures − 1) × unit, ceiling)`.
+    ///
+    /// - Parameter failures: The failure count after DISCONNECTED incremented it; values below 1 count as 1.
+    public func nominalDelay(failures: Int) -> Duration {
+        let x = max(1, failures)
+        let multiplier = x >= 62 ? Double.infinity : Double((Int64(1) << x) - 1)
+        let seconds = min(unit.seconds * multiplier, ceiling.seconds)
+        return .seconds(seconds)
+    }
+
+    /// The jittered delay after `failures` failures: ``nominalDelay(failures:)`` times a factor drawn
+    /// uniformly from `(1 − jitter)...(1 + jitter)`.
+    ///
+    /// - Parameters:
+    ///   - failures: The failure count after DISCONNECTED incremented it.
+    ///   - generator: The random source; tests pass a seeded one.
+    public func delay(failures: Int, using generator: inout some RandomNumberGenerator) -> Duration {
+        let factor = jitter == 0 ? 1 : Double.random(in: (1 - jitter)...(1 + jitter), using: &generator)
+        return .seconds(nominalDelay(failures: failures).seconds * factor)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    @usableFromInline
+    var seconds: Double {
+        let (whole, attoseconds) = components
+        return Double(whole) + Double(attoseconds) * 1e-18
+    }
+}

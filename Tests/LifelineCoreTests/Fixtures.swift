@@ -1,0 +1,79 @@
+import LifelineCore
+import LifelineTesting
+
+/// The session every test logs in with.
+let credentials = SessionCredentials(token: "token-secret", userID: "user-1", sessionID: "session-1")
+
+/// A policy without jitter, so that stories can state exact delays.
+let exactPolicy = RetryPolicy(unit: .seconds(1), ceiling: .seconds(300), jitter: 0)
+
+/// One sample event of each kind, with the payload the stories expect.
+func sample(_ kind: SessionEvent.Kind) -> SessionEvent {
+    switch kind {
+    case .loginUncached: .loginUncached(credentials)
+    case .loginCached: .loginCached(credentials)
+    case .noUser: .noUser
+    case .userCreated: .userCreated
+    case .cancel: .cancel
+    case .dismiss: .dismiss
+    case .ready: .ready
+    case .socketConnected: .socketConnected
+    case .temporaryFailure: .temporaryFailure(.socketDropped)
+    case .permanentFailure: .permanentFailure(.invalidSession)
+    case .retry: .retry
+    case .deviceOffline: .deviceOffline
+    case .deviceOnline: .deviceOnline
+    case .logout: .logout(external: false)
+    case .reconnectNow: .reconnectNow
+    }
+}
+
+/// The events that lead from READY to each state, the shortest way.
+func path(to state: SessionState) -> [SessionEvent] {
+    switch state {
+    case .ready: []
+    case .loggingIn: [.loginUncached(credentials)]
+    case .onboarding: path(to: .loggingIn) + [.noUser]
+    case .error: path(to: .loggingIn) + [.permanentFailure(.invalidSession)]
+    case .dispose: path(to: .error) + [.dismiss]
+    case .connecting: [.loginCached(credentials)]
+    case .connected: path(to: .connecting) + [.socketConnected]
+    case .disconnected: path(to: .connected) + [.temporaryFailure(.socketDropped)]
+    case .reconnecting: path(to: .disconnected) + [.retry]
+    case .offline: path(to: .disconnected) + [.deviceOffline]
+    }
+}
+
+/// A machine and its random source, held by reference so a story can send events inside `#expect`.
+final class Story {
+    var machine: SessionMachine
+    var random: SeededRandomNumberGenerator
+
+    /// A story that starts with a machine driven from READY into `state`.
+    init(in state: SessionState = .ready, policy: RetryPolicy = exactPolicy, seed: UInt64 = 1) {
+        machine = SessionMachine(retryPolicy: policy)
+        random = SeededRandomNumberGenerator(seed: seed)
+        for event in path(to: state) { send(event) }
+        precondition(machine.state == state, "the path to \(state) ended in \(machine.state)")
+    }
+
+    /// Sends one event.
+    @discardableResult
+    func send(_ event: SessionEvent) -> SessionMachine.Output { machine.handle(event, using: &random) }
+
+    /// Reports the device's network.
+    @discardableResult
+    func network(isOnline: Bool) -> SessionMachine.Output? { machine.networkChanged(isOnline: isOnline, using: &random) }
+
+    /// Reports the account's standing.
+    @discardableResult
+    func standing(_ standing: AccountStanding?) -> Bool { machine.accountStandingReceived(standing) }
+
+    /// Reports the health service's alert.
+    @discardableResult
+    func alert(_ alert: OutageAlert?) -> Bool { machine.healthAlertReceived(alert) }
+
+    /// Reports a failed login at the login interface.
+    @discardableResult
+    func loginFailed(_ failure: LoginFailure) -> Bool { machine.loginFailed(failure) }
+}
