@@ -19,7 +19,7 @@ let package = Package(
         .executable(name: "lifeline", targets: ["lifeline"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
     ],
     targets: [
         // The spec as data and logic. Pure: no sockets, no clocks, no randomness of its own.
@@ -31,6 +31,7 @@ let package = Package(
             name: "LifelineCLI",
             dependencies: [
                 "LifelineCore",
+                "LifelineTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: lifelineSettings
@@ -42,6 +43,10 @@ let package = Package(
             dependencies: ["LifelineCore", "LifelineTesting"],
             swiftSettings: lifelineSettings
         ),
-
+        .testTarget(
+            name: "LifelineCLITests",
+            dependencies: ["LifelineCLI", "lifeline", "LifelineCore"],
+            swiftSettings: lifelineSettings
+        ),
     ]
 )

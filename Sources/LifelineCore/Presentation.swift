@@ -202,7 +202,8 @@ public struct PermanentError: Sendable, Hashable {
         case .permanent(let reason) where reason.code == .accountDisabled:
             return "Your account has been disabled."
         case .permanent:
-            return isCheckingAccount ? "Your session is no longer valid. Checking your account…"
+            return isCheckingAccount
+                ? "Your session is no longer valid. Checking your account…"
                 : "Your session is no longer valid. Please log in again."
         case .temporary(let cause):
             return "Could not sign in (\(cause)). Please try again."

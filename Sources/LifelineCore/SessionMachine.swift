@@ -225,6 +225,26 @@ public struct SessionMachine: Sendable {
     ///   - generator: The random source for the retry jitter.
     /// - Returns: The transitions and the actions to perform, or the rejection.
     public mutating func handle(_ event: SessionEvent, using generator: inout some RandomNumberGenerator) -> Output {
+        var actions: [SessionAction] = []
+        guard let steps = handle(event, using: &generator, appendingTo: &actions) else {
+            return .rejected(event.kind, in: state)
+        }
+        return .transitioned(steps.transitions, actions: actions)
+    }
+
+    /// Handles one event, appending the actions to a buffer the caller owns: the allocation-free form of
+    /// ``handle(_:using:)`` for runtimes that handle many events (clear the buffer and reuse it).
+    ///
+    /// - Parameters:
+    ///   - event: The fact that happened.
+    ///   - generator: The random source for the retry jitter.
+    ///   - actions: The buffer the actions are appended to, in the order to perform them.
+    /// - Returns: The transitions taken, or `nil` when the state does not accept the event.
+    public mutating func handle(
+        _ event: SessionEvent,
+        using generator: inout some RandomNumberGenerator,
+        appendingTo actions: inout [SessionAction]
+    ) -> Steps? {
         switch event {
         case .deviceOffline: isDeviceOnline = false
         case .deviceOnline: isDeviceOnline = true
@@ -233,23 +253,34 @@ public struct SessionMachine: Sendable {
         let from = state
         guard let to = SessionTransitionTable.target(from: from, on: event.kind) else {
             rejectedEvents += 1
-            return .rejected(event.kind, in: from)
+            return nil
         }
-        var actions: [SessionAction] = []
-        var transitions = [SessionTransition(from: from, event: event.kind, to: to)]
         exit(to: to, into: &actions)
         enter(to, on: event, from: from, into: &actions)
-        transitions[0].failures = failures
+        var steps = Steps(first: SessionTransition(from: from, event: event.kind, to: to, failures: failures))
         // DISCONNECTED's entry: "If the device is offline, trigger transition to OFFLINE."
         if to == .disconnected && !isDeviceOnline {
-            transitions.append(SessionTransition(from: .disconnected, event: .deviceOffline, to: .offline, failures: failures))
+            steps.chained = SessionTransition(
+                from: .disconnected, event: .deviceOffline, to: .offline, failures: failures)
             enter(.offline, on: .deviceOffline, from: .disconnected, into: &actions)
         } else if case .disconnected(let credentials, _) = current {
             let delay = retryPolicy.delay(failures: failures, using: &generator)
             current = .disconnected(credentials, retryDelay: delay)
             actions.append(.armRetryTimer(delay: delay, failures: failures))
         }
-        return .transitioned(transitions, actions: actions)
+        return steps
+    }
+
+    /// The transitions one accepted event took: one, or two when entering DISCONNECTED with the device
+    /// offline chained DEVICE_OFFLINE.
+    public struct Steps: Sendable, Hashable {
+        /// The transition the event took.
+        public var first: SessionTransition
+        /// The transition the target's entry chained, if any.
+        public var chained: SessionTransition?
+
+        /// The transitions in order.
+        public var transitions: [SessionTransition] { chained.map { [first, $0] } ?? [first] }
     }
 
     /// The exit effects of the current state when leaving for `target`.

@@ -63,7 +63,9 @@ final class Story {
 
     /// Reports the device's network.
     @discardableResult
-    func network(isOnline: Bool) -> SessionMachine.Output? { machine.networkChanged(isOnline: isOnline, using: &random) }
+    func network(isOnline: Bool) -> SessionMachine.Output? {
+        machine.networkChanged(isOnline: isOnline, using: &random)
+    }
 
     /// Reports the account's standing.
     @discardableResult

@@ -5,7 +5,9 @@ import Testing
 @Suite("Random walks through the machine")
 struct SessionMachineRandomWalkTests {
     /// Any event, with random payloads, plus network changes, account lookups and health answers.
-    static func randomStep(_ machine: inout SessionMachine, _ random: inout SeededRandomNumberGenerator) -> SessionMachine.Output? {
+    static func randomStep(
+        _ machine: inout SessionMachine, _ random: inout SeededRandomNumberGenerator
+    ) -> SessionMachine.Output? {
         switch Int.random(in: 0..<20, using: &random) {
         case 0: return machine.networkChanged(isOnline: Bool.random(using: &random), using: &random)
         case 1:
@@ -43,7 +45,9 @@ struct SessionMachineRandomWalkTests {
                 var state = before
                 for transition in output.transitions {
                     #expect(transition.from == state, "\(context)")
-                    #expect(SessionTransitionTable.target(from: transition.from, on: transition.event) == transition.to, "\(context)")
+                    #expect(
+                        SessionTransitionTable.target(from: transition.from, on: transition.event) == transition.to,
+                        "\(context)")
                     state = transition.to
                 }
                 #expect(state == machine.state, "\(context)")
@@ -77,7 +81,8 @@ struct SessionMachineRandomWalkTests {
                     }
                 }
                 if machine.state == .connected { #expect(machine.failures == 0, "\(context)") }
-                #expect(timerArmed == (machine.state == .disconnected), "timer armed exactly in DISCONNECTED: \(context)")
+                #expect(
+                    timerArmed == (machine.state == .disconnected), "timer armed exactly in DISCONNECTED: \(context)")
                 #expect(machine.isRetryTimerArmed == timerArmed, "\(context)")
                 #expect(live.count <= 1, "\(context)")
                 #expect(live.first == machine.liveGeneration, "\(context)")

@@ -67,7 +67,10 @@ struct SessionMachinePairTests {
         let rejectedBefore = story.machine.rejectedEvents
         let output = story.send(sample(kind))
         if let edge = SessionTransitionTable.edge(from: state, on: kind) {
-            #expect(output.transitions.first == SessionTransition(from: edge.from, event: edge.event, to: edge.to, failures: story.machine.failures))
+            #expect(
+                output.transitions.first
+                    == SessionTransition(
+                        from: edge.from, event: edge.event, to: edge.to, failures: story.machine.failures))
             #expect(output.actions == Self.expected[edge.description], "\(edge)")
             #expect(story.machine.state == edge.to)
             #expect(story.machine.rejectedEvents == rejectedBefore)
@@ -193,7 +196,8 @@ struct SessionMachineStoryTests {
                 == [.closeConnection(generation: 1), .armRetryTimer(delay: .seconds(1), failures: 1)])
         #expect(story.machine.failures == 1)
         #expect(story.machine.isRetryTimerArmed)
-        #expect(story.machine.presentation == Presentation(screen: .client, banner: .disconnected, retryDelay: .seconds(1)))
+        #expect(
+            story.machine.presentation == Presentation(screen: .client, banner: .disconnected, retryDelay: .seconds(1)))
         story.send(.retry)
         #expect(!story.machine.isRetryTimerArmed)
         #expect(
@@ -260,7 +264,8 @@ struct SessionMachineStoryTests {
     @Test("a failed login is shown on the login screen only, and cleared by the next login")
     func loginFailure() {
         let story = Story(in: .ready)
-        let blocked = LoginFailure(code: "BlockedByShield", message: "Blocked", supportURL: "https://support.example/blocked")
+        let blocked = LoginFailure(
+            code: "BlockedByShield", message: "Blocked", supportURL: "https://support.example/blocked")
         #expect(story.loginFailed(blocked))
         #expect(story.machine.presentation.notice == .loginFailed(blocked))
         story.send(.loginCached(credentials))

@@ -47,7 +47,8 @@ struct SessionTransitionTableTests {
             #expect(edge.event.isSpec == (edge.origin == .spec), "\(edge)")
         }
         let extensions = SessionTransitionTable.edges.filter { $0.origin == .extension }.map(\.description)
-        #expect(extensions == ["DISCONNECTED -->|RECONNECT_NOW| RECONNECTING", "OFFLINE -->|RECONNECT_NOW| RECONNECTING"])
+        #expect(
+            extensions == ["DISCONNECTED -->|RECONNECT_NOW| RECONNECTING", "OFFLINE -->|RECONNECT_NOW| RECONNECTING"])
         let mermaid = SessionTransitionTable.mermaid()
         #expect(mermaid.contains("OFFLINE -.->|RECONNECT_NOW| RECONNECTING"))
         #expect(!mermaid.contains("OFFLINE -->|RECONNECT_NOW|"))
@@ -66,7 +67,9 @@ struct SessionTransitionTableTests {
     func lookupAgreesWithEdges() {
         for state in SessionState.allCases {
             for event in SessionEvent.Kind.allCases {
-                #expect(SessionTransitionTable.target(from: state, on: event) == SessionTransitionTable.edge(from: state, on: event)?.to)
+                #expect(
+                    SessionTransitionTable.target(from: state, on: event)
+                        == SessionTransitionTable.edge(from: state, on: event)?.to)
             }
         }
     }

@@ -1,0 +1,25 @@
+import Foundation
+import Testing
+
+@Suite("lifeline bench")
+struct BenchCommandTests {
+    @Test("--json prints the machine benchmark in the documented shape, with a figure that is not made up")
+    func machineJSON() throws {
+        let run = try Executable.run(["bench", "--quick", "--json", "--only", "machine"])
+        #expect(run.status == 0)
+        let line = try #require(run.lines.last)
+        let object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(Set(object.keys) == ["name", "unit", "lifeline", "baseline", "ratio", "goal", "met"])
+        #expect(object["name"] as? String == "machine")
+        #expect((object["lifeline"] as? Double ?? 0) > 0)
+        #expect(object["baseline"] is NSNull)
+        #expect(object["met"] as? Bool == ((object["lifeline"] as? Double ?? 0) >= 10_000_000))
+    }
+
+    @Test("an unknown benchmark name is refused and the known ones are listed")
+    func unknown() throws {
+        let run = try Executable.run(["bench", "--only", "nope"])
+        #expect(run.status != 0)
+        #expect(run.standardError.contains("machine"))
+    }
+}
