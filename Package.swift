@@ -14,18 +14,31 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "LifelineCore", targets: ["LifelineCore"]),
+        .library(name: "Lifeline", targets: ["Lifeline"]),
         .library(name: "LifelineTesting", targets: ["LifelineTesting"]),
         .library(name: "LifelineCLI", targets: ["LifelineCLI"]),
         .executable(name: "lifeline", targets: ["lifeline"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0")
     ],
     targets: [
         // The spec as data and logic. Pure: no sockets, no clocks, no randomness of its own.
         .target(name: "LifelineCore", swiftSettings: lifelineSettings),
+        // The runtime: the Session actor that runs the machine's actions, and the seams it runs them through.
+        .target(
+            name: "Lifeline",
+            dependencies: [
+                "LifelineCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: lifelineSettings
+        ),
         // Shipped test support for Lifeline's users and its own tests.
-        .target(name: "LifelineTesting", dependencies: ["LifelineCore"], swiftSettings: lifelineSettings),
+        .target(name: "LifelineTesting", dependencies: ["Lifeline", "LifelineCore"], swiftSettings: lifelineSettings),
         // The command line's commands; the executable below is a thin `main`.
         .target(
             name: "LifelineCLI",
@@ -41,6 +54,11 @@ let package = Package(
         .testTarget(
             name: "LifelineCoreTests",
             dependencies: ["LifelineCore", "LifelineTesting"],
+            swiftSettings: lifelineSettings
+        ),
+        .testTarget(
+            name: "LifelineTests",
+            dependencies: ["Lifeline", "LifelineCore", "LifelineTesting"],
             swiftSettings: lifelineSettings
         ),
         .testTarget(

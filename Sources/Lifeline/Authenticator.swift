@@ -1,0 +1,68 @@
+public import LifelineCore
+
+/// The requests around a session that are not the socket: the onboarding check and its completion, the
+/// account's standing after a permanent failure, and ending the session on the server.
+///
+/// `LifelineStoat` implements it over Stoat's REST API. Credentials exchange (email and password, MFA)
+/// happens at the login interface before the lifecycle starts (DESIGN decision 3), so it is not here.
+public protocol Authenticator: Sendable {
+    /// Whether the session's account still has to pick a username (NO_USER).
+    ///
+    /// - Throws: ``ConnectionEnd`` for a failure the lifecycle should act on (an invalid session is
+    ///   ``ConnectionEnd/permanent(_:)``); any other error counts as a temporary request failure.
+    func needsOnboarding(_ credentials: SessionCredentials) async throws -> Bool
+
+    /// Completes onboarding with a username.
+    ///
+    /// - Throws: The server's refusal (for example a taken username), which the session passes to the UI.
+    func completeOnboarding(_ credentials: SessionCredentials, username: String) async throws
+
+    /// The standing of an account after its session was found invalid (no session is needed for this).
+    ///
+    /// - Throws: When the lookup fails; the permanent error then stays untailored.
+    func accountStanding(userID: String) async throws -> AccountStanding
+
+    /// Ends the session on the server after the user logged out. Best effort: errors are logged and
+    /// otherwise ignored, because the user is logged out locally either way.
+    func endSession(_ credentials: SessionCredentials) async throws
+}
+
+/// A service that reports outages, polled once the connection failures reach the health threshold
+/// (DESIGN decision 11).
+public protocol HealthService: Sendable {
+    /// The service's current status.
+    ///
+    /// - Throws: When the service cannot be reached; the session keeps polling.
+    func status() async throws -> HealthStatus
+}
+
+/// What a ``HealthService`` says.
+public struct HealthStatus: Sendable, Hashable {
+    /// The outage alert to show, or `nil` when there is none.
+    public var alert: OutageAlert?
+    /// How often the service asks to be polled, if it says (Stoat's `poll_rate`); the session bounds it.
+    public var pollInterval: Duration?
+
+    /// Creates a status.
+    public init(alert: OutageAlert? = nil, pollInterval: Duration? = nil) {
+        self.alert = alert
+        self.pollInterval = pollInterval
+    }
+}
+
+/// Invalidates the app's cached data (message history, members list) when the session enters
+/// RECONNECTING, because events may have been missed while it was disconnected.
+public protocol CacheInvalidation: Sendable {
+    /// Drops the cached data that may be stale. Called once per entry into RECONNECTING, before the
+    /// connection is opened.
+    func invalidateCaches() async
+
+    /// Discards every cached datum when the client is disposed of (DISPOSE), before READY.
+    /// By default, ``invalidateCaches()``.
+    func discardCaches() async
+}
+
+extension CacheInvalidation {
+    /// Calls ``invalidateCaches()``.
+    public func discardCaches() async { await invalidateCaches() }
+}

@@ -1,0 +1,47 @@
+public import LifelineCore
+
+/// What a session is and shows at one moment: the element of ``Session/states``.
+///
+/// Times are offsets on the session's clock from the moment the session was created, so they work with
+/// any injected clock; ``nextRetry`` minus ``time`` is the retry countdown.
+public struct SessionSnapshot: Sendable, Hashable {
+    /// The lifecycle state.
+    public var state: SessionState
+    /// What the interface shows.
+    public var presentation: Presentation
+    /// The connection-failure count.
+    public var failures: Int
+    /// In DISCONNECTED, when the retry timer fires, on the session's clock.
+    public var nextRetry: Duration?
+    /// The device's network, as the session's monitor last reported it.
+    public var network: NetworkStatus
+    /// The last error the session met (a connection failure, an onboarding refusal…), if any.
+    public var lastError: SessionError?
+    /// The transitions that led from the previous snapshot to this one: empty for the first snapshot and
+    /// for changes of presentation alone (an account lookup, an outage alert); two when DISCONNECTED went
+    /// straight on to OFFLINE.
+    public var transitions: [SessionTransition]
+    /// When the snapshot was taken, on the session's clock.
+    public var time: Duration
+
+    /// Creates a snapshot.
+    public init(
+        state: SessionState,
+        presentation: Presentation,
+        failures: Int,
+        nextRetry: Duration? = nil,
+        network: NetworkStatus = .online,
+        lastError: SessionError? = nil,
+        transitions: [SessionTransition] = [],
+        time: Duration = .zero
+    ) {
+        self.state = state
+        self.presentation = presentation
+        self.failures = failures
+        self.nextRetry = nextRetry
+        self.network = network
+        self.lastError = lastError
+        self.transitions = transitions
+        self.time = time
+    }
+}

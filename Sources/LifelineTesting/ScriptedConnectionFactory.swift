@@ -1,0 +1,157 @@
+public import Lifeline
+public import LifelineCore
+import Synchronization
+
+/// A ``ConnectionFactory`` whose connections a test plays by hand: it opens them, makes them ready, ends
+/// them — and counts how many run at once.
+///
+/// ```swift
+/// let connection = await factory.nextConnection()     // the session started connecting
+/// await connection.ready()                             // SOCKET_CONNECTED has been handled on return
+/// await connection.end(.temporary(.socketDropped))    // TEMPORARY_FAILURE
+/// ```
+public final class ScriptedConnectionFactory: ConnectionFactory {
+    private struct State {
+        var made = 0
+        var running = 0
+        var mostRunning = 0
+        var unclaimed: [ScriptedConnection] = []
+        var claimants: [CheckedContinuation<ScriptedConnection, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Creates a factory.
+    public init() {}
+
+    /// How many connections the session asked for.
+    public var made: Int { state.withLock { $0.made } }
+
+    /// How many connections are running now.
+    public var running: Int { state.withLock { $0.running } }
+
+    /// The most connections that ever ran at the same time: 1 for a session that behaves.
+    public var mostRunning: Int { state.withLock { $0.mostRunning } }
+
+    /// Makes a scripted connection.
+    public func makeConnection(for credentials: SessionCredentials, generation: UInt64) -> any SessionConnection {
+        state.withLock { $0.made += 1 }
+        return ScriptedConnection(credentials: credentials, generation: generation, factory: self)
+    }
+
+    /// Waits until the session starts running its next connection and returns it, in order.
+    public func nextConnection() async -> ScriptedConnection {
+        await withCheckedContinuation { (continuation: CheckedContinuation<ScriptedConnection, Never>) in
+            let ready: ScriptedConnection? = state.withLock { state in
+                guard !state.unclaimed.isEmpty else {
+                    state.claimants.append(continuation)
+                    return nil
+                }
+                return state.unclaimed.removeFirst()
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    func connectionStarted(_ connection: ScriptedConnection) {
+        let claimant = state.withLock { state -> CheckedContinuation<ScriptedConnection, Never>? in
+            state.running += 1
+            state.mostRunning = max(state.mostRunning, state.running)
+            guard !state.claimants.isEmpty else {
+                state.unclaimed.append(connection)
+                return nil
+            }
+            return state.claimants.removeFirst()
+        }
+        claimant?.resume(returning: connection)
+    }
+
+    func connectionStopped() {
+        state.withLock { $0.running -= 1 }
+    }
+}
+
+/// One connection of a ``ScriptedConnectionFactory``, played by the test.
+public final class ScriptedConnection: SessionConnection {
+    private struct State {
+        var report: (@Sendable (ConnectionEvent) async -> Void)?
+        var finish: CheckedContinuation<Void, Never>?
+        var finished = false
+        var wasCancelled = false
+    }
+
+    /// The session it connects with.
+    public let credentials: SessionCredentials
+    /// Its generation number.
+    public let generation: UInt64
+    private let factory: ScriptedConnectionFactory
+    private let state = Mutex(State())
+
+    init(credentials: SessionCredentials, generation: UInt64, factory: ScriptedConnectionFactory) {
+        self.credentials = credentials
+        self.generation = generation
+        self.factory = factory
+    }
+
+    /// Whether the session cancelled (closed) this connection.
+    public var wasCancelled: Bool { state.withLock { $0.wasCancelled } }
+
+    /// Whether the connection's `run` has returned.
+    public var isFinished: Bool { state.withLock { $0.finished } }
+
+    /// Runs until the test ends the connection or the session cancels it.
+    public func run(reporting report: @escaping @Sendable (ConnectionEvent) async -> Void) async {
+        state.withLock { $0.report = report }
+        factory.connectionStarted(self)
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let finishNow = state.withLock { state in
+                    if state.finished { return true }
+                    state.finish = continuation
+                    return false
+                }
+                if finishNow { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.wasCancelled = true }
+            finishRun()
+        }
+        factory.connectionStopped()
+    }
+
+    /// Reports that the socket opened.
+    public func open() async { await report(.opened) }
+
+    /// Reports that the server accepted the session.
+    public func authenticate() async { await report(.authenticated) }
+
+    /// Reports that the initial data loaded; the session has handled SOCKET_CONNECTED when this returns.
+    public func ready() async { await report(.ready) }
+
+    /// Reports any milestone, even one out of order, as a misbehaving protocol might.
+    public func report(_ event: ConnectionEvent) async {
+        let report = state.withLock { $0.report }
+        await report?(event)
+    }
+
+    /// Ends the connection: reports why, then returns from `run`. The session has handled the end when
+    /// this returns.
+    public func end(_ end: ConnectionEnd) async {
+        await report(.ended(end))
+        finishRun()
+    }
+
+    /// Ends the connection without saying why: `run` simply returns, as a transport that lost its socket.
+    public func vanish() {
+        finishRun()
+    }
+
+    private func finishRun() {
+        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.finished = true
+            defer { state.finish = nil }
+            return state.finish
+        }
+        continuation?.resume()
+    }
+}

@@ -1,0 +1,137 @@
+import Synchronization
+
+/// A clock for tests that moves only when told, with a handshake: ``nextSleep()`` waits until the code
+/// under test has scheduled a sleep and returns its deadline, then ``advance(to:)`` wakes it — no test
+/// ever waits on the wall clock or yields and hopes.
+///
+/// ```swift
+/// let deadline = await clock.nextSleep()          // the retry timer was armed
+/// #expect(deadline.offset == .seconds(1))
+/// clock.advance(to: deadline)                      // it fires
+/// ```
+public final class TestClock: Clock, Sendable {
+    /// An instant of the test clock: an offset from its start.
+    public struct Instant: InstantProtocol, Sendable, Hashable, Comparable, CustomStringConvertible {
+        /// The time since the clock started.
+        public var offset: Duration
+
+        /// Creates an instant at an offset from the clock's start.
+        public init(offset: Duration) { self.offset = offset }
+
+        /// The instant `duration` later.
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+
+        /// The duration from this instant to `other`.
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+
+        /// Orders instants by offset.
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+
+        /// The offset.
+        public var description: String { "\(offset)" }
+    }
+
+    private struct Sleeper {
+        var id: Int
+        var deadline: Instant
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now = Instant(offset: .zero)
+        var sleepers: [Sleeper] = []
+        var cancelledEarly: Set<Int> = []
+        var unobserved: [Instant] = []
+        var observers: [CheckedContinuation<Instant, Never>] = []
+        var nextID = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// Creates a clock at offset zero.
+    public init() {}
+
+    /// The current instant.
+    public var now: Instant { state.withLock { $0.now } }
+
+    /// The smallest step: any.
+    public var minimumResolution: Duration { .zero }
+
+    /// How many sleeps are waiting for the clock to reach their deadline.
+    public var pendingSleeps: Int { state.withLock { $0.sleepers.count } }
+
+    /// The deadlines of the waiting sleeps, earliest first.
+    public var pendingDeadlines: [Instant] { state.withLock { $0.sleepers.map(\.deadline).sorted() } }
+
+    /// Sleeps until the clock is advanced to `deadline`; throws `CancellationError` when cancelled first.
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let observer: CheckedContinuation<Instant, Never>? = state.withLock { state in
+                    if state.cancelledEarly.remove(id) != nil {
+                        continuation.resume(throwing: CancellationError())
+                        return nil
+                    }
+                    if deadline <= state.now {
+                        continuation.resume()
+                        return nil
+                    }
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    if state.observers.isEmpty {
+                        state.unobserved.append(deadline)
+                        return nil
+                    }
+                    return state.observers.removeFirst()
+                }
+                observer?.resume(returning: deadline)
+            }
+        } onCancel: {
+            let sleeper: Sleeper? = state.withLock { state in
+                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else {
+                    state.cancelledEarly.insert(id)
+                    return nil
+                }
+                return state.sleepers.remove(at: index)
+            }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Waits until a sleep is scheduled that no earlier call returned, and returns its deadline.
+    ///
+    /// Sleeps are reported in the order they were scheduled, one per call, including sleeps that were
+    /// scheduled before the call (and may since have been cancelled).
+    public func nextSleep() async -> Instant {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Instant, Never>) in
+            let ready: Instant? = state.withLock { state in
+                guard !state.unobserved.isEmpty else {
+                    state.observers.append(continuation)
+                    return nil
+                }
+                return state.unobserved.removeFirst()
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    /// Moves the clock forward to `instant` and wakes every sleep due by then, earliest first.
+    public func advance(to instant: Instant) {
+        let due: [Sleeper] = state.withLock { state in
+            guard instant > state.now else { return [] }
+            state.now = instant
+            let due = state.sleepers.filter { $0.deadline <= instant }.sorted { $0.deadline < $1.deadline }
+            state.sleepers.removeAll { $0.deadline <= instant }
+            return due
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+
+    /// Moves the clock forward by `duration`.
+    public func advance(by duration: Duration) {
+        advance(to: now.advanced(by: duration))
+    }
+}

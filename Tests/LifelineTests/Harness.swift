@@ -1,0 +1,62 @@
+import Lifeline
+import LifelineCore
+import LifelineTesting
+import Synchronization
+
+/// The session every runtime test logs in with.
+let credentials = SessionCredentials(token: "secret-token", userID: "user-1", sessionID: "session-1")
+
+/// Counts cache invalidations and discards.
+final class CountingCaches: CacheInvalidation {
+    private let counts = Mutex((invalidations: 0, discards: 0))
+    var invalidations: Int { counts.withLock { $0.invalidations } }
+    var discards: Int { counts.withLock { $0.discards } }
+    func invalidateCaches() async { counts.withLock { $0.invalidations += 1 } }
+    func discardCaches() async { counts.withLock { $0.discards += 1 } }
+}
+
+/// A session wired to scripted dependencies and a test clock, running in a task.
+final class Harness: Sendable {
+    let clock = TestClock()
+    let connections = ScriptedConnectionFactory()
+    let authenticator = ScriptedAuthenticator()
+    let health = ScriptedHealthService()
+    let caches = CountingCaches()
+    let network = ManualNetworkMonitor(.online)
+    let session: Session
+    let recorder: SnapshotRecorder
+    let policy: RetryPolicy
+    let seed: UInt64
+    private let runner: Task<Void, Never>
+
+    init(policy: RetryPolicy = .spec, seed: UInt64 = 9, healthThreshold: Int = 3, polling: Bool = true) {
+        self.policy = policy
+        self.seed = seed
+        session = Session(
+            connections: connections, authenticator: authenticator, health: polling ? health : nil, caches: caches,
+            network: network, clock: clock, random: SeededRandomNumberGenerator(seed: seed),
+            configuration: Session.Configuration(retryPolicy: policy, healthThreshold: healthThreshold))
+        recorder = SnapshotRecorder(session.states)
+        let session = session
+        runner = Task { await session.run() }
+    }
+
+    /// Stops the session and waits until every task of it has ended.
+    func stop() async {
+        runner.cancel()
+        await runner.value
+    }
+
+    /// Logs in with the cached session and connects: returns the connection, in CONNECTED.
+    func connected() async -> ScriptedConnection {
+        await session.logIn(credentials, cached: true)
+        let connection = await connections.nextConnection()
+        await connection.open()
+        await connection.authenticate()
+        await connection.ready()
+        return connection
+    }
+
+    /// The current state.
+    var state: SessionState { session.snapshot.state }
+}
