@@ -69,8 +69,10 @@ public actor Session {
     private var retryTimer: (id: UInt64, deadline: Duration, task: Task<Void, Never>)?
     private var healthPolling: (id: UInt64, task: Task<Void, Never>)?
     private var standingLookup: (id: UInt64, task: Task<Void, Never>)?
-    /// Requests that outlive their client (ending a session on the server); cancelled by ``run()``'s end.
-    private var detached: [UInt64: Task<Void, Never>] = [:]
+    /// Every task the session runs, by id: ``run()`` waits for all of them before it returns.
+    private var allTasks: [UInt64: Task<Void, Never>] = [:]
+    /// Set when ``run()`` ends: from then on no event is handled and no task is started.
+    private var stopping = false
     /// The last connection's task, which the next connection waits for.
     private var previousConnection: Task<Void, Never>?
     private var nextID: UInt64 = 0
@@ -150,9 +152,15 @@ public actor Session {
         }
         // The monitor's stream ends when this task is cancelled (or if the monitor gives up).
         await waitForCancellation()
-        let running = cancelClientWork() + detached.values
-        detached = [:]
-        for task in running { await task.value }
+        // While this waits, late reports may still arrive (the actor is reentrant); `stopping` makes
+        // them change nothing and start nothing, so the loop ends.
+        stopping = true
+        _ = cancelClientWork()
+        while let (id, task) = allTasks.first {
+            task.cancel()
+            await task.value
+            allTasks[id] = nil
+        }
         broadcaster.finish()
         logger.debug("session stopped")
     }
@@ -217,6 +225,7 @@ public actor Session {
     /// Feeds one event to the machine, performs its actions, and publishes the snapshot.
     @discardableResult
     private func handle(_ event: SessionEvent) -> Bool {
+        guard !stopping else { return false }
         actionBuffer.removeAll(keepingCapacity: true)
         let from = machine.state
         guard let steps = machine.handle(event, using: &random, appendingTo: &actionBuffer) else {
@@ -293,14 +302,13 @@ public actor Session {
             if let since = connectingSince { metrics.connected(after: clock.elapsed() - since) }
             connectingSince = nil
         case .endSession(let credentials):
-            let id = makeID()
-            detached[id] = spawn { [authenticator, logger] in
+            // Not the client's: it outlives DISPOSE, and only the end of run() cancels it.
+            spawn { [authenticator, logger] in
                 do {
                     try await authenticator.endSession(credentials)
                 } catch {
                     logger.info("ending the session on the server failed", metadata: ["lifeline.error": "\(type(of: error))"])
                 }
-                await self.detachedEnded(id)
             }
         case .dispose:
             let running = cancelClientWork()
@@ -441,10 +449,6 @@ public actor Session {
         if machine.accountStandingReceived(standing) { publish(transitions: []) }
     }
 
-    private func detachedEnded(_ id: UInt64) {
-        detached[id] = nil
-    }
-
     private func disposed() {
         handle(.ready)
     }
@@ -488,15 +492,25 @@ public actor Session {
         return nextID
     }
 
-    /// Starts a task that is counted while it runs (as the client's when `client` is true).
+    /// Starts a task that is registered and counted while it runs (as the client's when `client` is true).
     @discardableResult
     private func spawn(client: Bool = false, _ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        // Tasks start only from actions, and `handle` performs none once the session is stopping.
+        precondition(!stopping, "a task was started after run() ended, in \(machine.state)")
+        let id = makeID()
         let counters = client ? [tasks, clientTasks] : [tasks]
         for counter in counters { counter.started() }
-        return Task {
+        let task = Task {
             defer { for counter in counters { counter.ended() } }
             await body()
+            self.forget(id)
         }
+        allTasks[id] = task
+        return task
+    }
+
+    private func forget(_ id: UInt64) {
+        allTasks[id] = nil
     }
 
     private func waitForCancellation() async {

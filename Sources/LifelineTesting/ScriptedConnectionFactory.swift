@@ -15,6 +15,8 @@ public final class ScriptedConnectionFactory: ConnectionFactory {
         var made = 0
         var running = 0
         var mostRunning = 0
+        var started: [ScriptedConnection] = []
+        var closesSlowly = false
         var unclaimed: [ScriptedConnection] = []
         var claimants: [CheckedContinuation<ScriptedConnection, Never>] = []
     }
@@ -29,6 +31,25 @@ public final class ScriptedConnectionFactory: ConnectionFactory {
 
     /// How many connections are running now.
     public var running: Int { state.withLock { $0.running } }
+
+    /// Whether a cancelled connection keeps running until the test calls
+    /// ``ScriptedConnection/finishClosing()``, like a socket that takes a while to close. Default `false`.
+    public var closesSlowly: Bool {
+        get { state.withLock { $0.closesSlowly } }
+        set { state.withLock { $0.closesSlowly = newValue } }
+    }
+
+    /// Stops closing slowly and lets every cancelled connection finish closing.
+    public func finishClosingAll() {
+        let connections = state.withLock { state in
+            state.closesSlowly = false
+            return state.started
+        }
+        for connection in connections { connection.finishClosing() }
+    }
+
+    /// Every connection whose `run` started, in order.
+    public var started: [ScriptedConnection] { state.withLock { $0.started } }
 
     /// The most connections that ever ran at the same time: 1 for a session that behaves.
     public var mostRunning: Int { state.withLock { $0.mostRunning } }
@@ -57,6 +78,7 @@ public final class ScriptedConnectionFactory: ConnectionFactory {
         let claimant = state.withLock { state -> CheckedContinuation<ScriptedConnection, Never>? in
             state.running += 1
             state.mostRunning = max(state.mostRunning, state.running)
+            state.started.append(connection)
             guard !state.claimants.isEmpty else {
                 state.unclaimed.append(connection)
                 return nil
@@ -114,7 +136,7 @@ public final class ScriptedConnection: SessionConnection {
             }
         } onCancel: {
             state.withLock { $0.wasCancelled = true }
-            finishRun()
+            if !factory.closesSlowly { finishRun() }
         }
         factory.connectionStopped()
     }
@@ -139,6 +161,11 @@ public final class ScriptedConnection: SessionConnection {
     public func end(_ end: ConnectionEnd) async {
         await report(.ended(end))
         finishRun()
+    }
+
+    /// Lets a cancelled connection that is closing slowly finish closing; does nothing otherwise.
+    public func finishClosing() {
+        if wasCancelled { finishRun() }
     }
 
     /// Ends the connection without saying why: `run` simply returns, as a transport that lost its socket.
