@@ -43,6 +43,7 @@ let package = Package(
         .target(
             name: "LifelineCLI",
             dependencies: [
+                "Lifeline",
                 "LifelineCore",
                 "LifelineTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -35,3 +35,12 @@ enum JSONLine {
         return String(decoding: data, as: UTF8.self)
     }
 }
+
+/// Writes a line to standard output and flushes it, so that a program reading a pipe sees each line as
+/// it happens (standard output is fully buffered when it is not a terminal).
+func emit(_ line: String) {
+    print(line)
+    // `fflush(nil)` flushes every output stream, standard output among them, without touching the C
+    // global `stdout`, which strict concurrency does not let Swift read.
+    fflush(nil)
+}
