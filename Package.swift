@@ -59,7 +59,10 @@ let package = Package(
         ),
         .testTarget(
             name: "LifelineTests",
-            dependencies: ["Lifeline", "LifelineCore", "LifelineTesting"],
+            dependencies: [
+                "Lifeline", "LifelineCore", "LifelineTesting",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             swiftSettings: lifelineSettings
         ),
         .testTarget(

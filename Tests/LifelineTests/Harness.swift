@@ -1,3 +1,4 @@
+import CoreMetrics
 import Lifeline
 import LifelineCore
 import LifelineTesting
@@ -29,13 +30,17 @@ final class Harness: Sendable {
     let seed: UInt64
     private let runner: Task<Void, Never>
 
-    init(policy: RetryPolicy = .spec, seed: UInt64 = 9, healthThreshold: Int = 3, polling: Bool = true) {
+    init(
+        policy: RetryPolicy = .spec, seed: UInt64 = 9, healthThreshold: Int = 3, polling: Bool = true,
+        metrics: (any MetricsFactory)? = nil
+    ) {
         self.policy = policy
         self.seed = seed
         session = Session(
             connections: connections, authenticator: authenticator, health: polling ? health : nil, caches: caches,
             network: network, clock: clock, random: SeededRandomNumberGenerator(seed: seed),
-            configuration: Session.Configuration(retryPolicy: policy, healthThreshold: healthThreshold))
+            configuration: Session.Configuration(retryPolicy: policy, healthThreshold: healthThreshold),
+            metrics: metrics)
         recorder = SnapshotRecorder(session.states)
         let session = session
         runner = Task { await session.run() }
