@@ -40,7 +40,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LifelineStoreTests",
-            dependencies: ["LifelineStore", "LifelineCore"],
+            dependencies: ["LifelineStore", "LifelineCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: lifelineSettings
         ),
         // The command line's commands; the executable below is a thin `main`.
