@@ -83,6 +83,13 @@ struct Keyring: Sendable, Equatable {
         return SymmetricKey(data: rawKey)
     }
 
+    /// The same keyring with its checksum recomputed. Tests use it to play an attacker who edits the row.
+    static func withRecomputedChecksum(_ keyring: Keyring) -> Keyring {
+        var copy = keyring
+        copy.checksum = copy.computedChecksum
+        return copy
+    }
+
     private var associatedData: Data {
         var writer = ByteWriter()
         writer.append("lifeline.store.keyring")
