@@ -79,7 +79,7 @@ public final class AccountDatabase: Sendable {
     /// - Parameter limit: How many chats; the spec's first screen is 10.
     public func recentChats(limit: Int = 10) async throws(StoreError) -> [CachedChat] {
         try await read("chats") { db in
-            try self.fetchChats(db, sql: "ORDER BY lastActivity DESC, tag DESC LIMIT ?", arguments: [max(0, limit)])
+            try self.fetchChats(db, sql: Self.recentChatsSQL, arguments: [max(0, limit)])
         }
     }
 
@@ -94,7 +94,7 @@ public final class AccountDatabase: Sendable {
         return try await read("chats") { db in
             try self.fetchChats(
                 db,
-                sql: "WHERE (lastActivity, tag) < (?, ?) ORDER BY lastActivity DESC, tag DESC LIMIT ?",
+                sql: Self.olderChatsSQL,
                 arguments: [lastActivity, tag, limit ?? -1]
             )
         }
@@ -103,7 +103,7 @@ public final class AccountDatabase: Sendable {
     /// Every chat, newest first, all decrypted. The baseline the first screen avoids.
     public func allChats() async throws(StoreError) -> [CachedChat] {
         try await read("chats") { db in
-            try self.fetchChats(db, sql: "ORDER BY lastActivity DESC, tag DESC", arguments: [])
+            try self.fetchChats(db, sql: Self.allChatsSQL, arguments: [])
         }
     }
 
@@ -305,6 +305,14 @@ struct AccountRecord: Sendable {
 extension AccountDatabase {
     static let payloadVersion = 1
 
+    // Chats newest first; the index `chat_by_activity` serves all three without sorting.
+    static let recentChatsSQL = "SELECT tag, lastActivity, payload FROM chat ORDER BY lastActivity DESC, tag DESC LIMIT ?"
+    static let olderChatsSQL = """
+        SELECT tag, lastActivity, payload FROM chat WHERE (lastActivity, tag) < (?, ?)
+        ORDER BY lastActivity DESC, tag DESC LIMIT ?
+        """
+    static let allChatsSQL = "SELECT tag, lastActivity, payload FROM chat ORDER BY lastActivity DESC, tag DESC"
+
     static let accountContext = RecordContext(table: "account", column: "payload", row: Data("1".utf8))
 
     static func chatContext(tag: Data, lastActivity: Int64) -> RecordContext {
@@ -351,7 +359,7 @@ extension AccountDatabase {
     }
 
     private func fetchChats(_ db: Database, sql: String, arguments: StatementArguments) throws -> [CachedChat] {
-        let rows = try Row.fetchCursor(db, sql: "SELECT tag, lastActivity, payload FROM chat " + sql, arguments: arguments)
+        let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
         var chats: [CachedChat] = []
         while let row = try rows.next() {
             let (tag, lastActivity, sealed): (Data, Int64, Data) = try Self.decodeColumns(row, table: "chat")
@@ -432,12 +440,19 @@ extension AccountDatabase {
 
     // MARK: Queue access
 
+    // GRDB treats any use of a closed connection as a programmer error and crashes; these helpers check, on the
+    // database's own serial queue (so no close can slip in between), that the connection is open, and throw.
+
     private func read<T: Sendable>(
         _ what: String,
         _ body: @escaping @Sendable (Database) throws -> T
     ) async throws(StoreError) -> T {
         do {
-            return try await queue.read(body)
+            // Every read is one SELECT, atomic on its own: no transaction needed.
+            return try await queue.unsafeRead { db in
+                try Self.requireOpen(db)
+                return try body(db)
+            }
         } catch {
             throw .storage(error, "could not read \(what)")
         }
@@ -448,9 +463,24 @@ extension AccountDatabase {
         _ body: @escaping @Sendable (Database) throws -> T
     ) async throws(StoreError) -> T {
         do {
-            return try await queue.write(body)
+            return try await queue.writeWithoutTransaction { db in
+                try Self.requireOpen(db)
+                var result: T?
+                try db.inTransaction {
+                    result = try body(db)
+                    return .commit
+                }
+                guard let result else { preconditionFailure("a committed transaction produced no result") }
+                return result
+            }
         } catch {
             throw .storage(error, "could not write \(what)")
+        }
+    }
+
+    private static func requireOpen(_ db: Database) throws(StoreError) {
+        guard db.sqliteConnection != nil else {
+            throw StoreError(code: .storage, message: "the account database is closed")
         }
     }
 }
