@@ -306,7 +306,8 @@ extension AccountDatabase {
     static let payloadVersion = 1
 
     // Chats newest first; the index `chat_by_activity` serves all three without sorting.
-    static let recentChatsSQL = "SELECT tag, lastActivity, payload FROM chat ORDER BY lastActivity DESC, tag DESC LIMIT ?"
+    static let recentChatsSQL =
+        "SELECT tag, lastActivity, payload FROM chat ORDER BY lastActivity DESC, tag DESC LIMIT ?"
     static let olderChatsSQL = """
         SELECT tag, lastActivity, payload FROM chat WHERE (lastActivity, tag) < (?, ?)
         ORDER BY lastActivity DESC, tag DESC LIMIT ?

@@ -4,11 +4,11 @@ internal import GRDB
 internal import LifelineCore
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A directory of encrypted account databases, one file per account, and the sign-in flow that opens them.
@@ -336,7 +336,10 @@ extension AccountStore {
         let dataKey = SymmetricKey(size: .bits256)
         do {
             let keyring = try Keyring.wrap(dataKey, password: password, using: configuration.keyDerivation)
-            let queue = try DatabaseQueue(path: temporary.path, configuration: Self.databaseConfiguration(readonly: false))
+            let queue = try DatabaseQueue(
+                path: temporary.path,
+                configuration: Self.databaseConfiguration(readonly: false)
+            )
             let database = AccountDatabase(queue: queue, dataKey: dataKey, keyDerivation: configuration.keyDerivation)
             try configuration.schema.migrator.migrate(queue)
             try queue.write { db in

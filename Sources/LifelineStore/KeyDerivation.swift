@@ -77,7 +77,11 @@ public struct KeyDerivation: Sendable, Hashable, CustomStringConvertible {
     ///   - parallelism: scrypt's p, at least 1.
     public static func unsafeUncheckedScrypt(logN: Int, blockSize: Int, parallelism: Int) -> KeyDerivation {
         KeyDerivation(
-            algorithm: .scrypt(logN: min(max(1, logN), 24), blockSize: max(1, blockSize), parallelism: max(1, parallelism))
+            algorithm: .scrypt(
+                logN: min(max(1, logN), 24),
+                blockSize: max(1, blockSize),
+                parallelism: max(1, parallelism)
+            )
         )
     }
 

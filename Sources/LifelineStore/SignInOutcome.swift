@@ -7,7 +7,7 @@ public import LifelineCore
 /// | ``created(_:session:)`` | Empty DB flow, password right | home (empty), then connect with the new session |
 /// | ``opened(_:cachedSession:)`` | main flow step 7 | home from the cache at once; LOGIN_CACHED in parallel |
 /// | ``wrongPassword`` | "Wrong password" label | the label |
-/// | ``wrongPasswordUnconfirmed`` | (decision) password fails locally, server unreachable | "Wrong password" with "could not check online" |
+/// | ``wrongPasswordUnconfirmed`` | (decision) no unwrap, server unreachable | "Wrong password (not checked online)" |
 /// | ``serverUnreachable`` | (decision) no database and no server | "cannot sign in offline the first time" |
 /// | ``verificationFailed(_:)`` | (decision) server answered otherwise | the failure (MFA, disabled, rate limit) |
 /// | ``encryptionFailure(_:)`` | "encryption failure popup with option to erase DB" | the popup |

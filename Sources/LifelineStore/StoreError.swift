@@ -67,8 +67,12 @@ public struct StoreError: Error, CustomStringConvertible {
 }
 
 extension StoreError {
-    /// The spec's error for a password the server refuses while the database opened with it.
-    static let passwordMismatch = StoreError(
+    /// The spec's error for a password the server refuses although the database opened with it:
+    /// "passwords used for db encryption and for account do not match".
+    ///
+    /// ``AccountDatabase/renewSession(password:verifier:)`` throws it; a session runtime that sees the same refusal
+    /// elsewhere can show this one.
+    public static let passwordMismatch = StoreError(
         code: .passwordMismatch,
         message: "passwords used for db encryption and for account do not match"
     )

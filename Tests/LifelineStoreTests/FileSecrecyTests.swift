@@ -5,9 +5,9 @@ import Testing
 @testable import LifelineStore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 @Suite("What reaches the disk")
@@ -23,7 +23,12 @@ struct FileSecrecyTests {
         let store = directory.store()
         let database = try await store.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
             .requireDatabase
-        let chat = CachedChat(id: "01CHANNELQ8W2E4R6T", name: "Secret Garden Club", lastActivity: Date(), unreadCount: 3)
+        let chat = CachedChat(
+            id: "01CHANNELQ8W2E4R6T",
+            name: "Secret Garden Club",
+            lastActivity: Date(),
+            unreadCount: 3
+        )
         let message = CachedMessage(
             id: "01MESSAGEZ1X3C5V7B",
             chatID: chat.id,

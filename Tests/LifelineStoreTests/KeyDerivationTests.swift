@@ -66,15 +66,18 @@ struct KeyDerivationTests {
         #expect(outcome.cachedSession == testSession)
     }
 
-    @Test("Stored parameters are parsed strictly and capped", arguments: [
-        ("pbkdf2-sha512", "rounds=1000", true),
-        ("pbkdf2-sha512", "rounds=999999999", false),
-        ("pbkdf2-sha512", "rounds=0", false),
-        ("pbkdf2-sha512", "rounds=1000,extra=1", false),
-        ("scrypt", "logN=10,r=8,p=1", true),
-        ("scrypt", "logN=40,r=8,p=1", false),
-        ("argon2id", "m=65536,t=3,p=1", false),
-    ])
+    @Test(
+        "Stored parameters are parsed strictly and capped",
+        arguments: [
+            ("pbkdf2-sha512", "rounds=1000", true),
+            ("pbkdf2-sha512", "rounds=999999999", false),
+            ("pbkdf2-sha512", "rounds=0", false),
+            ("pbkdf2-sha512", "rounds=1000,extra=1", false),
+            ("scrypt", "logN=10,r=8,p=1", true),
+            ("scrypt", "logN=40,r=8,p=1", false),
+            ("argon2id", "m=65536,t=3,p=1", false),
+        ]
+    )
     func parsing(name: String, parameters: String, valid: Bool) {
         #expect((KeyDerivation(name: name, parameters: parameters) != nil) == valid)
     }

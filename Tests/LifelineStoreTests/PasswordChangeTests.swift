@@ -58,7 +58,13 @@ struct PasswordChangeTests {
             .requireDatabase
         let chats = sampleChats(count: 30)
         let messages = chats.prefix(5).enumerated().map { index, chat in
-            CachedMessage(id: "m\(index)", chatID: chat.id, authorID: "u", body: "body \(index)", sentAt: chat.lastActivity)
+            CachedMessage(
+                id: "m\(index)",
+                chatID: chat.id,
+                authorID: "u",
+                body: "body \(index)",
+                sentAt: chat.lastActivity
+            )
         }
         let replay = [Data("subscribe".utf8), Data("typing".utf8)]
         try await database.saveChats(chats)

@@ -70,7 +70,10 @@ struct TamperingTests {
         #expect(store.hasDatabase(email: testEmail))
     }
 
-    @Test("A flipped byte in a chat or a message: reading it throws encryption failure", arguments: ["chat", "message"])
+    @Test(
+        "A flipped byte in a chat or a message: reading it throws encryption failure",
+        arguments: ["chat", "message"]
+    )
     func flippedRecord(table: String) async throws {
         let store = directory.store()
         let url = try await createAccount(in: store)
