@@ -138,7 +138,8 @@ public struct AccountStore: Sendable {
         }
     }
 
-    /// Erases an account's database: the file and its journal, WAL and shared-memory files.
+    /// Erases an account's database: the file, its journal, WAL and shared-memory files, and any temporary file a
+    /// crashed creation left.
     ///
     /// The only way the store erases data. Close any ``AccountDatabase`` for the account first. Erasing an
     /// account that has no database does nothing.
@@ -146,10 +147,15 @@ public struct AccountStore: Sendable {
     /// - Parameter email: The account whose database to erase.
     /// - Throws: ``StoreError`` with code ``StoreError/Code/storage`` when a file exists and cannot be removed.
     public func erase(email: String) throws(StoreError) {
-        let path = databaseURL(email: email).path
-        for suffix in ["", "-journal", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+        let url = databaseURL(email: email)
+        var paths = ["", "-journal", "-wal", "-shm"].map { url.path + $0 }
+        // A creation interrupted by a crash leaves its temporary file (see `createDatabase`).
+        let temporaryPrefix = ".\(url.lastPathComponent).creating-"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        paths += names.filter { $0.hasPrefix(temporaryPrefix) }.map { directory.appendingPathComponent($0).path }
+        for path in paths where FileManager.default.fileExists(atPath: path) {
             do {
-                try FileManager.default.removeItem(atPath: path + suffix)
+                try FileManager.default.removeItem(atPath: path)
             } catch {
                 throw StoreError(code: .storage, message: "could not remove an account database file", cause: error)
             }

@@ -164,8 +164,14 @@ struct SignInFlowTests {
         let eraseOption = try #require(outcome.eraseOption)
         #expect(store.hasDatabase(email: testEmail))
 
+        let leftover = store.directory.appendingPathComponent(
+            ".\(store.databaseURL(email: testEmail).lastPathComponent).creating-crashed"
+        )
+        try Data("half-created".utf8).write(to: leftover)
+
         try eraseOption.erase()
         #expect(!store.hasDatabase(email: testEmail))
+        #expect(!FileManager.default.fileExists(atPath: leftover.path))
         #expect(FileManager.default.fileExists(atPath: bob.path))
         // After the erase, the empty DB flow creates a fresh database with the account's current password.
         let again = await store.signIn(email: testEmail, password: "new password", verifier: server)
