@@ -253,10 +253,14 @@ extension AccountStore {
         if found.isNewer {
             return .migrationFailure(migrationFailure)
         }
-        do {
-            // Each migration runs in its own transaction: a failing one leaves the file as the previous left it.
-            try schema.migrator.migrate(database.queue)
-        } catch {
+        // Each migration runs in its own transaction: a failing one leaves the file as the previous left it. The
+        // asynchronous form keeps a cooperative thread from blocking on the database queue meanwhile.
+        let migrated = await withCheckedContinuation { continuation in
+            schema.migrator.asyncMigrate(database.queue) { result in
+                continuation.resume(returning: result.map { _ in () })
+            }
+        }
+        if case .failure(let error) = migrated {
             migrationFailure.cause = error
             return .migrationFailure(migrationFailure)
         }
