@@ -16,13 +16,16 @@ let package = Package(
         .library(name: "LifelineCore", targets: ["LifelineCore"]),
         .library(name: "Lifeline", targets: ["Lifeline"]),
         .library(name: "LifelineTesting", targets: ["LifelineTesting"]),
+        .library(name: "LifelineStore", targets: ["LifelineStore"]),
         .library(name: "LifelineCLI", targets: ["LifelineCLI"]),
         .executable(name: "lifeline", targets: ["lifeline"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0")
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
     ],
     targets: [
         // The spec as data and logic. Pure: no sockets, no clocks, no randomness of its own.
@@ -39,6 +42,23 @@ let package = Package(
         ),
         // Shipped test support for Lifeline's users and its own tests.
         .target(name: "LifelineTesting", dependencies: ["Lifeline", "LifelineCore"], swiftSettings: lifelineSettings),
+        // The encrypted account store and the sign-in flow (spec/sign-in-flow.md). No network client: the
+        // caller verifies passwords with the server through `PasswordVerifier`.
+        .target(
+            name: "LifelineStore",
+            dependencies: [
+                "LifelineCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: lifelineSettings
+        ),
+        .testTarget(
+            name: "LifelineStoreTests",
+            dependencies: ["LifelineStore", "LifelineCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: lifelineSettings
+        ),
         // The command line's commands; the executable below is a thin `main`.
         .target(
             name: "LifelineCLI",

@@ -1,0 +1,82 @@
+internal import Crypto
+internal import Foundation
+
+/// Where a sealed value lives: its table, column and row, and the row's plaintext columns.
+///
+/// It is the associated data of the value's AES-GCM seal, so a sealed value copied to another row, column or
+/// table, or a row whose plaintext ordering key was edited, fails authentication when read.
+struct RecordContext {
+    var table: String
+    var column: String
+    /// The row's identity: its keyed tag, or a fixed key for one-row tables.
+    var row: Data
+    /// The row's plaintext columns (ordering keys, chat tag), bound so they cannot be changed unnoticed.
+    var bound: [Data] = []
+
+    var associatedData: Data {
+        var writer = ByteWriter()
+        writer.append("lifeline.store.record.v1")
+        writer.append(table)
+        writer.append(column)
+        writer.append(row)
+        for value in bound {
+            writer.append(value)
+        }
+        return writer.data
+    }
+}
+
+/// Seals and opens stored values under keys derived from the account's data key, and computes row tags.
+///
+/// - Sealing: AES-256-GCM with a random 96-bit nonce per value; the stored form is nonce ‖ ciphertext ‖ tag
+///   (28 bytes more than the plaintext).
+/// - Row tags: HMAC-SHA256 of a record kind and a server id under a separate key, cut to 16 bytes. They let
+///   a row be found by its id without storing the id, and reveal only whether two rows share an id.
+struct RecordSealer: Sendable {
+    private let sealingKey: SymmetricKey
+    private let tagKey: SymmetricKey
+
+    init(dataKey: SymmetricKey) {
+        sealingKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: dataKey,
+            info: Data("lifeline.store.v1.sealing".utf8),
+            outputByteCount: 32
+        )
+        tagKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: dataKey,
+            info: Data("lifeline.store.v1.row-tags".utf8),
+            outputByteCount: 32
+        )
+    }
+
+    func seal(_ plaintext: Data, _ context: RecordContext) throws -> Data {
+        let box = try AES.GCM.seal(plaintext, using: sealingKey, authenticating: context.associatedData)
+        // `combined` is non-nil for the default 12-byte nonce.
+        guard let combined = box.combined else {
+            preconditionFailure("AES.GCM.seal returned a box without a combined form for a 12-byte nonce")
+        }
+        return combined
+    }
+
+    /// Opens a sealed value.
+    ///
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/encryptionFailure`` when the value is malformed or
+    ///   does not authenticate in `context`.
+    func open(_ sealed: Data, _ context: RecordContext) throws(StoreError) -> Data {
+        do {
+            let box = try AES.GCM.SealedBox(combined: sealed)
+            return try AES.GCM.open(box, using: sealingKey, authenticating: context.associatedData)
+        } catch {
+            throw StoreError.damagedRecord(context.table, cause: error)
+        }
+    }
+
+    /// The keyed tag that identifies the row of the record of `kind` with server id `id`.
+    func rowTag(_ kind: String, _ id: String) -> Data {
+        var writer = ByteWriter()
+        writer.append(kind)
+        writer.append(id)
+        let mac = HMAC<SHA256>.authenticationCode(for: writer.bytes, using: tagKey)
+        return Data(mac.prefix(16))
+    }
+}
