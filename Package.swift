@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "LifelineCore", targets: ["LifelineCore"]),
         .library(name: "Lifeline", targets: ["Lifeline"]),
         .library(name: "LifelineTesting", targets: ["LifelineTesting"]),
+        .library(name: "LifelineStoat", targets: ["LifelineStoat"]),
         .library(name: "LifelineStore", targets: ["LifelineStore"]),
         .library(name: "LifelineCLI", targets: ["LifelineCLI"]),
         .executable(name: "lifeline", targets: ["lifeline"]),
@@ -26,6 +27,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.25.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.3.0"),
     ],
     targets: [
         // The spec as data and logic. Pure: no sockets, no clocks, no randomness of its own.
@@ -42,6 +46,20 @@ let package = Package(
         ),
         // Shipped test support for Lifeline's users and its own tests.
         .target(name: "LifelineTesting", dependencies: ["Lifeline", "LifelineCore"], swiftSettings: lifelineSettings),
+        // The Stoat protocol: Bonfire codec and models, the WebSocket connection, the REST client.
+        .target(
+            name: "LifelineStoat",
+            dependencies: [
+                "Lifeline",
+                "LifelineCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: lifelineSettings
+        ),
         // The encrypted account store and the sign-in flow (spec/sign-in-flow.md). No network client: the
         // caller verifies passwords with the server through `PasswordVerifier`.
         .target(
