@@ -1,3 +1,0 @@
-import LifelineCLI
-
-await LifelineCommand.main()
