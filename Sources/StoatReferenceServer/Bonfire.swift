@@ -207,62 +207,36 @@ struct ReadyPayload: Sendable, Encodable {
     }
 }
 
-/// The frames the server sends, as JSON text.
+/// The frames the server sends, as JSON text with `type` first, as Stoat writes them.
 enum ServerEvent {
-    private struct Typed: Encodable {
-        var type: String
-    }
-
-    private struct Pong: Encodable {
-        var type = "Pong"
-        var data: JSONValue
-    }
-
-    private struct ErrorEvent: Encodable {
-        struct Detail: Encodable {
-            var type: String
-            var location: String
-        }
-        var type = "Error"
-        var data: Detail
-    }
-
-    private struct Typing: Encodable {
-        var type: String
-        var id: String
-        var user: String
-    }
-
-    private struct OperationFinished: Encodable {
-        var type = "OperationFinished"
-        var id: String
-        var result: OperationResult
-    }
-
-    static let authenticated = text(Typed(type: "Authenticated"))
-    static let logout = text(Typed(type: "Logout"))
+    static let authenticated = #"{"type":"Authenticated"}"#
+    static let logout = #"{"type":"Logout"}"#
 
     static func pong(_ data: PingData) -> String {
         switch data {
-        case .number(let value): text(Pong(data: .unsigned(value)))
-        case .bytes(let bytes): text(Pong(data: .array(bytes.map { .integer(Int64($0)) })))
+        case .number(let value):
+            #"{"type":"Pong","data":\#(value)}"#
+        case .bytes(let bytes):
+            #"{"type":"Pong","data":[\#(bytes.map(String.init).joined(separator: ","))]}"#
         }
     }
 
     static func error(_ kind: StoatErrorKind, location: String) -> String {
-        text(ErrorEvent(data: .init(type: kind.name, location: location)))
+        #"{"type":"Error","data":{"type":\#(quoted(kind.name)),"location":\#(quoted(location))}}"#
     }
 
     static func typing(started: Bool, channel: String, user: String) -> String {
-        text(Typing(type: started ? "ChannelStartTyping" : "ChannelStopTyping", id: channel, user: user))
+        let type = started ? "ChannelStartTyping" : "ChannelStopTyping"
+        return #"{"type":"\#(type)","id":\#(quoted(channel)),"user":\#(quoted(user))}"#
     }
 
     static func operationFinished(id: String, result: OperationResult) -> String {
-        text(OperationFinished(id: id, result: result))
+        #"{"type":"OperationFinished","id":\#(quoted(id)),"result":\#(quoted(result.rawValue))}"#
     }
 
-    private static func text(_ value: some Encodable) -> String {
-        // These values always encode: plain strings and numbers.
-        String(decoding: (try? JSONEncoder().encode(value)) ?? Data(), as: UTF8.self)
+    /// A JSON string literal for `value`, escaped as JSON requires.
+    static func quoted(_ value: String) -> String {
+        // Encoding a String cannot fail.
+        String(decoding: (try? JSONEncoder().encode(value)) ?? Data(#""""#.utf8), as: UTF8.self)
     }
 }

@@ -32,7 +32,7 @@ actor TestSocket {
         let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 16, closeTimeout: .milliseconds(500))
         let logger = Logger(label: "test-socket", factory: { _ in SwiftLogNoOpLogHandler() })
         task = Task {
-            defer { Task { await self.finish() } }
+            defer { self.finish() }
             return try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) {
                 inbound, outbound, _ in
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -75,7 +75,7 @@ actor TestSocket {
             guard ContinuousClock.now < deadline else { throw Timeout() }
             let alarm = Task {
                 try await Task.sleep(until: deadline)
-                await self.wake()
+                self.wake()
             }
             await withCheckedContinuation { waiter = $0 }
             alarm.cancel()
@@ -84,13 +84,13 @@ actor TestSocket {
     }
 
     /// The next message parsed as a JSON object.
-    func nextJSON(timeout: Duration = .seconds(10)) async throws -> [String: Any]? {
+    nonisolated func nextJSON(timeout: Duration = .seconds(10)) async throws -> [String: Any]? {
         guard let text = try await next(timeout: timeout) else { return nil }
         return try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
     }
 
     /// The next message's `type`.
-    func nextType(timeout: Duration = .seconds(10)) async throws -> String? {
+    nonisolated func nextType(timeout: Duration = .seconds(10)) async throws -> String? {
         try await nextJSON(timeout: timeout)?["type"] as? String
     }
 
