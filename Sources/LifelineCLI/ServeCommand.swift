@@ -3,15 +3,15 @@ import StoatReferenceServer
 import UnixSignals
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// `lifeline serve`: runs the Stoat reference server with fault injection until Ctrl-C or SIGTERM.

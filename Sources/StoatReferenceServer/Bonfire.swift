@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The data of a Bonfire `Ping`, echoed in its `Pong`: a non-negative integer or an array of bytes, as Stoat
@@ -196,7 +196,8 @@ struct ReadyPayload: Sendable, Encodable {
         let perUser = try encoder.encode(sample).count + 1
         let count = (minimumBytes - plain.count) / perUser + 1
         var padded = self
-        padded.users = (users ?? [])
+        padded.users =
+            (users ?? [])
             + (0..<count).map { index in
                 let number = String(index)
                 let suffix = String(repeating: "0", count: max(0, 6 - number.count)) + number

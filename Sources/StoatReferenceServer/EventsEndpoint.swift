@@ -49,7 +49,8 @@ struct EventsEndpoint: Sendable {
                     for try await message in inbound.messages(maxSize: maxSize) {
                         switch message {
                         case .text(let text): await state.received(text, connectionID: id)
-                        case .binary(let buffer): await state.receivedBinary(byteCount: buffer.readableBytes, connectionID: id)
+                        case .binary(let buffer):
+                            await state.receivedBinary(byteCount: buffer.readableBytes, connectionID: id)
                         }
                     }
                 }

@@ -3,9 +3,9 @@ import Hummingbird
 import NIOCore
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 extension StoatErrorKind {

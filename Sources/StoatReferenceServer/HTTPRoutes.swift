@@ -3,9 +3,9 @@ import Hummingbird
 import NIOCore
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The REST API (Stoat's endpoints the client uses, the health endpoint, the operations list) and the

@@ -1,9 +1,9 @@
 import Crypto
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// A salted password hash: SHA-256 over a random 16-byte salt and the password, stored as

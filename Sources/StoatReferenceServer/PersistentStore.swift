@@ -1,9 +1,9 @@
 import GRDB
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The server's data in a SQLite file, so that `lifeline serve --data FILE` survives a restart.
@@ -59,7 +59,8 @@ final class PersistentStore: Sendable {
 
     func all<Value: Decodable>(_ kind: Kind, as type: Value.Type) throws -> [Value] {
         let bodies = try queue.read { db in
-            try Data.fetchAll(db, sql: "SELECT body FROM document WHERE kind = ? ORDER BY rowid", arguments: [kind.rawValue])
+            try Data.fetchAll(
+                db, sql: "SELECT body FROM document WHERE kind = ? ORDER BY rowid", arguments: [kind.rawValue])
         }
         let decoder = JSONDecoder()
         return try bodies.map { try decoder.decode(Value.self, from: $0) }

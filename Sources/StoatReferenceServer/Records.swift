@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+    public import FoundationEssentials
 #else
-public import Foundation
+    public import Foundation
 #endif
 
 /// An account: what logs in. Its id is its user's id; the user exists once onboarding is complete.
@@ -57,7 +57,9 @@ public struct SeededAccount: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The email and user id; the password and token are redacted.
-    public var description: String { "SeededAccount(email: \(email), userID: \(userID), password: <redacted>, token: <redacted>)" }
+    public var description: String {
+        "SeededAccount(email: \(email), userID: \(userID), password: <redacted>, token: <redacted>)"
+    }
 }
 
 /// A forced answer to the next login (see ``ReferenceServer/answerNextLogins(with:count:)``).

@@ -8,9 +8,9 @@ import NIOPosix
 import ServiceLifecycle
 
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+    public import FoundationEssentials
 #else
-public import Foundation
+    public import Foundation
 #endif
 
 /// A Stoat-compatible server (REST and the Bonfire events socket) with fault injection, for tests, demos and

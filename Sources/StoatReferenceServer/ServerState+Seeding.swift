@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The small world every server starts with: a lobby server the default user is a member of.
@@ -96,7 +96,8 @@ extension ServerState {
             newMembers.append(StoatMember(serverID: serverID, userID: memberUserID, joinedAt: joined))
             for memberIndex in 0..<shape.membersPerServer {
                 let userID = Identifiers.ulid(at: now())
-                let name = "\(adjectives[memberIndex % 8])_\(nouns[(memberIndex / 8) % 8])_\(serverIndex)_\(memberIndex)"
+                let name =
+                    "\(adjectives[memberIndex % 8])_\(nouns[(memberIndex / 8) % 8])_\(serverIndex)_\(memberIndex)"
                 newUsers.append(
                     StoatUser(
                         id: userID, username: name, discriminator: String(1000 + memberIndex % 9000),

@@ -3,9 +3,9 @@ import NIOCore
 import NIOWebSocket
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// What a connection's writer task does next. Every frame to one socket goes through its queue, so a

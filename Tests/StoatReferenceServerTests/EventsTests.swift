@@ -25,7 +25,8 @@ struct EventsTests {
             #expect(channels.contains { $0["_id"] as? String == server.lobbyChannelID })
             #expect(channels.contains { $0["channel_type"] as? String == "SavedMessages" })
             let members = try #require(ready["members"] as? [[String: Any]])
-            #expect(members.first?["_id"] as? [String: String] == ["server": server.lobbyServerID, "user": account.userID])
+            #expect(
+                members.first?["_id"] as? [String: String] == ["server": server.lobbyServerID, "user": account.userID])
             #expect((ready["emojis"] as? [[String: Any]])?.count == 1)
             await socket.close()
         }
@@ -162,7 +163,9 @@ struct EventsTests {
             #expect(record.subscriptions == [server.lobbyServerID])
             #expect(record.isAuthenticated && record.receivedReady && record.isOpen)
             #expect(record.userID == server.defaultAccount.userID)
-            #expect(await server.socketCounters() == SocketCounters(upgradesAccepted: 1, upgradesRefused: 0, liveSockets: 1))
+            #expect(
+                await server.socketCounters() == SocketCounters(upgradesAccepted: 1, upgradesRefused: 0, liveSockets: 1)
+            )
             await socket.close()
             try await server.waitUntil { records, counters in counters.liveSockets == 0 && !records[0].isOpen }
         }

@@ -133,7 +133,8 @@ struct FaultTests {
                 #expect(forced.status == status)
                 #expect((forced.json?["type"] ?? forced.json?["result"]) as? String == kind)
             }
-            #expect(try await server.http(.POST, "/auth/session/login", json: body).json?["result"] as? String == "Success")
+            #expect(
+                try await server.http(.POST, "/auth/session/login", json: body).json?["result"] as? String == "Success")
         }
     }
 

@@ -134,7 +134,8 @@ struct PureRulesTests {
         let emoji = try json(StoatEmoji(id: "E1", serverID: "S1", creatorID: "U1", name: "wave"))
         #expect(emoji["parent"] as? [String: String] == ["type": "Server", "id": "S1"])
         let decoded = try JSONDecoder().decode(
-            StoatChannel.self, from: JSONEncoder().encode(StoatChannel.group(id: "G", name: "g", owner: "U", recipients: ["U"])))
+            StoatChannel.self,
+            from: JSONEncoder().encode(StoatChannel.group(id: "G", name: "g", owner: "U", recipients: ["U"])))
         #expect(decoded == .group(id: "G", name: "g", owner: "U", recipients: ["U"]))
     }
 

@@ -35,7 +35,9 @@ struct HTTPAnswer {
 
 extension ReferenceServer {
     /// Starts a server for one test, with a manual clock when given.
-    static func forTest(clock: ManualClock? = nil, configure: (inout Configuration) -> Void = { _ in }) async throws
+    static func forTest(
+        clock: ManualClock? = nil, configure: (inout Configuration) -> Void = { _ in }
+    ) async throws
         -> ReferenceServer
     {
         var configuration = Configuration()
