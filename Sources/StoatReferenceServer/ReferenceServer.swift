@@ -170,15 +170,6 @@ public final class ReferenceServer: Sendable {
         await runTask.value
     }
 
-    /// Runs until the task is cancelled, then stops the server. Used by `lifeline serve`.
-    public func runUntilCancelled() async {
-        await withTaskCancellationHandler {
-            await runTask.value
-        } onCancel: {
-            Task { await self.stop() }
-        }
-    }
-
     /// The server's current time: the configured clock plus the skew fault.
     public func now() async -> Date {
         await state.now()
