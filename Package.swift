@@ -29,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.25.0"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
@@ -61,6 +62,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: lifelineSettings
@@ -137,6 +139,11 @@ let package = Package(
                 "Lifeline", "LifelineCore", "LifelineTesting",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
+            swiftSettings: lifelineSettings
+        ),
+        .testTarget(
+            name: "LifelineStoatTests",
+            dependencies: ["LifelineStoat", "Lifeline", "LifelineCore", "LifelineTesting", "StoatReferenceServer"],
             swiftSettings: lifelineSettings
         ),
         .testTarget(
