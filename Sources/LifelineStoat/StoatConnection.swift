@@ -107,6 +107,14 @@ public struct StoatConnectionFactory: ConnectionFactory {
     }
 }
 
+/// Why a Stoat connection could not do what it was asked.
+public struct StoatConnectionError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public var message: String
+    /// The message.
+    public var description: String { message }
+}
+
 /// One events socket.
 final class StoatConnection: SessionConnection {
     let credentials: SessionCredentials
@@ -135,6 +143,19 @@ final class StoatConnection: SessionConnection {
         factory.logger.debug(
             "events socket ended", metadata: ["lifeline.generation": "\(generation)", "lifeline.end": "\(end)"])
         await report(.ended(end))
+    }
+
+    /// Plays a significant event as its Bonfire frame. Stoat answers none of them, so success is the frame
+    /// written.
+    func play(_ event: SignificantEvent) async throws {
+        let frame: BonfireClientFrame
+        switch event.kind {
+        case .subscribe: frame = .subscribe(serverID: event.target)
+        case .beginTyping: frame = .beginTyping(channel: event.target)
+        case .endTyping: frame = .endTyping(channel: event.target)
+        default: throw StoatConnectionError(message: "Stoat has no frame for \(event.kind)")
+        }
+        try await watchdog.write(frame.json)
     }
 
     /// The URL with the query Stoat expects; never the token.

@@ -88,6 +88,14 @@ final class Watchdog: Sendable {
         if matched { wake.yield() }
     }
 
+    /// Writes a text frame on the open socket.
+    func write(_ text: String) async throws {
+        guard let writer = state.withLock({ $0.writer }) else {
+            throw StoatConnectionError(message: "the socket is not open")
+        }
+        try await writer.write(.text(text))
+    }
+
     /// Ends ``run()``.
     func stop() {
         wake.finish()
