@@ -134,6 +134,17 @@ let package = Package(
             swiftSettings: lifelineSettings
         ),
         .testTarget(
+            name: "LifelineStoatTests",
+            dependencies: [
+                "LifelineStoat", "LifelineCore", "Lifeline", "StoatReferenceServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: lifelineSettings
+        ),
+        .testTarget(
             name: "StoatReferenceServerTests",
             dependencies: [
                 "StoatReferenceServer",

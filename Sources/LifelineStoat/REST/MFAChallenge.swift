@@ -2,7 +2,7 @@
 ///
 /// The ticket stands in for the password until it expires, so it is a secret: ``description`` never
 /// shows it.
-public struct MFAChallenge: Sendable, Hashable, CustomStringConvertible {
+public struct MFAChallenge: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The ticket to send back with the answer (`ticket`). Secret: never log it.
     public var ticket: String
     /// The methods the account allows (`allowed_methods`), in the server's order.
@@ -22,4 +22,7 @@ public struct MFAChallenge: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         "MFAChallenge(allowedMethods: \(allowedMethods.map(\.rawValue)), ticket: <redacted>)"
     }
+
+    /// The same as ``description``: the ticket is redacted in debug output too.
+    public var debugDescription: String { description }
 }

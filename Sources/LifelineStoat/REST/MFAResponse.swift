@@ -1,7 +1,7 @@
 /// The answer to an ``MFAChallenge``, sent with ``StoatAPI/continueLogin(ticket:response:friendlyName:)``.
 ///
 /// Every case carries a secret, so ``description`` names the method only.
-public enum MFAResponse: Sendable, Hashable, CustomStringConvertible {
+public enum MFAResponse: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
     /// A code from an authenticator app (`totp_code`).
     case totp(String)
     /// A single-use recovery code (`recovery_code`).
@@ -20,4 +20,7 @@ public enum MFAResponse: Sendable, Hashable, CustomStringConvertible {
 
     /// The method; the secret is redacted.
     public var description: String { "MFAResponse(\(method), <redacted>)" }
+
+    /// The same as ``description``: the secret is redacted in debug output too.
+    public var debugDescription: String { description }
 }

@@ -58,7 +58,14 @@ extension StoatAPI {
             throw StoatAPIError(
                 .invalidRequest, message: "\(method) \(path): the body could not be encoded", underlying: error)
         }
-        return try await send(method, url: url, path: path, token: token, body: ByteBuffer(bytes: data))
+        return try await perform(method, url: url, path: path, token: token, body: ByteBuffer(bytes: data))
+    }
+
+    /// Sends a request without a body.
+    func send(
+        _ method: HTTPMethod, url: String? = nil, path: String, token: String? = nil
+    ) async throws(StoatAPIError) -> Response {
+        try await perform(method, url: url, path: path, token: token, body: nil)
     }
 
     /// Sends a request and reads the whole answer.
@@ -69,8 +76,8 @@ extension StoatAPI {
     ///   - path: The path, appended to the base and named in logs and errors.
     ///   - token: The session token for `X-Session-Token`, if the call is authenticated.
     ///   - body: A JSON body, if any.
-    func send(
-        _ method: HTTPMethod, url: String? = nil, path: String, token: String? = nil, body: ByteBuffer? = nil
+    private func perform(
+        _ method: HTTPMethod, url: String?, path: String, token: String?, body: ByteBuffer?
     ) async throws(StoatAPIError) -> Response {
         let name = "\(method) \(path)"
         var request = HTTPClientRequest(url: url ?? Self.join(baseURL, path))
