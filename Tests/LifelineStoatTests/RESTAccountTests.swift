@@ -116,7 +116,8 @@ struct RESTAccountTests {
     @Test("flags of an unknown user are NotFound")
     func flagsOfUnknownUser() async throws {
         try await withReferenceServer { _, api in
-            let error = try await apiError { () async throws(StoatAPIError) in try await api.flags(userID: "nobody/..") }
+            let error = try await apiError { () async throws(StoatAPIError) in try await api.flags(userID: "nobody/..")
+            }
             #expect(error.code == .notFound)
             #expect(error.status == 404)
         }
@@ -139,7 +140,9 @@ struct RESTAccountTests {
             let authenticator = StoatAuthenticator(api: api)
             let pending = SessionCredentials(token: server.pendingAccount.token)
             #expect(try await authenticator.needsOnboarding(pending))
-            #expect(try await authenticator.needsOnboarding(SessionCredentials(token: server.defaultAccount.token)) == false)
+            #expect(
+                try await authenticator.needsOnboarding(SessionCredentials(token: server.defaultAccount.token)) == false
+            )
             await server.revokeSession(token: server.pendingAccount.token)
             do {
                 _ = try await authenticator.needsOnboarding(pending)

@@ -169,7 +169,8 @@ struct RESTLoginTests {
     @Test("logout ends the session: its token then answers InvalidSession")
     func logoutInvalidatesToken() async throws {
         try await withReferenceServer { server, api in
-            let credentials = SessionCredentials(token: server.defaultAccount.token, userID: server.defaultAccount.userID)
+            let credentials = SessionCredentials(
+                token: server.defaultAccount.token, userID: server.defaultAccount.userID)
             _ = try await api.currentUser(credentials)
             try await api.logout(credentials)
             let error = try await apiError { () async throws(StoatAPIError) in

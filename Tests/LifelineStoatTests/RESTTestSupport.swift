@@ -142,7 +142,9 @@ final class CannedHTTPServer: Sendable {
     }
 
     /// Starts a server answering `status` with `body` as `contentType`.
-    static func start(status: Int, contentType: String = "application/json", body: String) async throws
+    static func start(
+        status: Int, contentType: String = "application/json", body: String
+    ) async throws
         -> CannedHTTPServer
     {
         let bytes = Array(body.utf8)

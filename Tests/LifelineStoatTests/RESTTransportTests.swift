@@ -90,7 +90,8 @@ struct RESTTransportTests {
         let body = #"[{"id":"1","kind":"K","expires_at":"2025-06-15T15:06:40Z"}]"#
         try await withCannedServer(status: 200, body: body) { api in
             let page = try await api.operations(SessionCredentials(token: "t"))
-            #expect(page.operations == [.init(id: "1", kind: "K", expiresAt: Date(timeIntervalSince1970: 1_750_000_000))])
+            #expect(
+                page.operations == [.init(id: "1", kind: "K", expiresAt: Date(timeIntervalSince1970: 1_750_000_000))])
             #expect(page.serverDate == nil)
         }
     }
@@ -145,7 +146,8 @@ struct RESTTransportTests {
             await record { () async throws(StoatAPIError) in
                 _ = try await api.continueLogin(ticket: challenge.ticket, response: .totp("000000"))
             }
-            let result = try await api.continueLogin(ticket: challenge.ticket, response: .recoveryCode("RECOVERY-SECRET"))
+            let result = try await api.continueLogin(
+                ticket: challenge.ticket, response: .recoveryCode("RECOVERY-SECRET"))
             guard case .success(let credentials) = result else {
                 Issue.record("expected Success")
                 return

@@ -70,6 +70,9 @@ extension StoatAPI {
 
     /// Sends a request and reads the whole answer.
     ///
+    /// Named apart from the `send` overloads on purpose: `ByteBuffer` is `Encodable`, so an overload taking
+    /// an optional buffer would lose to the generic JSON one and recurse forever.
+    ///
     /// - Parameters:
     ///   - method: The HTTP method.
     ///   - url: The full URL; `nil` appends `path` to ``baseURL``.

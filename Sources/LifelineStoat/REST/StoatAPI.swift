@@ -92,7 +92,9 @@ public struct StoatAPI: Sendable {
     ///   ``StoatAPIError/Code/blockedByShield`` (see ``StoatAPIError/supportURL``),
     ///   ``StoatAPIError/Code/compromisedPassword``, ``StoatAPIError/Code/captchaFailed``, or a failure of the
     ///   network.
-    public func login(email: String, password: String, friendlyName: String? = nil) async throws(StoatAPIError)
+    public func login(
+        email: String, password: String, friendlyName: String? = nil
+    ) async throws(StoatAPIError)
         -> LoginResult
     {
         let body = Wire.LoginRequest(email: email, password: password, friendlyName: friendlyName)
@@ -109,7 +111,9 @@ public struct StoatAPI: Sendable {
     /// - Returns: The session (or, in principle, another challenge or a disabled account).
     /// - Throws: ``StoatAPIError`` with ``StoatAPIError/Code/invalidToken`` for a wrong code or an expired
     ///   ticket, or another failure as ``login(email:password:friendlyName:)`` describes.
-    public func continueLogin(ticket: String, response: MFAResponse, friendlyName: String? = nil)
+    public func continueLogin(
+        ticket: String, response: MFAResponse, friendlyName: String? = nil
+    )
         async throws(StoatAPIError) -> LoginResult
     {
         let body = Wire.LoginRequest(ticket: ticket, response: response, friendlyName: friendlyName)
@@ -144,7 +148,9 @@ public struct StoatAPI: Sendable {
     /// - Returns: The new user.
     /// - Throws: ``StoatAPIError`` with ``StoatAPIError/Code/usernameTaken``,
     ///   ``StoatAPIError/Code/failedValidation``, ``StoatAPIError/Code/alreadyOnboarded``, or another failure.
-    public func completeOnboarding(_ credentials: SessionCredentials, username: String) async throws(StoatAPIError)
+    public func completeOnboarding(
+        _ credentials: SessionCredentials, username: String
+    ) async throws(StoatAPIError)
         -> User
     {
         let response = try await send(
@@ -181,7 +187,7 @@ public struct StoatAPI: Sendable {
     /// - Parameter url: The endpoint's full URL, for example `https://health.stoat.chat/api/health`.
     /// - Throws: ``StoatAPIError``.
     public func health(url: URL) async throws(StoatAPIError) -> HealthStatus {
-        let response = try await send(.GET, url: url.absoluteString, path: url.path)
+        let response = try await send(.GET, url: url.absoluteString, path: url.path.isEmpty ? "/" : url.path)
         return try response.decode(Wire.Health.self, expecting: 200).status
     }
 

@@ -59,7 +59,7 @@ public struct StoatAuthenticator: Authenticator {
     public func endSession(_ credentials: SessionCredentials) async throws {
         do throws(StoatAPIError) {
             try await api.logout(credentials)
-        } catch where error.code == .invalidSession {
+        } catch  where error.code == .invalidSession {
             return
         }
     }
@@ -95,9 +95,11 @@ public struct StoatAuthenticator: Authenticator {
     static func connectionEnd(for error: StoatAPIError) -> any Error {
         if error.code == .cancelled { return CancellationError() }
         if error.code == .invalidSession || error.code == .notAuthenticated || error.status == 401 {
-            return ConnectionEnd.permanent(PermanentFailureReason(.invalidSession, detail: error.kind ?? "\(error.code)"))
+            return ConnectionEnd.permanent(
+                PermanentFailureReason(.invalidSession, detail: error.kind ?? "\(error.code)"))
         }
-        let detail = error.status.map { "onboarding check: \(error.code) (HTTP \($0))" } ?? "onboarding check: \(error.code)"
+        let detail =
+            error.status.map { "onboarding check: \(error.code) (HTTP \($0))" } ?? "onboarding check: \(error.code)"
         return ConnectionEnd.temporary(TemporaryFailureCause(.requestFailed, detail: detail))
     }
 }
