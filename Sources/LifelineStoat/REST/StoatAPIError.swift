@@ -19,6 +19,8 @@ public struct StoatAPIError: Error, Sendable, CustomStringConvertible {
         /// Creates a code from its stable name.
         public init(rawValue: String) { self.rawValue = rawValue }
 
+        /// The credentials were right but the account was disabled by its owner (a login answered `Disabled`).
+        public static let accountDisabled = Code(rawValue: "Disabled")
         /// The email and password do not match (401 `InvalidCredentials`).
         public static let invalidCredentials = Code(rawValue: "InvalidCredentials")
         /// Too many wrong passwords: the account is locked for a while (403 `LockedOut`).
@@ -112,6 +114,11 @@ public struct StoatAPIError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
+    /// The refusal a login answered `Disabled` stands for: the account was disabled by its owner.
+    public static func disabled(userID: String) -> StoatAPIError {
+        StoatAPIError(.accountDisabled, message: "The account is disabled.", kind: "Disabled")
+    }
+
     /// The support article to link to: Stoat's "blocked for spam" article for ``Code/blockedByShield``,
     /// otherwise `nil`.
     public var supportURL: String? {
@@ -131,6 +138,7 @@ public struct StoatAPIError: Error, Sendable, CustomStringConvertible {
     /// A sentence for the user of a login or onboarding form.
     var userMessage: String {
         switch code {
+        case .accountDisabled: "This account has been disabled."
         case .invalidCredentials: "The email or password is incorrect."
         case .lockedOut: "Too many failed attempts. Wait a while, then try again."
         case .unverifiedAccount: "Verify your email address before logging in."
