@@ -91,6 +91,7 @@ let package = Package(
             dependencies: [
                 "Lifeline",
                 "LifelineCore",
+                "LifelineStoat",
                 "LifelineTesting",
                 "StoatReferenceServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
