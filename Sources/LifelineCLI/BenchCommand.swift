@@ -40,9 +40,9 @@ struct Bench: AsyncParsableCommand {
         for benchmark in Benchmarks.all where only.isEmpty || only.contains(benchmark.name) {
             let result = try await benchmark.run(quick)
             results.append(result)
-            if json { print(result.jsonLine) }
+            if json { emit(result.jsonLine) }
         }
-        if !json { print(BenchmarkResult.table(results)) }
+        if !json { emit(BenchmarkResult.table(results)) }
     }
 }
 
