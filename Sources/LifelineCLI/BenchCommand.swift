@@ -118,6 +118,10 @@ struct BenchmarkResult: Sendable {
 /// Every benchmark `lifeline bench` knows, in the order it runs them.
 enum Benchmarks {
     static let all: [Benchmark] = [
-        Benchmark(name: "machine", run: MachineBenchmark.run)
+        Benchmark(name: "time-to-connected", run: TimeToConnectedBenchmark.run),
+        Benchmark(name: "reconnect-replay", run: ReconnectReplayBenchmark.run),
+        Benchmark(name: "idle-sessions", run: IdleSessionsBenchmark.run),
+        Benchmark(name: "machine", run: MachineBenchmark.run),
+        Benchmark(name: "first-screen", run: FirstScreenBenchmark.run),
     ]
 }

@@ -3,6 +3,7 @@ import Foundation
 import Lifeline
 import LifelineCore
 import LifelineStoat
+import LifelineStore
 import UnixSignals
 
 /// `lifeline connect`: a session against a real server, to watch and to script.
@@ -58,15 +59,28 @@ struct Connect: AsyncParsableCommand {
     @Option(help: "The retry delay's unit in seconds: (2^x − 1) × unit ± 20 %.") var retryUnit: Double = 1
     @Option(help: "The largest retry delay before jitter, in seconds.") var retryCeiling: Double = 300
 
+    @Option(help: "An encrypted account store in this directory: created on first use with --email/--password, then opened with them (also offline) to start from the cached session.")
+    var store: String?
+
+    @Flag(help: "Erase this account's store (with --store and --email) and exit. The only way Lifeline erases it.")
+    var eraseStore = false
+
     @Flag(help: "One JSON object per line on standard output.")
     var json = false
 
     func validate() throws {
         guard URL(string: api)?.scheme != nil else { throw ValidationError("--api must be a URL, got \(api).") }
+        if eraseStore {
+            guard store != nil, email != nil else { throw ValidationError("--erase-store needs --store and --email.") }
+            return
+        }
         switch (token, email, password) {
-        case (.some, nil, nil): break
+        case (.some, nil, nil) where store == nil: break
         case (nil, .some, .some): break
-        default: throw ValidationError("Give either --token, or --email with --password.")
+        default:
+            throw ValidationError(
+                store == nil ? "Give either --token, or --email with --password."
+                    : "--store needs --email and --password: the store finds an account by its email, which it does not keep in clear.")
         }
         for (name, value) in [
             ("heartbeat-interval", heartbeatInterval), ("pong-timeout", pongTimeout),
@@ -79,6 +93,11 @@ struct Connect: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if eraseStore, let store, let email {
+            try AccountStore(directory: URL(fileURLWithPath: store)).erase(email: email)
+            emit(json ? JSONLine.encode(["type": .string("signin"), "outcome": .string("erased")]) : "Erased the store of \(email).")
+            return
+        }
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let apiURL = URL(string: api)!
         let monitor: any NetworkMonitor = network == .manual ? ManualNetworkMonitor(.online) : SystemNetworkMonitor.make()
@@ -134,6 +153,9 @@ struct Connect: AsyncParsableCommand {
 
     /// Logs in as the options say; `false` when the login was refused in READY.
     private func logIn(_ client: StoatClient, timeline: Timeline) async -> Bool {
+        if let store, let email, let password {
+            return await signIn(store: store, email: email, password: password, client: client)
+        }
         if let token {
             var userID = userId
             if userID == nil {
@@ -155,6 +177,45 @@ struct Connect: AsyncParsableCommand {
         switch outcome {
         case .connecting: return true
         case .needsMFA, .refused: return false
+        }
+    }
+
+    /// The sign-in flow with the encrypted store: the first screen from the store, the session from its
+    /// cache (LOGIN_CACHED, so an unreachable server only delays the connection) or, on first use, from the
+    /// password's verification (LOGIN_UNCACHED).
+    private func signIn(store directory: String, email: String, password: String, client: StoatClient) async -> Bool {
+        let store = AccountStore(directory: URL(fileURLWithPath: directory))
+        let verifier = StoatPasswordVerifier(api: client.api, friendlyName: "lifeline connect")
+        let outcome = await store.signIn(email: email, password: password, verifier: verifier)
+        var line: [String: JSONLine.Value] = ["type": .string("signin"), "outcome": .string(outcome.name)]
+        if outcome.eraseOption != nil { line["can_erase"] = .bool(true) }  // offered, never done: --erase-store
+        emit(json ? JSONLine.encode(line) : "sign-in: \(outcome.name)")
+        switch outcome {
+        case .created(let database, let session):
+            try? database.close()
+            await client.session.logIn(session, cached: false)
+            return true
+        case .opened(let database, let cached):
+            let recent = (try? await database.recentChats(limit: 10)) ?? []
+            emit(json ? JSONLine.encode(["type": .string("chats"), "recent": .strings(recent.map(\.name))])
+                 : "first screen: \(recent.count) chats from the store")
+            if let cached {
+                try? database.close()
+                await client.resume(cached)
+                return true
+            }
+            // No cached session (logged out earlier): verify with the server and keep the new session.
+            let fresh = await verifier.verifyPassword(email: email, password: password)
+            guard case .verified(let session) = fresh else {
+                try? database.close()
+                return false
+            }
+            try? await database.storeSession(session)
+            try? database.close()
+            await client.session.logIn(session, cached: false)
+            return true
+        default:
+            return false
         }
     }
 

@@ -198,3 +198,44 @@ struct ConnectCommandTests {
         await server.stop()
     }
 }
+
+@Suite("lifeline connect --store", .timeLimit(.minutes(1)))
+struct ConnectStoreTests {
+    @Test("created on first use, then opened from the cached session (even with the server gone), wrong password refused, erased only on request")
+    func store() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lifeline-store-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try await ReferenceServer.start()
+        let account = server.defaultAccount
+        let base = ["--api", server.apiURL.absoluteString, "--store", directory, "--email", account.email] + ConnectCommandTests.fast
+
+        let first = try ConnectRun(base + ["--password", account.password])
+        #expect(await first.next { $0["type"] as? String == "signin" }?["outcome"] as? String == "created")
+        #expect(await first.transition(to: "LOGGING_IN")?["event"] as? String == "LOGIN_UNCACHED")
+        #expect(await first.transition(to: "CONNECTED") != nil)
+        #expect(await first.quit() == 0)
+
+        let second = try ConnectRun(base + ["--password", account.password])
+        #expect(await second.next { $0["type"] as? String == "signin" }?["outcome"] as? String == "opened")
+        #expect(await second.next { $0["type"] as? String == "chats" } != nil, "the first screen comes from the store")
+        #expect(await second.transition(to: "CONNECTING")?["event"] as? String == "LOGIN_CACHED")
+        #expect(await second.transition(to: "CONNECTED") != nil)
+        #expect(await second.quit() == 0)
+
+        let wrong = try ConnectRun(base + ["--password", "not the password"])
+        #expect(await wrong.next { $0["type"] as? String == "signin" }?["outcome"] as? String == "wrongPassword")
+        #expect(await wrong.exitStatus() == 1)
+
+        await server.stop()
+        let offline = try ConnectRun(base + ["--password", account.password])
+        #expect(await offline.next { $0["type"] as? String == "signin" }?["outcome"] as? String == "opened")
+        #expect(await offline.transition(to: "CONNECTING") != nil, "starts from the cache with the server unreachable")
+        #expect(await offline.transition(to: "DISCONNECTED") != nil)
+        #expect(await offline.quit() == 0)
+
+        let erase = try ConnectRun(["--api", "http://127.0.0.1:1", "--store", directory, "--email", account.email, "--erase-store"])
+        #expect(await erase.next { $0["type"] as? String == "signin" }?["outcome"] as? String == "erased")
+        #expect(await erase.exitStatus() == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".sqlite") }.isEmpty)
+    }
+}
