@@ -3,24 +3,26 @@ import Foundation
 /// Decodes a `Ready` frame straight from its bytes into ``Ready``, several times faster than `JSONDecoder`.
 ///
 /// It accepts a frame only when `JSONDecoder` would decode the same ``Ready`` from it: the whole frame must be
-/// RFC 8259 JSON, a top-level object whose first `type` member is `"Ready"`; models' fields are read with the
-/// rules of their `Codable` conformances (optional fields absent or null are `nil`, `User.flags` defaults to 0,
-/// `User.discriminator` to the empty string, `Ready`'s arrays to empty; unknown fields of any shape are
-/// skipped); when a key appears twice the first wins, as in `JSONDecoder`.
+/// RFC 8259 JSON, a top-level object whose `type` member (the first, if repeated) is `"Ready"`; models' fields
+/// are read with the rules of their `Codable` conformances (optional fields absent or null are `nil`,
+/// `User.flags` defaults to 0, `User.discriminator` to the empty string, `Ready`'s arrays to empty; unknown
+/// fields of any shape are skipped); when a key appears twice the first wins, as in `JSONDecoder`.
 ///
 /// Where `JSONDecoder`'s behaviour is lenient or intricate it refuses instead, and ``BonfireDecoder`` decodes
 /// the frame again with `JSONDecoder`: syntax errors `JSONDecoder` tolerates in values nobody decodes (trailing
 /// commas, unknown escapes, leading zeros, raw control characters), integers not written as plain integer
-/// literals (`1e3`, `2.0`), nesting deeper than ``JSONScanner/maximumDepth``, a byte-order mark or a `type`
-/// that is not the first member.
+/// literals (`1e3`, `2.0`), nesting deeper than ``JSONScanner/maximumDepth``, a byte-order mark, and a first
+/// member `type` whose value is written with escapes.
 enum FastReadyDecoder {
-    /// Whether `bytes` start like a `Ready` frame (`{"type":"Ready"`, whitespace allowed), so that the fast
-    /// path is worth trying. ``decode(_:)`` checks everything again.
-    static func looksLikeReady(_ bytes: Data) -> Bool {
+    /// Whether the fast path is worth trying on `bytes`: they start with `{` and, when the first member is
+    /// `type` (Stoat writes it first), its value is `"Ready"`. ``decode(_:)-(Data)`` checks everything again,
+    /// and stops as soon as it reads a `type` that is not `Ready`, wherever it is.
+    static func mightBeReady(_ bytes: Data) -> Bool {
         bytes.withUnsafeBytes { raw in
             var scanner = JSONScanner(raw.bindMemory(to: UInt8.self))
-            return scanner.consume("{") && scanner.consume("\"type\"") && scanner.consume(":")
-                && scanner.consume("\"Ready\"")
+            guard scanner.consume("{") else { return false }
+            guard scanner.consume("\"type\""), scanner.consume(":") else { return true }
+            return scanner.consume("\"Ready\"")
         }
     }
 
@@ -144,7 +146,10 @@ extension JSONScanner {
             repeat {
                 let key = try readKey()
                 switch field(key, in: FastReadyDecoder.readyKeys, seen: &seen) {
-                case 0: type = try readString()
+                case 0:
+                    // Fail fast on another event, wherever its `type` is: the caller decodes it with JSONDecoder.
+                    type = try readString()
+                    guard type == "Ready" else { throw JSONScanError(code: .notReady, offset: offset) }
                 case 1: ready.users = readNull() ? [] : try readArray(Self.readUser)
                 case 2: ready.servers = readNull() ? [] : try readArray(Self.readServer)
                 case 3: ready.channels = readNull() ? [] : try readArray(Self.readChannel)
@@ -285,7 +290,10 @@ extension JSONScanner {
         var roles: [String: Server.Role] = [:]
         guard try enterObject() else { return roles }
         repeat {
-            let id = try string(of: try readKey())
+            // Two statements: `string(of:)` must see the scanner after `readKey()` (a key with escapes is in its
+            // buffer), not a copy taken before the argument is evaluated.
+            let key = try readKey()
+            let id = try string(of: key)
             let role = try readRole()
             if roles[id] == nil { roles[id] = role }
         } while try nextMember()

@@ -225,8 +225,9 @@ struct JSONScanner {
     /// The key as a string.
     func string(of key: Key) throws(JSONScanError) -> String {
         if key.start >= 0 {
-            return try makeString(UnsafeBufferPointer(rebasing: bytes[key.start..<key.start + key.count]),
-                                  isASCII: key.isASCII)
+            return try makeString(
+                UnsafeBufferPointer(rebasing: bytes[key.start..<key.start + key.count]),
+                isASCII: key.isASCII)
         }
         let string = scratch.withUnsafeBufferPointer { String(validating: $0, as: UTF8.self) }
         guard let string else { throw error(.invalidString) }
