@@ -77,9 +77,12 @@ struct BenchmarkResult: Sendable {
     var lifeline: Double
     var baseline: Double?
     var goal: Goal
+    /// Whether the figures are rates (higher is better) and `ratio` compares times instead: Lifeline's time
+    /// over the baseline's, which is the baseline's rate over Lifeline's.
+    var ratioOfTimes = false
     var detail: String = ""
 
-    var ratio: Double? { baseline.map { lifeline / $0 } }
+    var ratio: Double? { baseline.map { ratioOfTimes ? $0 / lifeline : lifeline / $0 } }
 
     var met: Bool {
         switch goal {
@@ -119,6 +122,7 @@ struct BenchmarkResult: Sendable {
 enum Benchmarks {
     static let all: [Benchmark] = [
         Benchmark(name: "time-to-connected", run: TimeToConnectedBenchmark.run),
+        Benchmark(name: "ready-decode", run: ReadyDecodeBenchmark.run),
         Benchmark(name: "reconnect-replay", run: ReconnectReplayBenchmark.run),
         Benchmark(name: "idle-sessions", run: IdleSessionsBenchmark.run),
         Benchmark(name: "machine", run: MachineBenchmark.run),

@@ -42,7 +42,7 @@ public final class TestClock: Clock, Sendable {
         var sleepers: [Sleeper] = []
         var cancelledEarly: Set<Int> = []
         var unobserved: [Instant] = []
-        var observers: [CheckedContinuation<Instant, Never>] = []
+        var observers: [(id: Int, continuation: CheckedContinuation<Instant, Never>)] = []
         var nextID = 0
     }
 
@@ -85,7 +85,7 @@ public final class TestClock: Clock, Sendable {
                         state.unobserved.append(deadline)
                         return nil
                     }
-                    return state.observers.removeFirst()
+                    return state.observers.removeFirst().continuation
                 }
                 observer?.resume(returning: deadline)
             }
@@ -104,17 +104,35 @@ public final class TestClock: Clock, Sendable {
     /// Waits until a sleep is scheduled that no earlier call returned, and returns its deadline.
     ///
     /// Sleeps are reported in the order they were scheduled, one per call, including sleeps that were
-    /// scheduled before the call (and may since have been cancelled).
+    /// scheduled before the call (and may since have been cancelled). If the waiting task is cancelled
+    /// (a test's time limit), it returns the current instant at once, so a broken test fails rather than
+    /// hangs.
     public func nextSleep() async -> Instant {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Instant, Never>) in
-            let ready: Instant? = state.withLock { state in
-                guard !state.unobserved.isEmpty else {
-                    state.observers.append(continuation)
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Instant, Never>) in
+                let ready: Instant? = state.withLock { state in
+                    if state.cancelledEarly.remove(id) != nil { return state.now }
+                    guard !state.unobserved.isEmpty else {
+                        state.observers.append((id, continuation))
+                        return nil
+                    }
+                    return state.unobserved.removeFirst()
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            let waiting: (CheckedContinuation<Instant, Never>, Instant)? = state.withLock { state in
+                guard let index = state.observers.firstIndex(where: { $0.id == id }) else {
+                    state.cancelledEarly.insert(id)
                     return nil
                 }
-                return state.unobserved.removeFirst()
+                return (state.observers.remove(at: index).continuation, state.now)
             }
-            if let ready { continuation.resume(returning: ready) }
+            if let (continuation, now) = waiting { continuation.resume(returning: now) }
         }
     }
 

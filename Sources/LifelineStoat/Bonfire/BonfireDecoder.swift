@@ -27,8 +27,22 @@ public struct BonfireDecoder: Sendable {
     }
 
     /// Decodes one frame's bytes.
+    ///
+    /// A `Ready` frame — the largest by far, several megabytes for a large account — is read by a decoder
+    /// written for it, which gives the same ``Ready`` as `JSONDecoder` several times faster; when that decoder
+    /// refuses a frame, `JSONDecoder` decodes it, so the outcome, reason included, is always `JSONDecoder`'s.
+    /// Other events go straight to `JSONDecoder` when their `type` comes first, as Stoat writes it; otherwise
+    /// the fast path reads up to their `type` before handing them over.
     public func decode(_ bytes: Data) -> Outcome {
         guard bytes.count <= maximumFrameSize else { return .tooLarge(bytes: bytes.count) }
+        if FastReadyDecoder.mightBeReady(bytes), let ready = try? FastReadyDecoder.decode(bytes) {
+            return .event(.ready(ready))
+        }
+        return Self.decodeWithFoundation(bytes)
+    }
+
+    /// Decodes one frame with `JSONDecoder` alone: the reference the fast path must agree with.
+    static func decodeWithFoundation(_ bytes: Data) -> Outcome {
         do {
             return .event(try JSONDecoder().decode(EventEnvelope.self, from: bytes).event)
         } catch let error as DecodingError {
