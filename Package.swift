@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "LifelineStoat", targets: ["LifelineStoat"]),
         .library(name: "LifelineStore", targets: ["LifelineStore"]),
         .library(name: "LifelineCLI", targets: ["LifelineCLI"]),
+        .library(name: "StoatReferenceServer", targets: ["StoatReferenceServer"]),
         .executable(name: "lifeline", targets: ["lifeline"]),
     ],
     dependencies: [
@@ -28,8 +29,13 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.25.0"),
-        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.30.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.4.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // The spec as data and logic. Pure: no sockets, no clocks, no randomness of its own.
@@ -54,8 +60,10 @@ let package = Package(
                 "LifelineCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: lifelineSettings
@@ -83,12 +91,44 @@ let package = Package(
             dependencies: [
                 "Lifeline",
                 "LifelineCore",
+                "LifelineStoat",
                 "LifelineTesting",
+                "StoatReferenceServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: lifelineSettings
         ),
         .executableTarget(name: "lifeline", dependencies: ["LifelineCLI"], swiftSettings: lifelineSettings),
+        // A Stoat-compatible server (REST + Bonfire) with fault injection. Imports no Lifeline module.
+        .target(
+            name: "StoatReferenceServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: lifelineSettings
+        ),
+        .testTarget(
+            name: "StoatReferenceServerTests",
+            dependencies: [
+                "StoatReferenceServer",
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            swiftSettings: lifelineSettings
+        ),
 
         .testTarget(
             name: "LifelineCoreTests",
@@ -104,8 +144,19 @@ let package = Package(
             swiftSettings: lifelineSettings
         ),
         .testTarget(
+            name: "LifelineStoatTests",
+            dependencies: [
+                "LifelineStoat", "Lifeline", "LifelineCore", "LifelineTesting", "StoatReferenceServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: lifelineSettings
+        ),
+        .testTarget(
             name: "LifelineCLITests",
-            dependencies: ["LifelineCLI", "lifeline", "LifelineCore"],
+            dependencies: ["LifelineCLI", "lifeline", "LifelineCore", "StoatReferenceServer"],
             swiftSettings: lifelineSettings
         ),
     ]

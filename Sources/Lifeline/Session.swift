@@ -33,18 +33,35 @@ public actor Session {
         public var healthPollInterval: Duration
         /// The bounds any poll interval is kept within, whatever the service asks for.
         public var healthPollBounds: ClosedRange<Duration>
+        /// Whether significant events replay one at a time (the default) or all at once.
+        public var replayMode: ReplayPlan.Mode
+        /// How many attempts a significant event gets before its failure is shown.
+        public var replayRetryLimit: Int
+        /// How long one play of a significant event may take before it counts as failed.
+        public var replayTimeout: Duration
+        /// How often recorded subscriptions are played again while connected, or `nil` for never.
+        /// Stoat's subscriptions expire after 15 minutes; `StoatClient` renews them every 10.
+        public var subscriptionRenewal: Duration?
 
         /// Creates a configuration; the defaults are the specification's.
         public init(
             retryPolicy: RetryPolicy = .spec,
             healthThreshold: Int = 3,
             healthPollInterval: Duration = .seconds(60),
-            healthPollBounds: ClosedRange<Duration> = .seconds(10)...(.seconds(900))
+            healthPollBounds: ClosedRange<Duration> = .seconds(10)...(.seconds(900)),
+            replayMode: ReplayPlan.Mode = .sequential,
+            replayRetryLimit: Int = 3,
+            replayTimeout: Duration = .seconds(10),
+            subscriptionRenewal: Duration? = nil
         ) {
             self.retryPolicy = retryPolicy
             self.healthThreshold = healthThreshold
             self.healthPollInterval = healthPollInterval
             self.healthPollBounds = healthPollBounds
+            self.replayMode = replayMode
+            self.replayRetryLimit = replayRetryLimit
+            self.replayTimeout = replayTimeout
+            self.subscriptionRenewal = subscriptionRenewal
         }
     }
 
@@ -53,13 +70,19 @@ public actor Session {
     private let health: (any HealthService)?
     private let caches: (any CacheInvalidation)?
     private let network: any NetworkMonitor
-    private let clock: SessionClock
+    let clock: SessionClock
     private var random: any RandomNumberGenerator & Sendable
-    private let logger: Logger
+    let logger: Logger
     private let metrics: SessionMetrics
-    private let configuration: Configuration
+    let configuration: Configuration
 
-    private var machine: SessionMachine
+    var machine: SessionMachine
+    var replay: ReplayPlan
+    /// The connection object of the live generation, once its task made it: plays go through it.
+    var liveConnection: (generation: UInt64, connection: any SessionConnection)?
+    /// The timeouts of plays in flight, by play id.
+    var playTimeouts: [UInt64: Task<Void, Never>] = [:]
+    var renewal: Task<Void, Never>?
     private var actionBuffer: [SessionAction] = []
     private let broadcaster: SnapshotBroadcaster
     private var lastError: SessionError?
@@ -119,6 +142,7 @@ public actor Session {
         let machine = SessionMachine(
             retryPolicy: configuration.retryPolicy, healthThreshold: configuration.healthThreshold)
         self.machine = machine
+        replay = ReplayPlan(mode: configuration.replayMode, retryLimit: configuration.replayRetryLimit)
         broadcaster = SnapshotBroadcaster(
             SessionSnapshot(state: machine.state, presentation: machine.presentation, failures: 0))
     }
@@ -244,6 +268,11 @@ public actor Session {
         case .socketConnected, .loginCached, .loginUncached: lastError = nil
         default: break
         }
+        if steps.first.from == .connected {
+            renewal?.cancel()
+            renewal = nil
+            perform(replay.disconnected())
+        }
         for transition in steps.transitions {
             metrics.transition(transition)
             logger.info(
@@ -301,6 +330,8 @@ public actor Session {
         case .replaySignificantEvents:
             if let since = connectingSince { metrics.connected(after: clock.elapsed() - since) }
             connectingSince = nil
+            perform(replay.connected())
+            startRenewal()
         case .endSession(let credentials):
             // Not the client's: it outlives DISPOSE, and only the end of run() cancels it.
             spawn { [authenticator, logger] in
@@ -311,6 +342,7 @@ public actor Session {
                 }
             }
         case .dispose:
+            perform(replay.reset())
             let running = cancelClientWork()
             pendingCacheInvalidation = false
             connectingSince = nil
@@ -350,6 +382,7 @@ public actor Session {
             }
             guard !Task.isCancelled else { return }
             let connection = connections.makeConnection(for: credentials, generation: generation)
+            await self.connectionMade(connection, generation: generation)
             await connection.run { event in await self.connectionReported(event, generation: generation) }
             await self.connectionReturned(generation: generation)
         }
@@ -468,8 +501,12 @@ public actor Session {
 
     /// Cancels everything the current client runs and returns the tasks, to be awaited.
     private func cancelClientWork() -> [Task<Void, Never>] {
-        let running = [previousConnection, retryTimer?.task, healthPolling?.task, standingLookup?.task].compactMap { $0 }
+        let running = [previousConnection, retryTimer?.task, healthPolling?.task, standingLookup?.task, renewal]
+            .compactMap { $0 } + playTimeouts.values
         for task in running { task.cancel() }
+        playTimeouts = [:]
+        renewal = nil
+        liveConnection = nil
         previousConnection = nil
         connection = nil
         retryTimer = nil
@@ -478,23 +515,24 @@ public actor Session {
         return running
     }
 
-    private func publish(transitions: [SessionTransition]) {
+    func publish(transitions: [SessionTransition]) {
         broadcaster.publish(
             SessionSnapshot(
                 state: machine.state, presentation: machine.presentation, failures: machine.failures,
                 nextRetry: retryTimer?.deadline, network: machine.isDeviceOnline ? .online : .offline,
+                significantEvents: replay.record, replayFailures: replay.failures,
                 lastError: lastError, transitions: transitions,
                 time: clock.elapsed()))
     }
 
-    private func makeID() -> UInt64 {
+    func makeID() -> UInt64 {
         nextID &+= 1
         return nextID
     }
 
     /// Starts a task that is registered and counted while it runs (as the client's when `client` is true).
     @discardableResult
-    private func spawn(client: Bool = false, _ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+    func spawn(client: Bool = false, _ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
         // Tasks start only from actions, and `handle` performs none once the session is stopping.
         precondition(!stopping, "a task was started after run() ended, in \(machine.state)")
         let id = makeID()

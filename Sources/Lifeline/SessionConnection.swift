@@ -24,6 +24,14 @@ public protocol SessionConnection: Sendable {
     ///
     /// - Parameter report: Called with each milestone; awaiting it applies back-pressure.
     func run(reporting report: @escaping @Sendable (ConnectionEvent) async -> Void) async
+
+    /// Plays a significant event (a subscription, a typing indicator) on the connection, and returns when
+    /// it succeeded by its kind's criterion — an awaited answer, or, where the protocol sends none, the
+    /// frame written.
+    ///
+    /// - Throws: When the event cannot be played (the connection is not open, the write failed, the
+    ///   protocol has no such event); the session retries it up to its limit.
+    func play(_ event: SignificantEvent) async throws
 }
 
 /// A milestone in a connection's life.

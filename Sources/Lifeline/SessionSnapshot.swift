@@ -15,6 +15,10 @@ public struct SessionSnapshot: Sendable, Hashable {
     public var nextRetry: Duration?
     /// The device's network, as the session's monitor last reported it.
     public var network: NetworkStatus
+    /// The significant events that succeeded and are replayed after every reconnect, in order.
+    public var significantEvents: [SignificantEvent]
+    /// Significant events whose replay failed past the retry limit since the last connection.
+    public var replayFailures: [SignificantEvent]
     /// The last error the session met (a connection failure, an onboarding refusal…), if any.
     public var lastError: SessionError?
     /// The transitions that led from the previous snapshot to this one: empty for the first snapshot and
@@ -31,6 +35,8 @@ public struct SessionSnapshot: Sendable, Hashable {
         failures: Int,
         nextRetry: Duration? = nil,
         network: NetworkStatus = .online,
+        significantEvents: [SignificantEvent] = [],
+        replayFailures: [SignificantEvent] = [],
         lastError: SessionError? = nil,
         transitions: [SessionTransition] = [],
         time: Duration = .zero
@@ -40,6 +46,8 @@ public struct SessionSnapshot: Sendable, Hashable {
         self.failures = failures
         self.nextRetry = nextRetry
         self.network = network
+        self.significantEvents = significantEvents
+        self.replayFailures = replayFailures
         self.lastError = lastError
         self.transitions = transitions
         self.time = time

@@ -54,14 +54,6 @@ enum MachineBenchmark {
         }
         let elapsed = start.duration(to: clock.now)
         precondition(machine.state == .ready && machine.rejectedEvents == 0, "the benchmark loop left the table")
-        return Double(transitions) / elapsed.secondsDouble
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var secondsDouble: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) * 1e-18
+        return Double(transitions) / elapsed.secondsValue
     }
 }

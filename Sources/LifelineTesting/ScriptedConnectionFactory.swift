@@ -17,6 +17,8 @@ public final class ScriptedConnectionFactory: ConnectionFactory {
         var mostRunning = 0
         var started: [ScriptedConnection] = []
         var closesSlowly = false
+        var failingPlays: Set<SignificantEvent> = []
+        var hangingPlays: Set<SignificantEvent> = []
         var unclaimed: [ScriptedConnection] = []
         var claimants: [CheckedContinuation<ScriptedConnection, Never>] = []
     }
@@ -37,6 +39,16 @@ public final class ScriptedConnectionFactory: ConnectionFactory {
     public var closesSlowly: Bool {
         get { state.withLock { $0.closesSlowly } }
         set { state.withLock { $0.closesSlowly = newValue } }
+    }
+
+    /// Makes every play of these events fail (throw) until changed.
+    public func failPlays(of events: Set<SignificantEvent>) { state.withLock { $0.failingPlays = events } }
+
+    /// Makes every play of these events hang until the session gives up on it (its timeout).
+    public func hangPlays(of events: Set<SignificantEvent>) { state.withLock { $0.hangingPlays = events } }
+
+    func playBehaviour(_ event: SignificantEvent) -> (fails: Bool, hangs: Bool) {
+        state.withLock { ($0.failingPlays.contains(event), $0.hangingPlays.contains(event)) }
     }
 
     /// Stops closing slowly and lets every cancelled connection finish closing.
@@ -100,6 +112,9 @@ public final class ScriptedConnection: SessionConnection {
         var finish: CheckedContinuation<Void, Never>?
         var finished = false
         var wasCancelled = false
+        var running = false
+        var played: [SignificantEvent] = []
+        var attempts: [SignificantEvent] = []
     }
 
     /// The session it connects with.
@@ -118,12 +133,38 @@ public final class ScriptedConnection: SessionConnection {
     /// Whether the session cancelled (closed) this connection.
     public var wasCancelled: Bool { state.withLock { $0.wasCancelled } }
 
+    /// The significant events played successfully on this connection, in order.
+    public var played: [SignificantEvent] { state.withLock { $0.played } }
+
+    /// Every attempt to play a significant event on this connection, failed ones included.
+    public var attempts: [SignificantEvent] { state.withLock { $0.attempts } }
+
+    /// Plays an event as the factory scripts it: success by default, or failure, or a hang.
+    public func play(_ event: SignificantEvent) async throws {
+        let running = state.withLock { state in
+            state.attempts.append(event)
+            return state.running && !state.finished
+        }
+        guard running else { throw ScriptedError(message: "the connection is not running") }
+        let behaviour = factory.playBehaviour(event)
+        if behaviour.hangs {
+            let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
+            await withTaskCancellationHandler { for await _ in stream {} } onCancel: { continuation.finish() }
+            throw CancellationError()
+        }
+        if behaviour.fails { throw ScriptedError(message: "scripted failure of \(event)") }
+        state.withLock { $0.played.append(event) }
+    }
+
     /// Whether the connection's `run` has returned.
     public var isFinished: Bool { state.withLock { $0.finished } }
 
     /// Runs until the test ends the connection or the session cancels it.
     public func run(reporting report: @escaping @Sendable (ConnectionEvent) async -> Void) async {
-        state.withLock { $0.report = report }
+        state.withLock { state in
+            state.report = report
+            state.running = true
+        }
         factory.connectionStarted(self)
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -62,6 +62,15 @@ final class Harness: Sendable {
         return connection
     }
 
+    /// Advances the clock to the armed retry and returns the connection the retry opens.
+    func retry() async -> ScriptedConnection {
+        guard let retry = session.snapshot.nextRetry else {
+            preconditionFailure("no retry armed in \(session.snapshot.state)")
+        }
+        clock.advance(to: TestClock.Instant(offset: retry))
+        return await connections.nextConnection()
+    }
+
     /// The current state.
     var state: SessionState { session.snapshot.state }
 }

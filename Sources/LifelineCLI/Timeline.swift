@@ -1,0 +1,122 @@
+import Foundation
+import Lifeline
+import LifelineCore
+
+/// Prints a session's snapshots as a timeline: readable lines (with colour on a terminal), or one JSON
+/// object per line (`--json`). Shared by `lifeline demo` and `lifeline connect`.
+///
+/// JSON lines (keys sorted):
+/// - `{"type":"transition","time":S,"from":…,"event":…,"to":…,"failures":N,"banner":…,"retry_in":S}` for
+///   every transition, with the specification's names; `banner` and `retry_in` only when there is one.
+/// - `{"type":"error","reason":…,"message":…}` when ERROR's message is known or tailored (`suspended`…).
+/// - `{"type":"notice","text":…}` after an external logout; `{"type":"login_failed","code":…,"message":…,
+///   "support_url":…}` for a refused login; `{"type":"alert","text":…}` for an outage alert.
+/// - `{"type":"replay_failed","events":[…]}` when significant events could not be restored.
+final class Timeline: @unchecked Sendable {
+    // Used from one task at a time (the task that follows the session's states); not shared.
+    private let json: Bool
+    private let colour: Bool
+    private var previous: SessionSnapshot?
+    /// Every transition printed, for the demo's table of edges.
+    private(set) var transitions: [SessionTransition] = []
+
+    init(json: Bool, colour: Bool = isatty(STDOUT_FILENO) == 1) {
+        self.json = json
+        self.colour = colour && !json
+    }
+
+    /// Prints what changed from the previous snapshot.
+    func show(_ snapshot: SessionSnapshot) {
+        defer { previous = snapshot }
+        for transition in snapshot.transitions {
+            transitions.append(transition)
+            let isLast = transition == snapshot.transitions.last
+            printTransition(transition, snapshot: snapshot, isLast: isLast)
+        }
+        if case .permanentError(let error) = snapshot.presentation.screen, error.message != previousErrorMessage {
+            line(["type": .string("error"), "reason": .string(error.reason), "message": .string(error.message)],
+                 human: paint("  ERROR  \(error.message) (\(error.reason))", .red))
+        }
+        if snapshot.presentation.notice != previous?.presentation.notice, let notice = snapshot.presentation.notice {
+            switch notice {
+            case .loggedOut:
+                line(["type": .string("notice"), "text": .string(notice.text)], human: paint("  notice: \(notice.text)", .yellow))
+            case .loginFailed(let failure):
+                var object: [String: JSONLine.Value] = [
+                    "type": .string("login_failed"), "code": .string(failure.code), "message": .string(failure.message),
+                ]
+                if let link = failure.supportURL { object["support_url"] = .string(link) }
+                line(object, human: paint("  login failed: \(failure.message)" + (failure.supportURL.map { " — see \($0)" } ?? ""), .red))
+            }
+        }
+        if snapshot.presentation.outageAlert != previous?.presentation.outageAlert, let alert = snapshot.presentation.outageAlert {
+            line(["type": .string("alert"), "text": .string(alert.text)], human: paint("  outage alert: \(alert.text)", .yellow))
+        }
+        if snapshot.replayFailures != previous?.replayFailures ?? [], !snapshot.replayFailures.isEmpty {
+            line(["type": .string("replay_failed"), "events": .strings(snapshot.replayFailures.map(\.description))],
+                 human: paint("  could not restore: \(snapshot.replayFailures.map(\.description).joined(separator: ", "))", .red))
+        }
+    }
+
+    /// Prints a line of commentary (the demo's narration); nothing in JSON mode.
+    func say(_ text: String) {
+        guard !json else { return }
+        emit(paint(text, .bold))
+    }
+
+    private var previousErrorMessage: String? {
+        if case .permanentError(let error)? = previous?.presentation.screen { return error.message }
+        return nil
+    }
+
+    private func printTransition(_ transition: SessionTransition, snapshot: SessionSnapshot, isLast: Bool) {
+        let time = snapshot.time.secondsValue
+        var object: [String: JSONLine.Value] = [
+            "type": .string("transition"), "time": .number((time * 1000).rounded() / 1000),
+            "from": .string(transition.from.rawValue), "event": .string(transition.event.rawValue),
+            "to": .string(transition.to.rawValue), "failures": .integer(transition.failures),
+        ]
+        var human = String(format: "%8.3fs  ", time) + "\(transition.from.rawValue) ─\(transition.event.rawValue)→ "
+            + paint(transition.to.rawValue, colourFor(transition.to))
+        if transition.failures > 0 { human += "  failures \(transition.failures)" }
+        if isLast {
+            if let banner = snapshot.presentation.banner {
+                object["banner"] = .string(banner.text)
+                human += "  [\(banner.text)]"
+            }
+            if let retry = snapshot.nextRetry {
+                let wait = (retry - snapshot.time).secondsValue
+                object["retry_in"] = .number((wait * 1000).rounded() / 1000)
+                human += String(format: "  retry in %.2fs", wait)
+            }
+        }
+        line(object, human: human)
+    }
+
+    private func line(_ object: [String: JSONLine.Value], human: String) {
+        // On a terminal, clear the spinner's line first.
+        emit(json ? JSONLine.encode(object) : colour ? "\r\u{1B}[2K" + human : human)
+    }
+
+    enum Colour: String {
+        case red = "31", green = "32", yellow = "33", blue = "34", bold = "1"
+    }
+
+    func paint(_ text: String, _ colour: Colour) -> String {
+        self.colour ? "\u{1B}[\(colour.rawValue)m\(text)\u{1B}[0m" : text
+    }
+
+    private func colourFor(_ state: SessionState) -> Colour {
+        switch state {
+        case .connected: .green
+        case .error, .offline: .red
+        case .disconnected, .reconnecting, .connecting: .yellow
+        default: .blue
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var secondsValue: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
+}

@@ -1,0 +1,226 @@
+public import AsyncHTTPClient
+public import Lifeline
+public import LifelineCore
+public import Logging
+import NIOCore
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
+/// A client for Stoat's REST API: discovery, login with MFA, logout, onboarding, the current user, an
+/// account's flags, a health endpoint and the pending operations.
+///
+/// ```swift
+/// let api = StoatAPI(baseURL: URL(string: "https://api.stoat.chat")!, logger: logger)
+/// switch try await api.login(email: email, password: password, friendlyName: "Lifeline") {
+/// case .success(let credentials): session.loginUncached(credentials)
+/// case .mfa(let challenge): …   // ask for a code, then api.continueLogin(ticket:response:)
+/// case .disabled: …
+/// }
+/// ```
+///
+/// Every method throws ``StoatAPIError``: the server's refusal with its kind, ``StoatAPIError/Code/network``
+/// or ``StoatAPIError/Code/timeout`` when the server could not be reached, and
+/// ``StoatAPIError/Code/malformedResponse`` for an answer it cannot read. Authenticated calls send the
+/// session's token in `X-Session-Token`.
+///
+/// The logger receives the method, the path and the status of each request at `debug`, never a header,
+/// a body, a token or a password.
+public struct StoatAPI: Sendable {
+    /// The API base, for example `https://api.stoat.chat`; paths are appended to it.
+    public let baseURL: URL
+    /// How long a request may take, from sending it to receiving the whole answer.
+    public let requestTimeout: Duration
+    /// The largest response body accepted; a larger one is ``StoatAPIError/Code/malformedResponse``.
+    public let maximumResponseSize: Int
+
+    let httpClient: HTTPClient
+    let logger: Logger
+    let clock: any Clock<Duration>
+
+    /// Creates a client.
+    ///
+    /// - Parameters:
+    ///   - baseURL: The API base, for example `https://api.stoat.chat`.
+    ///   - httpClient: The HTTP client to send requests with; the caller owns it (the default, `.shared`,
+    ///     needs no shutdown).
+    ///   - logger: Where to log requests (method, path, status); no-op by default.
+    ///   - requestTimeout: How long a request may take in all; 30 seconds by default.
+    ///   - maximumResponseSize: The largest response body accepted; 4 MiB by default.
+    ///   - clock: The clock ``operations(_:)`` measures its round trip on; continuous by default.
+    public init(
+        baseURL: URL,
+        httpClient: HTTPClient = .shared,
+        logger: Logger = Logger(label: "LifelineStoat.REST", factory: { _ in SwiftLogNoOpLogHandler() }),
+        requestTimeout: Duration = .seconds(30),
+        maximumResponseSize: Int = 4 << 20,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        self.baseURL = baseURL
+        self.httpClient = httpClient
+        self.logger = logger
+        self.requestTimeout = requestTimeout
+        self.maximumResponseSize = maximumResponseSize
+        self.clock = clock
+    }
+
+    // MARK: - Discovery
+
+    /// The server's configuration (`GET /`): the events socket's URL, the features, the build.
+    ///
+    /// - Throws: ``StoatAPIError``.
+    public func configuration() async throws(StoatAPIError) -> RootConfiguration {
+        let response = try await send(.GET, path: "/")
+        return try response.decode(RootConfiguration.self, expecting: 200)
+    }
+
+    // MARK: - Login
+
+    /// Logs in with an email and a password (`POST /auth/session/login`).
+    ///
+    /// - Parameters:
+    ///   - email: The account's email.
+    ///   - password: The account's password. Never logged, never part of an error.
+    ///   - friendlyName: The name the session is listed under in the user's settings.
+    /// - Returns: The session, an MFA challenge to continue with ``continueLogin(ticket:response:friendlyName:)``,
+    ///   or a disabled account.
+    /// - Throws: ``StoatAPIError`` with ``StoatAPIError/Code/invalidCredentials``,
+    ///   ``StoatAPIError/Code/lockedOut``, ``StoatAPIError/Code/unverifiedAccount``,
+    ///   ``StoatAPIError/Code/blockedByShield`` (see ``StoatAPIError/supportURL``),
+    ///   ``StoatAPIError/Code/compromisedPassword``, ``StoatAPIError/Code/captchaFailed``, or a failure of the
+    ///   network.
+    public func login(
+        email: String, password: String, friendlyName: String? = nil
+    ) async throws(StoatAPIError)
+        -> LoginResult
+    {
+        let body = Wire.LoginRequest(email: email, password: password, friendlyName: friendlyName)
+        let response = try await send(.POST, path: "/auth/session/login", body: body)
+        return try response.decode(Wire.LoginResponse.self, expecting: 200).loginResult()
+    }
+
+    /// Continues a login that answered ``LoginResult/mfa(_:)`` with the second factor.
+    ///
+    /// - Parameters:
+    ///   - ticket: The challenge's ``MFAChallenge/ticket``.
+    ///   - response: The code, recovery code or password.
+    ///   - friendlyName: The name the session is listed under in the user's settings.
+    /// - Returns: The session (or, in principle, another challenge or a disabled account).
+    /// - Throws: ``StoatAPIError`` with ``StoatAPIError/Code/invalidToken`` for a wrong code or an expired
+    ///   ticket, or another failure as ``login(email:password:friendlyName:)`` describes.
+    public func continueLogin(
+        ticket: String, response: MFAResponse, friendlyName: String? = nil
+    )
+        async throws(StoatAPIError) -> LoginResult
+    {
+        let body = Wire.LoginRequest(ticket: ticket, response: response, friendlyName: friendlyName)
+        let answer = try await send(.POST, path: "/auth/session/login", body: body)
+        return try answer.decode(Wire.LoginResponse.self, expecting: 200).loginResult()
+    }
+
+    /// Ends the session on the server (`POST /auth/session/logout`); its token stops working and its
+    /// sockets receive `Logout`.
+    ///
+    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/invalidSession`` when the session had already ended.
+    public func logout(_ credentials: SessionCredentials) async throws(StoatAPIError) {
+        let response = try await send(.POST, path: "/auth/session/logout", token: credentials.token)
+        try response.expect(200, 204)
+    }
+
+    // MARK: - Onboarding
+
+    /// Whether the session's account still has to pick a username (`GET /onboard/hello`).
+    ///
+    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/invalidSession`` for a session that ended.
+    public func onboardingHello(_ credentials: SessionCredentials) async throws(StoatAPIError) -> Bool {
+        let response = try await send(.GET, path: "/onboard/hello", token: credentials.token)
+        return try response.decode(Wire.Onboarding.self, expecting: 200).onboarding
+    }
+
+    /// Picks the account's username (`POST /onboard/complete`).
+    ///
+    /// - Parameters:
+    ///   - credentials: The session.
+    ///   - username: 2–32 letters, digits, `_`, `.` or `-`.
+    /// - Returns: The new user.
+    /// - Throws: ``StoatAPIError`` with ``StoatAPIError/Code/usernameTaken``,
+    ///   ``StoatAPIError/Code/failedValidation``, ``StoatAPIError/Code/alreadyOnboarded``, or another failure.
+    public func completeOnboarding(
+        _ credentials: SessionCredentials, username: String
+    ) async throws(StoatAPIError)
+        -> User
+    {
+        let response = try await send(
+            .POST, path: "/onboard/complete", token: credentials.token, body: Wire.Username(username: username))
+        return try response.decode(User.self, expecting: 200)
+    }
+
+    // MARK: - Users
+
+    /// The session's user (`GET /users/@me`).
+    ///
+    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/invalidSession`` for a session that ended (or whose
+    ///   user has not onboarded).
+    public func currentUser(_ credentials: SessionCredentials) async throws(StoatAPIError) -> User {
+        let response = try await send(.GET, path: "/users/@me", token: credentials.token)
+        return try response.decode(User.self, expecting: 200)
+    }
+
+    /// A user's account flags (`GET /users/{id}/flags`): 1 suspended, 2 deleted, 4 banned, 8 removed as spam.
+    ///
+    /// Needs no session, so it works after the session was revoked.
+    ///
+    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/notFound`` for an unknown user.
+    public func flags(userID: String) async throws(StoatAPIError) -> Int {
+        let response = try await send(.GET, path: "/users/\(Self.percentEncoded(userID))/flags")
+        return try response.decode(Wire.Flags.self, expecting: 200).flags
+    }
+
+    // MARK: - Health
+
+    /// The status of a health endpoint (Revolt's `GET <health base>/api/health`): the outage alert and how
+    /// often to poll.
+    ///
+    /// - Parameter url: The endpoint's full URL, for example `https://health.stoat.chat/api/health`.
+    /// - Throws: ``StoatAPIError``.
+    public func health(url: URL) async throws(StoatAPIError) -> HealthStatus {
+        let response = try await send(.GET, url: url.absoluteString, path: url.path.isEmpty ? "/" : url.path)
+        return try response.decode(Wire.Health.self, expecting: 200).status
+    }
+
+    // MARK: - Operations
+
+    /// The session's pending operations (`GET /operations`), with the server's clock and the round trip.
+    ///
+    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/malformedResponse`` when an `expires_at` is not an
+    ///   ISO 8601 date.
+    public func operations(_ credentials: SessionCredentials) async throws(StoatAPIError) -> OperationsPage {
+        let (response, roundTrip) = try await Self.measure(on: clock) { () async throws(StoatAPIError) in
+            try await send(.GET, path: "/operations", token: credentials.token)
+        }
+        let entries = try response.decode([Wire.Operation].self, expecting: 200)
+        var operations: [OperationsPage.Operation] = []
+        operations.reserveCapacity(entries.count)
+        for entry in entries {
+            guard let expiresAt = StoatDates.iso8601(entry.expiresAt) else {
+                throw StoatAPIError(
+                    .malformedResponse, message: "GET /operations: an expires_at is not an ISO 8601 date",
+                    status: response.status)
+            }
+            operations.append(.init(id: entry.id, kind: entry.kind, expiresAt: expiresAt))
+        }
+        let serverDate = response.headers.first(name: "date").flatMap(StoatDates.httpDate)
+        return OperationsPage(operations: operations, serverDate: serverDate, roundTrip: roundTrip)
+    }
+
+    private static func measure<C: Clock<Duration>, T>(
+        on clock: C, _ body: () async throws(StoatAPIError) -> T
+    ) async throws(StoatAPIError) -> (T, Duration) {
+        let start = clock.now
+        let value = try await body()
+        return (value, start.duration(to: clock.now))
+    }
+}

@@ -1,0 +1,78 @@
+public import Logging
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
+extension ReferenceServer {
+    /// How to run a ``ReferenceServer``.
+    public struct Configuration: Sendable {
+        /// The address to bind; loopback by default.
+        public var host: String
+        /// The port to bind; 0 (the default) picks a free one, see ``ReferenceServer/port``.
+        public var port: Int
+        /// A SQLite file to keep the data in across restarts; nil keeps everything in memory.
+        public var dataFile: String?
+        /// The largest client frame or message accepted, in bytes; a larger one closes that connection with
+        /// close code 1009 (message too big).
+        public var maxInboundFrameSize: Int
+        /// The size of the fragments a large outbound message (a big Ready) is split into.
+        public var outboundFragmentSize: Int
+        /// How long a closing socket waits for the client's close frame.
+        public var closeTimeout: Duration
+        /// The wall clock the server's clock is based on (before ``ReferenceServer/setClockSkew(_:)``).
+        /// Tests inject their own to move time without waiting.
+        public var now: @Sendable () -> Date
+        /// How often operations are checked for expiry, on the wall clock. Tests call
+        /// ``ReferenceServer/processExpiredOperations()`` instead of waiting.
+        public var expiryCheckInterval: Duration
+        /// Lockout after wrong passwords.
+        public var lockoutPolicy: LoginLockoutPolicy
+        /// The upper bound of the random delay added to each login (Stoat adds up to 1 s); zero by default so
+        /// that tests are fast.
+        public var maximumLoginDelay: Duration
+        /// The email and password of the ready-to-use account seeded at start.
+        public var defaultCredentials: (email: String, password: String)
+        /// The email and password of the second, not-yet-onboarded account seeded at start.
+        public var pendingCredentials: (email: String, password: String)
+        /// The semver range of supported clients that `GET /api/health` states.
+        public var supportedClientVersions: String
+        /// The logger; it never receives a token or a password.
+        public var logger: Logger
+
+        /// A configuration for tests: loopback, a free port, in memory, no login delay.
+        public init(
+            host: String = "127.0.0.1",
+            port: Int = 0,
+            dataFile: String? = nil,
+            maxInboundFrameSize: Int = 64 * 1024,
+            outboundFragmentSize: Int = 16 * 1024,
+            closeTimeout: Duration = .seconds(1),
+            now: @escaping @Sendable () -> Date = { Date() },
+            expiryCheckInterval: Duration = .milliseconds(250),
+            lockoutPolicy: LoginLockoutPolicy = .stoat,
+            maximumLoginDelay: Duration = .zero,
+            defaultCredentials: (email: String, password: String) = ("demo@lifeline.test", "lifeline-demo"),
+            pendingCredentials: (email: String, password: String) = ("newcomer@lifeline.test", "lifeline-newcomer"),
+            supportedClientVersions: String = ">=0.1.0",
+            logger: Logger = Logger(label: "StoatReferenceServer", factory: { _ in SwiftLogNoOpLogHandler() })
+        ) {
+            self.host = host
+            self.port = port
+            self.dataFile = dataFile
+            self.maxInboundFrameSize = maxInboundFrameSize
+            self.outboundFragmentSize = outboundFragmentSize
+            self.closeTimeout = closeTimeout
+            self.now = now
+            self.expiryCheckInterval = expiryCheckInterval
+            self.lockoutPolicy = lockoutPolicy
+            self.maximumLoginDelay = maximumLoginDelay
+            self.defaultCredentials = defaultCredentials
+            self.pendingCredentials = pendingCredentials
+            self.supportedClientVersions = supportedClientVersions
+            self.logger = logger
+        }
+    }
+}

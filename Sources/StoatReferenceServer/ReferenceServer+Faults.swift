@@ -1,0 +1,118 @@
+extension ReferenceServer {
+    /// Closes every live events socket abruptly, without a close frame, as a network failure would.
+    ///
+    /// - Returns: How many sockets were dropped.
+    @discardableResult
+    public func dropAllSockets() async -> Int {
+        await state.dropAllSockets()
+    }
+
+    /// Refuses the next `count` WebSocket upgrades with HTTP 400 (replacing any count still pending).
+    public func refuseNextUpgrades(_ count: Int) async {
+        await state.refuseUpgrades(count)
+    }
+
+    /// While on, newly accepted sockets stay silent for their whole life: no `Authenticated`, no `Ready`, no
+    /// `Pong`, nothing. Their frames are still recorded.
+    public func setSilent(_ silent: Bool) async {
+        await state.setSilent(silent)
+    }
+
+    /// While on, no socket is answered `Pong` (everything else works).
+    public func setIgnoresPings(_ ignores: Bool) async {
+        await state.setIgnorePings(ignores)
+    }
+
+    /// Delays each `Ready` by `delay` after `Authenticated`; nil sends it at once.
+    public func setReadyDelay(_ delay: Duration?) async {
+        await state.setReadyDelay(delay)
+    }
+
+    /// Pads each `Ready` to at least `bytes` bytes with extra, valid users (ids start with `PADDING`); nil stops
+    /// padding.
+    public func setReadyMinimumSize(_ bytes: Int?) async {
+        await state.setReadyMinimumBytes(bytes)
+    }
+
+    /// Answers the next `count` logins with `answer`, whatever their credentials.
+    public func answerNextLogins(with answer: LoginAnswer, count: Int = 1) async {
+        await state.forceLogins(answer, count: count)
+    }
+
+    /// Deletes the session `token`: its sockets receive `{"type":"Logout"}`, then a close; REST calls with it get
+    /// `InvalidSession`.
+    ///
+    /// - Returns: Whether the session existed.
+    @discardableResult
+    public func revokeSession(token: String) async -> Bool {
+        await state.revoke(token: token)
+    }
+
+    /// Sets a user's flags (1 suspended, 2 deleted, 4 banned, 8 spam), as `GET /users/{id}/flags` and
+    /// `GET /users/@me` then report.
+    ///
+    /// - Returns: Whether the user exists.
+    @discardableResult
+    public func setUserFlags(_ flags: UInt32, userID: String) async -> Bool {
+        await state.setFlags(flags, userID: userID)
+    }
+
+    /// Disables the account as its owner would: every session is deleted (its sockets receive `Logout`), and a
+    /// later login answers `Disabled`.
+    ///
+    /// - Returns: Whether the account exists.
+    @discardableResult
+    public func disableAccount(userID: String) async -> Bool {
+        await state.disableAccount(userID: userID)
+    }
+
+    /// Sets or clears the health endpoint's outage alert and `poll_rate` (milliseconds).
+    public func setHealthAlert(_ alert: HealthAlert?, pollRate: Int? = nil) async {
+        await state.setHealth(alert: alert, pollRate: pollRate)
+    }
+
+    /// Sets how far the server's clock is from the configured clock (not cumulative): the `Date` header,
+    /// operation expiries, lockouts and TOTP checks all follow it.
+    public func setClockSkew(_ skew: Duration) async {
+        await state.setClockSkew(skew)
+        _ = await state.expireOperations()
+    }
+
+    /// Sends `text` verbatim as a text frame to the sockets of session `token`, or to every live socket when nil.
+    ///
+    /// - Returns: How many sockets it was sent to.
+    @discardableResult
+    public func sendRawFrame(_ text: String, token: String? = nil) async -> Int {
+        await state.sendRaw(text, token: token)
+    }
+
+    /// Clears every fault: upgrades, silence, pings, Ready delay and size, forced logins, health alert, clock skew.
+    public func resetFaults() async {
+        await state.resetFaults()
+    }
+
+    // MARK: Operations
+
+    /// Adds an operation for `userID` that expires `expiresIn` from now in the server's clock.
+    public func addOperation(kind: String, userID: String, expiresIn: Duration) async -> StoatOperation {
+        await state.addOperation(kind: kind, userID: userID, expiresIn: expiresIn)
+    }
+
+    /// Ends an operation: the owner's authenticated sockets receive
+    /// `{"type":"OperationFinished","id":…,"result":…}` and `GET /operations` stops listing it.
+    ///
+    /// - Returns: Whether the operation was pending.
+    @discardableResult
+    public func finishOperation(id: String, result: OperationResult) async -> Bool {
+        await state.finishOperation(id: id, result: result)
+    }
+
+    /// Ends with `timeout` every operation whose expiry has passed in the server's clock, now, instead of at
+    /// the next periodic check. Tests that move an injected clock call this.
+    ///
+    /// - Returns: The ids of the operations that timed out.
+    @discardableResult
+    public func processExpiredOperations() async -> [String] {
+        await state.expireOperations()
+    }
+}

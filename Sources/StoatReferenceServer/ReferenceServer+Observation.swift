@@ -1,0 +1,61 @@
+extension ReferenceServer {
+    /// Every events-socket connection accepted since start, open or closed, in accept order.
+    public func connections() async -> [ConnectionRecord] {
+        await state.connectionRecords()
+    }
+
+    /// The text frames received from clients that used session `token`, across its connections, in order
+    /// (connection by connection in accept order). Includes the `Authenticate` frame.
+    public func receivedFrames(token: String) async -> [String] {
+        await state.connectionRecords().filter { $0.token == token }.flatMap(\.receivedFrames)
+    }
+
+    /// Upgrades accepted and refused, and sockets open now.
+    public func socketCounters() async -> SocketCounters {
+        await state.counters()
+    }
+
+    /// The number of open sockets that use session `token`.
+    public func liveSockets(token: String) async -> Int {
+        await state.liveSockets(token: token)
+    }
+
+    /// Waits until `condition` holds for the connection records and counters, re-checking after every change
+    /// the server observes (a frame received, a socket opened or closed, an upgrade counted…). Never polls.
+    ///
+    /// - Parameters:
+    ///   - timeout: A failure bound, not a way to let time pass.
+    ///   - condition: Checked against the records and counters.
+    /// - Throws: ``ObservationTimeout`` when the condition does not hold within `timeout`.
+    public func waitUntil(
+        timeout: Duration = .seconds(10),
+        _ condition: @escaping @Sendable (_ connections: [ConnectionRecord], _ counters: SocketCounters) -> Bool
+    ) async throws {
+        let state = state
+        let met = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await _ in await state.changes() {
+                    if condition(await state.connectionRecords(), await state.counters()) { return true }
+                }
+                return false
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !met { throw ObservationTimeout(timeout: timeout) }
+    }
+}
+
+/// ``ReferenceServer/waitUntil(timeout:_:)`` gave up: the condition did not hold in time.
+public struct ObservationTimeout: Error, Sendable, CustomStringConvertible {
+    /// The bound that was reached.
+    public let timeout: Duration
+
+    /// A human-readable message.
+    public var description: String { "The server did not reach the expected state within \(timeout)" }
+}

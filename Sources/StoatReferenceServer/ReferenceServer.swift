@@ -1,0 +1,207 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
+/// A Stoat-compatible server (REST and the Bonfire events socket) with fault injection, for tests, demos and
+/// offline client development.
+///
+/// ```swift
+/// let server = try await ReferenceServer.start()
+/// defer { Task { await server.stop() } }
+/// // connect a client to server.apiURL / server.eventsURL with server.defaultAccount.token
+/// await server.dropAllSockets()
+/// ```
+///
+/// It speaks the protocol from its own code and imports no Lifeline module, so a client that passes against
+/// it has shown interoperability rather than shared code. Every method is safe to call from any task.
+/// See the catalog's overview for the endpoints, the faults and the admin API.
+public final class ReferenceServer: Sendable {
+    let state: ServerState
+    let configuration: Configuration
+    private let serviceGroup: ServiceGroup
+    private let runTask: Task<Void, Never>
+    private let expiryTask: Task<Void, Never>
+
+    /// The port the server listens on (the one picked when the configuration asked for port 0).
+    public let port: Int
+    /// The REST API base, e.g. `http://127.0.0.1:PORT`.
+    public let apiURL: URL
+    /// The events socket, e.g. `ws://127.0.0.1:PORT/events`, as `GET /` states it. Add
+    /// `?version=1&format=json`.
+    public let eventsURL: URL
+    /// The admin API base, e.g. `http://127.0.0.1:PORT/admin`; only loopback peers may call it.
+    public let adminURL: URL
+    /// The health endpoint, `GET <apiURL>/api/health`.
+    public let healthURL: URL
+    /// The ready-to-use account: onboarded, with a live session token.
+    public let defaultAccount: SeededAccount
+    /// A second account that has not finished onboarding (`GET /onboard/hello` says `true`; its socket is
+    /// answered `InvalidSession`).
+    public let pendingAccount: SeededAccount
+    /// The id of the server ("Lifeline Lobby") the default user is a member of.
+    public let lobbyServerID: String
+    /// The id of the lobby's `#general` text channel.
+    public let lobbyChannelID: String
+
+    private init(
+        state: ServerState, configuration: Configuration, serviceGroup: ServiceGroup, runTask: Task<Void, Never>,
+        expiryTask: Task<Void, Never>, port: Int, world: SeededWorld
+    ) {
+        self.state = state
+        self.configuration = configuration
+        self.serviceGroup = serviceGroup
+        self.runTask = runTask
+        self.expiryTask = expiryTask
+        self.port = port
+        let host = configuration.host == "0.0.0.0" || configuration.host == "::" ? "127.0.0.1" : configuration.host
+        let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        // These strings are well-formed URLs by construction.
+        self.apiURL = URL(string: "http://\(authority)")!
+        self.eventsURL = URL(string: "ws://\(authority)/events")!
+        self.adminURL = URL(string: "http://\(authority)/admin")!
+        self.healthURL = URL(string: "http://\(authority)/api/health")!
+        self.defaultAccount = world.defaultAccount
+        self.pendingAccount = world.pendingAccount
+        self.lobbyServerID = world.lobbyServerID
+        self.lobbyChannelID = world.lobbyChannelID
+    }
+
+    /// Starts a server and returns once it accepts connections.
+    ///
+    /// - Parameter configuration: Where to listen and how to behave; the default binds 127.0.0.1 on a free port
+    ///   and keeps data in memory.
+    /// - Returns: The running server. Call ``stop()`` when done.
+    /// - Throws: When the data file cannot be opened or the address cannot be bound.
+    public static func start(_ configuration: Configuration = Configuration()) async throws -> ReferenceServer {
+        let store = try configuration.dataFile.map { try PersistentStore(path: $0) }
+        let state = ServerState(configuration: configuration, store: store)
+        try await state.loadPersisted()
+        let world = try await state.seedDefaults(
+            defaultCredentials: configuration.defaultCredentials,
+            pendingCredentials: configuration.pendingCredentials)
+        let responder = HTTPRoutes(state: state, configuration: configuration).router().buildResponder()
+        let events = EventsEndpoint(state: state, configuration: configuration)
+
+        let (ports, portContinuation) = AsyncThrowingStream.makeStream(of: Int.self)
+        let builder = HTTPServerBuilder.http1WebSocketUpgrade(
+            configuration: .init(
+                http1: .init(),
+                ws: .init(
+                    maxFrameSize: configuration.maxInboundFrameSize, autoPing: .disabled,
+                    closeTimeout: configuration.closeTimeout)
+            )
+        ) { request, channel, _ in
+            try await events.shouldUpgrade(request: request, channel: channel)
+        }
+        let logger = configuration.logger
+        let server = try builder.buildServer(
+            configuration: ServerConfiguration(
+                address: .hostname(configuration.host, port: configuration.port), backlog: 1024),
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            logger: logger,
+            responder: { request, responseWriter, channel in
+                let context = ServerRequestContext(source: .init(channel: channel, logger: logger))
+                var response: Response
+                do {
+                    response = try await responder.respond(to: request, context: context)
+                } catch let error as any HTTPResponseError {
+                    response = try error.response(from: request, context: context)
+                } catch {
+                    response = HTTPRoutes.errorResponse(APIError(kind: .internalError, location: "server"))
+                }
+                // The Date header states the server's clock, skew included, so clients can compare expiries.
+                response.headers[.date] = HTTPDate.string(await state.now())
+                try await responseWriter.write(response: response.head, body: response.body)
+            },
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? configuration.port)
+            }
+        )
+        let serviceGroup = ServiceGroup(
+            configuration: .init(services: [server], gracefulShutdownSignals: [], logger: logger))
+        let runTask = Task {
+            do {
+                try await serviceGroup.run()
+                portContinuation.finish()
+            } catch {
+                portContinuation.finish(throwing: error)
+            }
+        }
+        let port: Int
+        do {
+            var iterator = ports.makeAsyncIterator()
+            guard let bound = try await iterator.next() else { throw CancellationError() }
+            port = bound
+        } catch {
+            await serviceGroup.triggerGracefulShutdown()
+            await runTask.value
+            throw error
+        }
+        let interval = configuration.expiryCheckInterval
+        let expiryTask = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                _ = await state.expireOperations()
+            }
+        }
+        logger.info("Reference server started", metadata: ["stoat.port": "\(port)"])
+        return ReferenceServer(
+            state: state, configuration: configuration, serviceGroup: serviceGroup, runTask: runTask,
+            expiryTask: expiryTask, port: port, world: world)
+    }
+
+    /// Stops the server: every socket is closed with 1001 (going away), then the listener shuts down.
+    /// Returns when it has.
+    public func stop() async {
+        expiryTask.cancel()
+        await state.closeAllSockets(code: .goingAway)
+        await serviceGroup.triggerGracefulShutdown()
+        await runTask.value
+    }
+
+    /// The server's current time: the configured clock plus the skew fault.
+    public func now() async -> Date {
+        await state.now()
+    }
+}
+
+/// The request context of the REST routes: Hummingbird's core storage plus the peer's address, which the
+/// admin routes check.
+struct ServerRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let remoteAddress: SocketAddress?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+}
+
+/// HTTP dates (RFC 9110 IMF-fixdate): `Sun, 06 Nov 1994 08:49:37 GMT`.
+enum HTTPDate {
+    private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    static func string(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "GMT")!
+        let parts = calendar.dateComponents([.weekday, .day, .month, .year, .hour, .minute, .second], from: date)
+        func two(_ value: Int?) -> String {
+            let value = value ?? 0
+            return value < 10 ? "0\(value)" : "\(value)"
+        }
+        return "\(days[(parts.weekday ?? 1) - 1]), \(two(parts.day)) \(months[(parts.month ?? 1) - 1]) "
+            + "\(parts.year ?? 1970) \(two(parts.hour)):\(two(parts.minute)):\(two(parts.second)) GMT"
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+@Suite("lifeline serve", .timeLimit(.minutes(1)))
+struct ServeCommandTests {
+    @Test("--json prints one line with the addresses and a ready account once it accepts connections, and SIGTERM stops it with exit 0")
+    func serveJSON() async throws {
+        let process = Process()
+        process.executableURL = try Executable.url
+        process.arguments = ["serve", "--port", "0", "--json"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var lines = LineReader(output.fileHandleForReading).lines.makeAsyncIterator()
+        let line = try #require(await lines.next())
+        let object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])
+        #expect(Set(object.keys) == ["api", "events", "admin", "email", "password", "token", "user_id"])
+        let api = try #require(object["api"].flatMap(URL.init(string:)))
+        let (body, response) = try await URLSession.shared.data(from: api)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let configuration = try #require(JSONSerialization.jsonObject(with: body) as? [String: Any])
+        #expect((configuration["ws"] as? String)?.hasPrefix("ws://127.0.0.1:") == true)
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        #expect(await lines.next() == nil, "nothing else on standard output")
+    }
+}

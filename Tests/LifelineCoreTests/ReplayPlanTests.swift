@@ -1,0 +1,138 @@
+import LifelineCore
+import Testing
+
+@Suite("The replay plan")
+struct ReplayPlanTests {
+    let a = SignificantEvent(.subscribe, "A")
+    let b = SignificantEvent(.subscribe, "B")
+    let c = SignificantEvent(.subscribe, "C")
+
+    /// The events of the `.play` actions, in order.
+    func plays(_ actions: [ReplayAction]) -> [SignificantEvent] {
+        actions.compactMap { if case .play(let play) = $0 { play.event } else { nil } }
+    }
+
+    func ids(_ actions: [ReplayAction]) -> [UInt64] {
+        actions.compactMap { if case .play(let play) = $0 { play.id } else { nil } }
+    }
+
+    @Test("while disconnected nothing is played; on CONNECTED the waiting events play in order, one after another")
+    func sequentialOrder() {
+        var plan = ReplayPlan()
+        #expect(plan.requested(a) == [])
+        #expect(plan.requested(b) == [])
+        var next = plan.connected()
+        #expect(plays(next) == [a], "one at a time")
+        next = plan.played(ids(next)[0])
+        #expect(plays(next) == [b], "the next only after the previous succeeded")
+        next = plan.played(ids(next)[0])
+        #expect(plays(next) == [])
+        #expect(plan.record == [a, b])
+    }
+
+    @Test("a reconnect replays the record in order, flagged as replays, and never records them again")
+    func replaysAreNotRecordedAgain() {
+        var plan = ReplayPlan()
+        _ = plan.connected()
+        for event in [a, b] { _ = plan.played(ids(plan.requested(event))[0]) }
+        for _ in 1...3 {
+            _ = plan.disconnected()
+            var next = plan.connected()
+            var played: [SignificantEvent] = []
+            while let play = next.compactMap({ if case .play(let p) = $0 { p } else { nil } }).first {
+                #expect(play.isReplay)
+                played.append(play.event)
+                next = plan.played(play.id)
+            }
+            #expect(played == [a, b], "each once per connection")
+            #expect(plan.record == [a, b])
+        }
+    }
+
+    @Test("an unsubscribe before a reconnect removes the record, so it is not replayed")
+    func unsubscribeNotReplayed() {
+        var plan = ReplayPlan()
+        _ = plan.connected()
+        for event in [a, b] { _ = plan.played(ids(plan.requested(event))[0]) }
+        _ = plan.disconnected()
+        #expect(plan.requested(SignificantEvent(.unsubscribe, "A"), playable: false) == [])
+        #expect(plays(plan.connected()) == [b])
+        #expect(plan.record == [b])
+    }
+
+    @Test("a new subscription during a replay is played once, after the replays, and recorded")
+    func newDuringReplay() {
+        var plan = ReplayPlan()
+        _ = plan.connected()
+        for event in [a, b] { _ = plan.played(ids(plan.requested(event))[0]) }
+        _ = plan.disconnected()
+        var next = plan.connected()  // replaying a
+        #expect(plan.requested(c) == [], "queued behind the replay")
+        #expect(plan.requested(c) == [], "asked twice, queued once")
+        var played: [SignificantEvent] = []
+        while let id = ids(next).first {
+            played += plays(next)
+            next = plan.played(id)
+        }
+        #expect(played == [a, b, c])
+        #expect(plan.record == [a, b, c])
+    }
+
+    @Test("a failing play is retried up to the limit, then surfaced, and the queue moves on")
+    func retryLimit() {
+        var plan = ReplayPlan(retryLimit: 3)
+        _ = plan.requested(a)
+        _ = plan.requested(b)
+        var next = plan.connected()
+        for attempt in 1...3 {
+            let play = next.compactMap { if case .play(let p) = $0 { p } else { nil } }.first
+            #expect(play?.event == a && play?.attempt == attempt)
+            next = plan.failed(play!.id)
+        }
+        #expect(next.contains(.surface(a, attempts: 3)))
+        #expect(plays(next) == [b])
+        #expect(plan.failures == [a])
+        #expect(plan.record.isEmpty)
+    }
+
+    @Test("a late answer for a play that was abandoned changes nothing")
+    func lateAnswer() {
+        var plan = ReplayPlan()
+        _ = plan.requested(a)
+        let id = ids(plan.connected())[0]
+        _ = plan.disconnected()
+        #expect(plan.played(id) == [])
+        #expect(plan.record.isEmpty)
+        #expect(plays(plan.connected()) == [a], "the new event waited for the next connection")
+    }
+
+    @Test("pipelined mode sends every queued play at once")
+    func pipelined() {
+        var plan = ReplayPlan(mode: .pipelined)
+        for event in [a, b, c] { _ = plan.requested(event) }
+        #expect(plays(plan.connected()) == [a, b, c])
+    }
+
+    @Test("renewal plays recorded subscriptions again, at most the limit, without recording them twice")
+    func renewal() {
+        var plan = ReplayPlan(mode: .pipelined)
+        _ = plan.connected()
+        for event in [a, b, c] { _ = plan.played(ids(plan.requested(event))[0]) }
+        let renewed = plan.renew(.subscribe, limit: 2)
+        #expect(plays(renewed) == [a, b])
+        for id in ids(renewed) { _ = plan.played(id) }
+        #expect(plan.record == [a, b, c])
+    }
+
+    @Test("ending typing removes the typing record and is played")
+    func typing() {
+        var plan = ReplayPlan()
+        _ = plan.connected()
+        let typing = SignificantEvent(.beginTyping, "C1")
+        _ = plan.played(ids(plan.requested(typing))[0])
+        let end = plan.requested(SignificantEvent(.endTyping, "C1"))
+        #expect(plays(end) == [SignificantEvent(.endTyping, "C1")])
+        _ = plan.played(ids(end)[0])
+        #expect(plan.record.isEmpty)
+    }
+}

@@ -1,0 +1,100 @@
+import Lifeline
+import LifelineCore
+import LifelineTesting
+import Testing
+
+@Suite("Replay of significant events in the session", .timeLimit(.minutes(1)))
+struct SessionReplayTests {
+    let lobby = SignificantEvent(.subscribe, "lobby")
+    let games = SignificantEvent(.subscribe, "games")
+
+    /// Waits until the session's record holds exactly `events`.
+    func recorded(_ harness: Harness, _ events: [SignificantEvent]) async {
+        await harness.recorder.next { $0.significantEvents == events }
+    }
+
+    @Test("three reconnects in a row send each subscription exactly once per connection, in order")
+    func threeReconnects() async throws {
+        let harness = Harness(polling: false)
+        var connection = await harness.connected()
+        await harness.session.subscribe(server: "lobby")
+        await harness.session.subscribe(server: "games")
+        await recorded(harness, [lobby, games])
+        #expect(connection.played == [lobby, games])
+        for _ in 1...3 {
+            await connection.end(.temporary(.socketDropped))
+            connection = await harness.retry()
+            #expect(connection.played.isEmpty, "nothing before its prerequisites: connected and authenticated")
+            await connection.ready()
+            let current = connection
+            await harness.recorder.next { _ in current.played.count == 2 }
+            #expect(connection.played == [lobby, games])
+        }
+        #expect(harness.session.snapshot.significantEvents == [lobby, games])
+        await harness.stop()
+    }
+
+    @Test("an unsubscribe while disconnected is not replayed")
+    func unsubscribeWhileDisconnected() async throws {
+        let harness = Harness(polling: false)
+        var connection = await harness.connected()
+        await harness.session.subscribe(server: "lobby")
+        await harness.session.subscribe(server: "games")
+        await recorded(harness, [lobby, games])
+        await connection.end(.temporary(.socketDropped))
+        await harness.session.unsubscribe(server: "lobby")
+        connection = await harness.retry()
+        await connection.ready()
+        let current = connection
+        await harness.recorder.next { _ in current.played.count == 1 }
+        #expect(connection.played == [games])
+        await harness.stop()
+    }
+
+    @Test("a play that hangs times out, is retried up to the limit, and its failure is shown")
+    func timeoutSurfaced() async throws {
+        let harness = Harness(polling: false)
+        harness.connections.hangPlays(of: [lobby])
+        let connection = await harness.connected()
+        await harness.session.subscribe(server: "lobby")
+        await harness.session.subscribe(server: "games")
+        for _ in 1...3 {
+            let timeout = await harness.clock.nextSleep()
+            #expect(harness.clock.now.duration(to: timeout) == .seconds(10))
+            harness.clock.advance(to: timeout)
+        }
+        let shown = await harness.recorder.next { $0.replayFailures == [lobby] && !$0.significantEvents.isEmpty }
+        #expect(shown?.significantEvents == [games], "the queue moved on")
+        #expect(connection.attempts == [lobby, lobby, lobby, games])
+        await harness.stop()
+    }
+
+    @Test("a new subscription made while a replay runs is played once")
+    func newDuringReplay() async throws {
+        let harness = Harness(polling: false)
+        var connection = await harness.connected()
+        await harness.session.subscribe(server: "lobby")
+        await recorded(harness, [lobby])
+        await connection.end(.temporary(.socketDropped))
+        connection = await harness.retry()
+        await connection.ready()
+        await harness.session.subscribe(server: "games")
+        await recorded(harness, [lobby, games])
+        #expect(connection.played == [lobby, games])
+        await harness.stop()
+    }
+
+    @Test("logging out forgets the record")
+    func logoutForgets() async throws {
+        let harness = Harness(polling: false)
+        _ = await harness.connected()
+        await harness.session.subscribe(server: "lobby")
+        await recorded(harness, [lobby])
+        await harness.session.logOut()
+        let ready = await harness.recorder.next(.ready)
+        #expect(ready?.significantEvents == [])
+        let connection = await harness.connected()
+        #expect(connection.played.isEmpty)
+        await harness.stop()
+    }
+}

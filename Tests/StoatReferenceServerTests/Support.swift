@@ -1,0 +1,95 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+import Testing
+
+@testable import StoatReferenceServer
+
+/// A clock the tests set by hand, injected as the server's `now`.
+final class ManualClock: Sendable {
+    private let current: Mutex<Date>
+
+    init(_ start: Date = Date(timeIntervalSince1970: 1_750_000_000)) {
+        current = Mutex(start)
+    }
+
+    var now: Date { current.withLock { $0 } }
+
+    func advance(by seconds: TimeInterval) {
+        current.withLock { $0 = $0.addingTimeInterval(seconds) }
+    }
+}
+
+/// A plain HTTP answer: status, headers and the body parsed as JSON when it is.
+struct HTTPAnswer {
+    let status: Int
+    let headers: [String: String]
+    let body: Data
+
+    var json: [String: Any]? { try? JSONSerialization.jsonObject(with: body) as? [String: Any] }
+    var jsonArray: [[String: Any]]? { try? JSONSerialization.jsonObject(with: body) as? [[String: Any]] }
+    var errorType: String? { json?["type"] as? String }
+}
+
+extension ReferenceServer {
+    /// Starts a server for one test, with a manual clock when given.
+    static func forTest(
+        clock: ManualClock? = nil, configure: (inout Configuration) -> Void = { _ in }
+    ) async throws
+        -> ReferenceServer
+    {
+        var configuration = Configuration()
+        if let clock { configuration.now = { clock.now } }
+        configure(&configuration)
+        return try await ReferenceServer.start(configuration)
+    }
+
+    /// Calls the REST API with plain HTTP.
+    func http(
+        _ method: HTTPMethod, _ path: String, token: String? = nil, json: String? = nil, base: URL? = nil
+    ) async throws -> HTTPAnswer {
+        var request = HTTPClientRequest(url: (base ?? apiURL).absoluteString + path)
+        request.method = method
+        if let token { request.headers.add(name: "X-Session-Token", value: token) }
+        if let json {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: json))
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 64 << 20)
+        var headers: [String: String] = [:]
+        for header in response.headers { headers[header.name.lowercased()] = header.value }
+        return HTTPAnswer(status: Int(response.status.code), headers: headers, body: Data(body.readableBytesView))
+    }
+
+    /// The events URL with the usual query and the given extra items.
+    func eventsURL(_ extra: String = "") -> String {
+        eventsURL.absoluteString + "?version=1&format=json" + extra
+    }
+
+    /// Connects a plain socket, authenticates with `token` by frame, and reads Authenticated and Ready.
+    func connectReady(token: String) async throws -> TestSocket {
+        let socket = await TestSocket.connect(eventsURL())
+        await socket.send(#"{"type":"Authenticate","token":"\#(token)"}"#)
+        #expect(try await socket.nextType() == "Authenticated")
+        #expect(try await socket.nextType() == "Ready")
+        return socket
+    }
+}
+
+/// Runs `body` with a fresh server and stops it afterwards, even when the body throws.
+func withServer(
+    clock: ManualClock? = nil, configure: (inout ReferenceServer.Configuration) -> Void = { _ in },
+    _ body: (ReferenceServer) async throws -> Void
+) async throws {
+    let server = try await ReferenceServer.forTest(clock: clock, configure: configure)
+    do {
+        try await body(server)
+    } catch {
+        await server.stop()
+        throw error
+    }
+    await server.stop()
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Logging
+import NIOCore
+import WSClient
+
+/// A plain WebSocket client for the tests: no Lifeline code. Received text messages are buffered in order;
+/// `next()` awaits the next one with a timeout that is only a failure bound.
+actor TestSocket {
+    struct Timeout: Error, CustomStringConvertible {
+        var description: String { "No message arrived in time" }
+    }
+
+    private var buffer: [String] = []
+    private var finished = false
+    private var waiter: CheckedContinuation<Void, Never>?
+    private let outgoing: AsyncStream<String>.Continuation
+    private var task: Task<WebSocketCloseFrame?, any Error>?
+
+    private init(outgoing: AsyncStream<String>.Continuation) {
+        self.outgoing = outgoing
+    }
+
+    /// Connects to `url` (a full events URL with its query) and starts buffering messages.
+    static func connect(_ url: String) async -> TestSocket {
+        let (outgoingStream, outgoing) = AsyncStream.makeStream(of: String.self)
+        let socket = TestSocket(outgoing: outgoing)
+        await socket.start(url: url, outgoingStream: outgoingStream)
+        return socket
+    }
+
+    private func start(url: String, outgoingStream: AsyncStream<String>) {
+        let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 16, closeTimeout: .milliseconds(500))
+        let logger = Logger(label: "test-socket", factory: { _ in SwiftLogNoOpLogHandler() })
+        task = Task {
+            defer { self.finish() }
+            return try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) {
+                inbound, outbound, _ in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for await text in outgoingStream { try await outbound.write(.text(text)) }
+                    }
+                    for try await message in inbound.messages(maxSize: 64 << 20) {
+                        if case .text(let text) = message { await self.received(text) }
+                    }
+                    group.cancelAll()
+                }
+            }
+        }
+    }
+
+    private func received(_ text: String) {
+        buffer.append(text)
+        wake()
+    }
+
+    private func finish() {
+        finished = true
+        wake()
+    }
+
+    private func wake() {
+        waiter?.resume()
+        waiter = nil
+    }
+
+    /// Sends a text frame.
+    func send(_ text: String) {
+        outgoing.yield(text)
+    }
+
+    /// The next message, or nil once the socket closed with nothing left. Throws `Timeout` past the bound.
+    func next(timeout: Duration = .seconds(10)) async throws -> String? {
+        let deadline = ContinuousClock.now + timeout
+        while buffer.isEmpty && !finished {
+            guard ContinuousClock.now < deadline else { throw Timeout() }
+            let alarm = Task {
+                try await Task.sleep(until: deadline)
+                self.wake()
+            }
+            await withCheckedContinuation { waiter = $0 }
+            alarm.cancel()
+        }
+        return buffer.isEmpty ? nil : buffer.removeFirst()
+    }
+
+    /// The next message parsed as a JSON object.
+    nonisolated func nextJSON(timeout: Duration = .seconds(10)) async throws -> [String: Any]? {
+        guard let text = try await next(timeout: timeout) else { return nil }
+        return try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+    }
+
+    /// The next message's `type`.
+    nonisolated func nextType(timeout: Duration = .seconds(10)) async throws -> String? {
+        try await nextJSON(timeout: timeout)?["type"] as? String
+    }
+
+    /// How the socket ended: the close frame (nil when the connection ended without one), or the error.
+    func outcome() async -> Result<WebSocketCloseFrame?, any Error> {
+        guard let task else { return .success(nil) }
+        return await task.result
+    }
+
+    /// Closes the socket from the client side.
+    func close() {
+        outgoing.finish()
+        task?.cancel()
+    }
+}
