@@ -26,7 +26,7 @@ import LifelineCore
 /// The timer's task holds the watcher weakly: when the watcher is released, its timer is cancelled and
 /// ``expirations`` finishes.
 public actor OperationExpirationWatcher<Operation: Identifiable & Sendable> where Operation.ID: Sendable {
-    private var queue = ExpiryQueue<Operation, Duration>()
+    private var queue = ExpiryQueue<Operation>()
     private let clock: SessionClock
     private let broadcaster = Broadcaster<[Operation]>()
     private weak var delegate: (any OperationExpirationDelegate<Operation>)?
