@@ -118,6 +118,9 @@ struct BenchmarkResult: Sendable {
 /// Every benchmark `lifeline bench` knows, in the order it runs them.
 enum Benchmarks {
     static let all: [Benchmark] = [
-        Benchmark(name: "machine", run: MachineBenchmark.run)
+        Benchmark(name: "machine", run: MachineBenchmark.run),
+        Benchmark(name: "expiry", run: ExpiryBenchmark.runAdds),
+        Benchmark(name: "expiry-refresh", run: ExpiryBenchmark.runRefreshes),
+        Benchmark(name: "expiry-reschedule", run: ExpiryBenchmark.runReschedules),
     ]
 }
