@@ -92,10 +92,13 @@ let package = Package(
                 "Lifeline",
                 "LifelineCore",
                 "LifelineStoat",
+                "LifelineStore",
                 "LifelineTesting",
                 "StoatReferenceServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: lifelineSettings
         ),

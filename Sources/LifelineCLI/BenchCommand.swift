@@ -40,9 +40,9 @@ struct Bench: AsyncParsableCommand {
         for benchmark in Benchmarks.all where only.isEmpty || only.contains(benchmark.name) {
             let result = try await benchmark.run(quick)
             results.append(result)
-            if json { print(result.jsonLine) }
+            if json { emit(result.jsonLine) }
         }
-        if !json { print(BenchmarkResult.table(results)) }
+        if !json { emit(BenchmarkResult.table(results)) }
     }
 }
 
@@ -118,7 +118,11 @@ struct BenchmarkResult: Sendable {
 /// Every benchmark `lifeline bench` knows, in the order it runs them.
 enum Benchmarks {
     static let all: [Benchmark] = [
+        Benchmark(name: "time-to-connected", run: TimeToConnectedBenchmark.run),
+        Benchmark(name: "reconnect-replay", run: ReconnectReplayBenchmark.run),
+        Benchmark(name: "idle-sessions", run: IdleSessionsBenchmark.run),
         Benchmark(name: "machine", run: MachineBenchmark.run),
+        Benchmark(name: "first-screen", run: FirstScreenBenchmark.run),
         Benchmark(name: "expiry", run: ExpiryBenchmark.runAdds),
         Benchmark(name: "expiry-refresh", run: ExpiryBenchmark.runRefreshes),
         Benchmark(name: "expiry-reschedule", run: ExpiryBenchmark.runReschedules),

@@ -270,8 +270,7 @@ final class Spinner: @unchecked Sendable {
                     status = String(format: " retrying in %.1fs", left)
                 }
                 let state = await watcher.latest?.state.rawValue ?? ""
-                print("\r\u{1B}[2K\(frames[index % frames.count]) \(state)\(status)", terminator: "")
-                fflush(nil)
+                writeToStandardOutput("\r\u{1B}[2K\(frames[index % frames.count]) \(state)\(status)")
                 index += 1
                 try? await Task.sleep(for: .milliseconds(80))
             }
@@ -281,7 +280,6 @@ final class Spinner: @unchecked Sendable {
     func stop() {
         task?.cancel()
         task = nil
-        print("\r\u{1B}[2K", terminator: "")
-        fflush(nil)
+        writeToStandardOutput("\r\u{1B}[2K")
     }
 }

@@ -36,11 +36,26 @@ enum JSONLine {
     }
 }
 
-/// Writes a line to standard output and flushes it, so that a program reading a pipe sees each line as
-/// it happens (standard output is fully buffered when it is not a terminal).
+/// Writes a line to standard output at once, so that a program reading a pipe sees each line as it
+/// happens.
+///
+/// It calls `write(2)` on the descriptor rather than `print` and `fflush`: standard output is fully
+/// buffered on a pipe, and `fflush(NULL)` takes every stream's lock — standard input's too, which the
+/// `connect` command's reader thread holds while it waits for a line — so flushing would block a
+/// cooperative thread until the next line of input. Commands that stream use this for every line.
 func emit(_ line: String) {
-    print(line)
-    // `fflush(nil)` flushes every output stream, standard output among them, without touching the C
-    // global `stdout`, which strict concurrency does not let Swift read.
-    fflush(nil)
+    writeToStandardOutput(line + "\n")
+}
+
+/// Writes text to standard output's descriptor, all of it, without buffering.
+func writeToStandardOutput(_ text: String) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let written = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        if written < 0 {
+            if errno == EINTR { continue }
+            return  // standard output is gone (a closed pipe): nothing more can be said there
+        }
+        bytes = bytes.dropFirst(written)
+    }
 }

@@ -7,7 +7,9 @@ public struct LifelineCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "lifeline",
         abstract: "Keep a Stoat chat session alive, and show how.",
-        subcommands: [Demo.self, Spec.self, Serve.self, Network.self, Operations.self, Bench.self]
+        subcommands: [
+            Demo.self, Connect.self, Serve.self, Spec.self, Network.self, Operations.self, Bench.self, BenchIdle.self,
+        ]
     )
 
     /// Creates the root command; ArgumentParser calls this.

@@ -6,8 +6,10 @@ import LifelineCore
 /// object per line (`--json`). Shared by `lifeline demo` and `lifeline connect`.
 ///
 /// JSON lines (keys sorted):
-/// - `{"type":"transition","time":S,"from":…,"event":…,"to":…,"failures":N,"banner":…,"retry_in":S}` for
-///   every transition, with the specification's names; `banner` and `retry_in` only when there is one.
+/// - `{"type":"transition","time":S,"from":…,"event":…,"to":…,"failures":N,"banner":…,"retry_in":S,"cause":…}`
+///   for every transition, with the specification's names; `banner`, `retry_in` (seconds) and `cause` (for
+///   TEMPORARY_FAILURE and PERMANENT_FAILURE, e.g. `heartbeatTimeout: no Pong within 10 seconds`) only
+///   when there is one.
 /// - `{"type":"error","reason":…,"message":…}` when ERROR's message is known or tailored (`suspended`…).
 /// - `{"type":"notice","text":…}` after an external logout; `{"type":"login_failed","code":…,"message":…,
 ///   "support_url":…}` for a refused login; `{"type":"alert","text":…}` for an outage alert.
@@ -58,6 +60,13 @@ final class Timeline: @unchecked Sendable {
         }
     }
 
+    /// Reports a command from standard input: `{"type":"command","command":…,"accepted":…}`.
+    func command(_ line: String, accepted: Bool, reason: String?) {
+        var object: [String: JSONLine.Value] = ["type": .string("command"), "command": .string(line), "accepted": .bool(accepted)]
+        if let reason { object["reason"] = .string(reason) }
+        self.line(object, human: paint("  > \(line)" + (accepted ? "" : " — \(reason ?? "refused")"), accepted ? .blue : .red))
+    }
+
     /// Prints a line of commentary (the demo's narration); nothing in JSON mode.
     func say(_ text: String) {
         guard !json else { return }
@@ -79,6 +88,10 @@ final class Timeline: @unchecked Sendable {
         var human = String(format: "%8.3fs  ", time) + "\(transition.from.rawValue) ─\(transition.event.rawValue)→ "
             + paint(transition.to.rawValue, colourFor(transition.to))
         if transition.failures > 0 { human += "  failures \(transition.failures)" }
+        if transition.event == .temporaryFailure || transition.event == .permanentFailure, let cause = snapshot.lastError {
+            object["cause"] = .string(cause.message)
+            human += "  (\(cause.message))"
+        }
         if isLast {
             if let banner = snapshot.presentation.banner {
                 object["banner"] = .string(banner.text)

@@ -174,7 +174,9 @@ final class StoatConnection: SessionConnection {
             let url = try await url()
             var configuration = WebSocketClientConfiguration()
             configuration.maxFrameSize = factory.configuration.maximumFrameSize
-            configuration.closeTimeout = .seconds(1)
+            // A cancelled socket is aborted, not closed politely: WSClient closes its input and waits at most
+            // this long for the close handshake, so a silent peer cannot hold a dead connection open.
+            configuration.closeTimeout = .milliseconds(10)
             let close = try await WebSocketClient.connect(
                 url: url, configuration: configuration,
                 tlsConfiguration: url.hasPrefix("wss") ? factory.configuration.tls : nil,

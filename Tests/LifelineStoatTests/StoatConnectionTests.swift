@@ -172,3 +172,17 @@ struct StoatConnectionTests {
 extension StoatHarness {
     var state: SessionState { session.snapshot.state }
 }
+
+@Suite("Closing Stoat's events socket", .timeLimit(.minutes(1)))
+struct StoatConnectionCloseTests {
+    @Test("a user's logout closes the socket at once: DISPOSE reaches READY without waiting on the peer")
+    func logoutClosesAtOnce() async throws {
+        let harness = try await StoatHarness()
+        await harness.connect()
+        await harness.session.logOut()
+        let ready = await harness.recorder.next(.ready)
+        #expect(ready != nil)
+        try await harness.serverReaches { _, counters in counters.liveSockets == 0 }
+        await harness.stop()
+    }
+}

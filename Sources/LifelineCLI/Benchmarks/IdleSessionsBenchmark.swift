@@ -1,0 +1,170 @@
+import ArgumentParser
+import Foundation
+import Lifeline
+import LifelineCore
+import LifelineStoat
+
+/// `idle-sessions`: N connected sessions idling in one process — memory per session and CPU per idle
+/// minute — against the same number of bare WebSocket connections (goal: memory ratio ≤ 1.5).
+///
+/// Each side runs in a fresh child process (`lifeline bench-idle`), so one cannot reuse the memory the
+/// other freed, and the server runs in a third (`lifeline serve`), so its sockets are not counted.
+/// Every connection shares the seeded account's session token: the server allows many sockets per
+/// session, and the client does the same work for each.
+enum IdleSessionsBenchmark {
+    @Sendable
+    static func run(quick: Bool) async throws -> BenchmarkResult {
+        let count = quick ? 1_000 : 10_000
+        let idle = quick ? 5.0 : 30.0
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        server.arguments = ["serve", "--port", "0", "--json"]
+        let output = Pipe()
+        server.standardOutput = output
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { server.terminate() }
+        let line = try readLine(from: output.fileHandleForReading)
+        guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String],
+            let events = object["events"], let token = object["token"], let api = object["api"]
+        else { throw BenchmarkError("lifeline serve did not say where it is") }
+        let bare = try measure(kind: "bare", count: count, idle: idle, api: api, events: events, token: token)
+        let lifeline = try measure(kind: "lifeline", count: count, idle: idle, api: api, events: events, token: token)
+        let perSession = { (figures: IdleFigures) in Double(figures.rssAfter - figures.rssBefore) / Double(count) / 1024 }
+        let cpuPerMinute = { (figures: IdleFigures) in figures.cpuSeconds / idle * 60 }
+        return BenchmarkResult(
+            name: "idle-sessions", unit: "KiB/session", lifeline: perSession(lifeline), baseline: perSession(bare),
+            goal: .ratioAtMost(1.5),
+            detail: String(
+                format: "%d sessions; CPU per idle minute: %.2f s Lifeline, %.2f s bare (over %.0f s, Ping every 30 s)",
+                count, cpuPerMinute(lifeline), cpuPerMinute(bare), idle))
+    }
+
+    struct IdleFigures: Codable {
+        var rssBefore: Int
+        var rssAfter: Int
+        var cpuSeconds: Double
+    }
+
+    private static func measure(kind: String, count: Int, idle: Double, api: String, events: String, token: String) throws -> IdleFigures {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        child.arguments = [
+            "bench-idle", "--kind", kind, "--count", "\(count)", "--idle", "\(idle)", "--api", api, "--events", events,
+            "--token", token,
+        ]
+        let output = Pipe()
+        child.standardOutput = output
+        try child.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        child.waitUntilExit()
+        guard child.terminationStatus == 0 else { throw BenchmarkError("bench-idle --kind \(kind) failed") }
+        return try JSONDecoder().decode(IdleFigures.self, from: data)
+    }
+
+    private static func readLine(from handle: FileHandle) throws -> String {
+        var bytes: [UInt8] = []
+        while true {
+            let chunk = handle.readData(ofLength: 1)
+            guard let byte = chunk.first else { throw BenchmarkError("lifeline serve ended early") }
+            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
+        }
+    }
+}
+
+/// `lifeline bench-idle` (hidden): one side of `idle-sessions`, in a process of its own.
+struct BenchIdle: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench-idle", abstract: "One side of the idle-sessions benchmark.", shouldDisplay: false)
+
+    @Option var kind: String
+    @Option var count: Int
+    @Option var idle: Double
+    @Option var api: String
+    @Option var events: String
+    @Option var token: String
+
+    func run() async throws {
+        raiseDescriptorLimit()
+        let before = residentBytes()
+        var keepAlive: [Task<Void, Never>] = []
+        let connected = Counter()
+        let credentials = SessionCredentials(token: token)
+        var sessions: [Session] = []
+        if kind == "lifeline" {
+            let eventsURL = events
+            let authenticator = StoatAuthenticator(api: StoatAPI(baseURL: URL(string: api)!))
+            let factory = StoatConnectionFactory(eventsURL: { eventsURL })
+            for _ in 0..<count {
+                let session = Session(connections: factory, authenticator: authenticator)
+                sessions.append(session)
+                keepAlive.append(Task { await session.run() })
+            }
+            for batch in stride(from: 0, to: count, by: 200) {
+                for session in sessions[batch..<min(count, batch + 200)] { await session.logIn(credentials, cached: true) }
+                while sessions[batch..<min(count, batch + 200)].contains(where: { $0.snapshot.state != .connected }) {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+            }
+        } else {
+            for batch in stride(from: 0, to: count, by: 200) {
+                for _ in batch..<min(count, batch + 200) {
+                    let events = events
+                    let token = token
+                    keepAlive.append(Task {
+                        _ = try? await BareSocket.run(url: events, token: token) { _ in
+                            connected.increment()
+                            await untilCancelled()
+                        }
+                    })
+                }
+                while connected.value < min(count, batch + 200) { try await Task.sleep(for: .milliseconds(5)) }
+            }
+        }
+        let after = residentBytes()
+        let cpuStart = cpuSeconds()
+        try await Task.sleep(for: .seconds(idle))
+        let cpu = cpuSeconds() - cpuStart
+        if kind == "lifeline" {
+            precondition(sessions.allSatisfy { $0.snapshot.state == .connected }, "a session dropped while idle")
+        }
+        let figures = IdleSessionsBenchmark.IdleFigures(rssBefore: before, rssAfter: after, cpuSeconds: cpu)
+        emit(String(decoding: try JSONEncoder().encode(figures), as: UTF8.self))
+        for task in keepAlive { task.cancel() }
+        Foundation.exit(0)  // tearing down 10 000 sockets politely would only measure the teardown
+    }
+}
+
+/// A counter shared between tasks.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
+    func increment() { count.withLock { $0 += 1 } }
+}
+
+import Synchronization
+
+/// The process's resident memory in bytes, from /proc/self/status (0 where that does not exist).
+func residentBytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+    else { return 0 }
+    let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
+    return kilobytes * 1024
+}
+
+/// The CPU time (user + system) the process has used, in seconds.
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+/// Raises the soft limit on open files to the hard limit, for thousands of sockets.
+func raiseDescriptorLimit() {
+    var limit = rlimit()
+    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    limit.rlim_cur = limit.rlim_max
+    setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Lifeline
+import LifelineCore
+import LifelineStoat
+import StoatReferenceServer
+
+/// `reconnect-replay`: the server drops the socket → CONNECTED again with 1000 subscriptions written,
+/// against a bare loop reconnecting and writing the same frames (goal: ratio ≤ 1.5). Both end when the
+/// server has read the 1000th `Subscribe` on the new socket. Lifeline's retry unit is 1 ms here, so the
+/// backoff — a feature, not a cost — does not count; sequential replay (the default) is measured, and
+/// pipelined is reported beside it.
+enum ReconnectReplayBenchmark {
+    @Sendable
+    static func run(quick: Bool) async throws -> BenchmarkResult {
+        let count = 1000
+        let rounds = quick ? 2 : 5
+        var sequential: [Duration] = []
+        var pipelined: [Duration] = []
+        var bare: [Duration] = []
+        for _ in 0..<rounds {
+            sequential.append(try await lifeline(count: count, mode: .sequential))
+            pipelined.append(try await lifeline(count: count, mode: .pipelined))
+            bare.append(try await bareLoop(count: count))
+        }
+        return BenchmarkResult(
+            name: "reconnect-replay", unit: "ms", lifeline: median(sequential).milliseconds,
+            baseline: median(bare).milliseconds, goal: .ratioAtMost(1.5),
+            detail: String(format: "%d subscriptions, median of %d; pipelined %.1f ms", count, rounds, median(pipelined).milliseconds))
+    }
+
+    private static func lifeline(count: Int, mode: ReplayPlan.Mode) async throws -> Duration {
+        let server = try await ReferenceServer.start()
+        let account = server.defaultAccount
+        let configuration = StoatClient.Configuration(
+            session: Session.Configuration(
+                retryPolicy: RetryPolicy(unit: .milliseconds(1), ceiling: .milliseconds(1)), replayMode: mode),
+            friendlyName: "bench")
+        let client = StoatClient(apiURL: server.apiURL, configuration: configuration)
+        let runner = Task { await client.run() }
+        var states = client.session.states.makeAsyncIterator()
+        await client.resume(SessionCredentials(token: account.token, userID: account.userID))
+        while let snapshot = await states.next(), snapshot.state != .connected {}
+        for index in 0..<count { await client.session.subscribe(server: "bench-server-\(index)") }
+        while let snapshot = await states.next(), snapshot.significantEvents.count < count {}
+        let clock = ContinuousClock()
+        let start = clock.now
+        _ = await server.dropAllSockets()
+        try await server.waitUntil(timeout: .seconds(60)) { records, _ in
+            records.count == 2 && records[1].subscriptions.count == count
+        }
+        let elapsed = start.duration(to: clock.now)
+        runner.cancel()
+        await runner.value
+        await server.stop()
+        return elapsed
+    }
+
+    private static func bareLoop(count: Int) async throws -> Duration {
+        let server = try await ReferenceServer.start()
+        let token = server.defaultAccount.token
+        let url = server.eventsURL.absoluteString
+        let clock = ContinuousClock()
+        let start = clock.now
+        _ = try await BareSocket.run(url: url, token: token) { writer in
+            for index in 0..<count {
+                try await writer.write(.text(#"{"type":"Subscribe","server_id":"bench-server-\#(index)"}"#))
+            }
+            try await server.waitUntil(timeout: .seconds(60)) { records, _ in records.last?.subscriptions.count == count }
+        }
+        let elapsed = start.duration(to: clock.now)
+        await server.stop()
+        return elapsed
+    }
+}

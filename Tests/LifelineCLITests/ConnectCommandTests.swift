@@ -1,0 +1,241 @@
+import Foundation
+import StoatReferenceServer
+import Testing
+
+/// `lifeline connect --json` running as a process against an in-process reference server.
+final class ConnectRun: Sendable {
+    let process = Process()
+    let input = Pipe()
+    let lines: LineReader
+    let seen = LockedLines()
+    private let exits: AsyncStream<Int32>
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = try Executable.url
+        process.arguments = ["connect", "--json"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = input
+        lines = LineReader(output.fileHandleForReading)
+        let (exits, continuation) = AsyncStream.makeStream(of: Int32.self)
+        self.exits = exits
+        process.terminationHandler = { process in
+            continuation.yield(process.terminationReason == .exit ? process.terminationStatus : -process.terminationStatus)
+            continuation.finish()
+        }
+        try process.run()
+    }
+
+    /// Waits for the process to exit, without blocking a thread; a signal gives its negated number.
+    func exitStatus() async -> Int32? {
+        for await status in exits { return status }
+        return nil
+    }
+
+    /// Reads JSON lines until one matches, and returns it; `nil` when output ends first.
+    func next(_ predicate: ([String: Any]) -> Bool) async -> [String: Any]? {
+        var iterator = seen.iterator(lines)
+        while let line = await iterator.next() {
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
+                Issue.record("not a JSON line: \(line)")
+                continue
+            }
+            if predicate(object) { return object }
+        }
+        return nil
+    }
+
+    /// Reads until a transition into `state`.
+    func transition(to state: String) async -> [String: Any]? {
+        await next { $0["type"] as? String == "transition" && $0["to"] as? String == state }
+    }
+
+    func send(_ command: String) {
+        input.fileHandleForWriting.write(Data((command + "\n").utf8))
+    }
+
+    /// Sends `quit` and returns the exit status.
+    func quit() async -> Int32? {
+        send("quit")
+        return await exitStatus()
+    }
+}
+
+/// Shares one iterator of the lines between calls.
+final class LockedLines: @unchecked Sendable {
+    // Only the test's own task reads, one call at a time.
+    private var iterator: AsyncStream<String>.Iterator?
+    func iterator(_ reader: LineReader) -> Cursor { Cursor(owner: self, reader: reader) }
+
+    struct Cursor {
+        let owner: LockedLines
+        let reader: LineReader
+        mutating func next() async -> String? {
+            var iterator = owner.iterator ?? reader.lines.makeAsyncIterator()
+            let line = await iterator.next()
+            owner.iterator = iterator
+            return line
+        }
+    }
+}
+
+@Suite("lifeline connect", .timeLimit(.minutes(1)))
+struct ConnectCommandTests {
+    static let fast = [
+        "--retry-unit", "0.05", "--heartbeat-interval", "0.4", "--pong-timeout", "0.3", "--connect-timeout", "1",
+    ]
+
+    @Test("cached login, refused upgrades with the backoff, heartbeat timeout, offline and online by stdin, user logout")
+    func cachedSession() async throws {
+        let server = try await ReferenceServer.start()
+        await server.refuseNextUpgrades(2)
+        let account = server.defaultAccount
+        let run = try ConnectRun(["--api", server.apiURL.absoluteString, "--token", account.token, "--network", "manual"] + Self.fast)
+
+        let first = await run.transition(to: "CONNECTING")
+        #expect(first?["event"] as? String == "LOGIN_CACHED")
+        for failures in 1...2 {
+            let disconnected = try #require(await run.transition(to: "DISCONNECTED"))
+            #expect(disconnected["failures"] as? Int == failures)
+            let retry = try #require(disconnected["retry_in"] as? Double)
+            let nominal = 0.05 * Double((1 << failures) - 1)
+            #expect(retry >= nominal * 0.8 - 0.002 && retry <= nominal * 1.2 + 0.002, "retry in \(retry)")
+            #expect((disconnected["cause"] as? String)?.hasPrefix("connectFailed") == true)
+        }
+        #expect(await run.transition(to: "CONNECTED") != nil)
+
+        await server.setIgnoresPings(true)
+        let silent = try #require(await run.transition(to: "DISCONNECTED"))
+        #expect((silent["cause"] as? String)?.hasPrefix("heartbeatTimeout") == true)
+        await server.setIgnoresPings(false)
+        #expect(await run.transition(to: "CONNECTED") != nil)
+
+        run.send("offline")
+        _ = await run.next { $0["type"] as? String == "command" && $0["command"] as? String == "offline" }
+        _ = await server.dropAllSockets()
+        let offline = try #require(await run.transition(to: "OFFLINE"))
+        #expect(offline["event"] as? String == "DEVICE_OFFLINE")
+        run.send("online")
+        let back = try #require(await run.transition(to: "RECONNECTING"))
+        #expect(back["event"] as? String == "DEVICE_ONLINE")
+        #expect(await run.transition(to: "CONNECTED") != nil)
+
+        run.send("logout")
+        #expect(await run.transition(to: "DISPOSE") != nil)
+        #expect(await run.transition(to: "READY") != nil)
+        #expect(await run.quit() == 0)
+        await server.stop()
+    }
+
+    @Test("a fresh login with --username answers onboarding and connects")
+    func onboarding() async throws {
+        let server = try await ReferenceServer.start()
+        let account = server.pendingAccount
+        let run = try ConnectRun([
+            "--api", server.apiURL.absoluteString, "--email", account.email, "--password", account.password,
+            "--username", "connect_user",
+        ])
+        #expect(await run.transition(to: "ONBOARDING") != nil)
+        let created = try #require(await run.transition(to: "LOGGING_IN"))
+        #expect(created["event"] as? String == "USER_CREATED")
+        #expect(await run.transition(to: "CONNECTED") != nil)
+        #expect(await run.quit() == 0)
+        await server.stop()
+    }
+
+    @Test("an external logout prints its notice; a revoked session of a suspended account prints the tailored reason")
+    func loggedOutAndSuspended() async throws {
+        let server = try await ReferenceServer.start()
+        let account = server.defaultAccount
+        let first = try ConnectRun(["--api", server.apiURL.absoluteString, "--token", account.token] + Self.fast)
+        #expect(await first.transition(to: "CONNECTED") != nil)
+        _ = await server.revokeSession(token: account.token)
+        let logout = try #require(await first.transition(to: "DISPOSE"))
+        #expect(logout["event"] as? String == "LOGOUT")
+        let notice = await first.next { $0["type"] as? String == "notice" }
+        #expect(notice?["text"] as? String == "You were logged out.")
+        #expect(await first.quit() == 0)
+
+        let token = await server.createSession(userID: account.userID)
+        let second = try ConnectRun(["--api", server.apiURL.absoluteString, "--token", token] + Self.fast)
+        #expect(await second.transition(to: "CONNECTED") != nil)
+        _ = await server.setUserFlags(1, userID: account.userID)
+        _ = await server.dropAllSockets()
+        _ = await server.revokeSession(token: token)
+        #expect(await second.transition(to: "ERROR") != nil)
+        let tailored = await second.next { $0["type"] as? String == "error" && $0["reason"] as? String == "suspended" }
+        #expect(tailored?["message"] as? String == "Your account has been suspended.")
+        second.send("dismiss")
+        #expect(await second.transition(to: "READY") != nil)
+        #expect(await second.quit() == 0)
+        await server.stop()
+    }
+
+    @Test("a refused login prints why — with the support link for BlockedByShield — and exits 1")
+    func refusedLogin() async throws {
+        let server = try await ReferenceServer.start()
+        let account = server.defaultAccount
+        let wrong = try ConnectRun(["--api", server.apiURL.absoluteString, "--email", account.email, "--password", "nope"])
+        let failure = await wrong.next { $0["type"] as? String == "login_failed" }
+        #expect(failure?["code"] as? String == "InvalidCredentials")
+        #expect(await wrong.exitStatus() == 1)
+
+        await server.answerNextLogins(with: .blockedByShield)
+        let blocked = try ConnectRun(["--api", server.apiURL.absoluteString, "--email", account.email, "--password", account.password])
+        let shield = await blocked.next { $0["type"] as? String == "login_failed" }
+        #expect(shield?["support_url"] as? String == "https://support.stoat.chat/kb/safety/blocked-for-spam")
+        #expect(await blocked.exitStatus() == 1)
+        await server.stop()
+    }
+
+    @Test("SIGTERM ends the session cleanly with exit 0")
+    func sigterm() async throws {
+        let server = try await ReferenceServer.start()
+        let run = try ConnectRun(["--api", server.apiURL.absoluteString, "--token", server.defaultAccount.token])
+        #expect(await run.transition(to: "CONNECTED") != nil)
+        run.process.terminate()
+        #expect(await run.exitStatus() == 0)
+        await server.stop()
+    }
+}
+
+@Suite("lifeline connect --store", .timeLimit(.minutes(1)))
+struct ConnectStoreTests {
+    @Test("created on first use, then opened from the cached session (even with the server gone), wrong password refused, erased only on request")
+    func store() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lifeline-store-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try await ReferenceServer.start()
+        let account = server.defaultAccount
+        let base = ["--api", server.apiURL.absoluteString, "--store", directory, "--email", account.email] + ConnectCommandTests.fast
+
+        let first = try ConnectRun(base + ["--password", account.password])
+        #expect(await first.next { $0["type"] as? String == "signin" }?["outcome"] as? String == "created")
+        #expect(await first.transition(to: "LOGGING_IN")?["event"] as? String == "LOGIN_UNCACHED")
+        #expect(await first.transition(to: "CONNECTED") != nil)
+        #expect(await first.quit() == 0)
+
+        let second = try ConnectRun(base + ["--password", account.password])
+        #expect(await second.next { $0["type"] as? String == "signin" }?["outcome"] as? String == "opened")
+        #expect(await second.next { $0["type"] as? String == "chats" } != nil, "the first screen comes from the store")
+        #expect(await second.transition(to: "CONNECTING")?["event"] as? String == "LOGIN_CACHED")
+        #expect(await second.transition(to: "CONNECTED") != nil)
+        #expect(await second.quit() == 0)
+
+        let wrong = try ConnectRun(base + ["--password", "not the password"])
+        #expect(await wrong.next { $0["type"] as? String == "signin" }?["outcome"] as? String == "wrongPassword")
+        #expect(await wrong.exitStatus() == 1)
+
+        await server.stop()
+        let offline = try ConnectRun(base + ["--password", account.password])
+        #expect(await offline.next { $0["type"] as? String == "signin" }?["outcome"] as? String == "opened")
+        #expect(await offline.transition(to: "CONNECTING") != nil, "starts from the cache with the server unreachable")
+        #expect(await offline.transition(to: "DISCONNECTED") != nil)
+        #expect(await offline.quit() == 0)
+
+        let erase = try ConnectRun(["--api", "http://127.0.0.1:1", "--store", directory, "--email", account.email, "--erase-store"])
+        #expect(await erase.next { $0["type"] as? String == "signin" }?["outcome"] as? String == "erased")
+        #expect(await erase.exitStatus() == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".sqlite") }.isEmpty)
+    }
+}
