@@ -127,5 +127,8 @@ enum Benchmarks {
         Benchmark(name: "idle-sessions", run: IdleSessionsBenchmark.run),
         Benchmark(name: "machine", run: MachineBenchmark.run),
         Benchmark(name: "first-screen", run: FirstScreenBenchmark.run),
+        Benchmark(name: "expiry", run: ExpiryBenchmark.runAdds),
+        Benchmark(name: "expiry-refresh", run: ExpiryBenchmark.runRefreshes),
+        Benchmark(name: "expiry-reschedule", run: ExpiryBenchmark.runReschedules),
     ]
 }

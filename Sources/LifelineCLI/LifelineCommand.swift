@@ -7,7 +7,9 @@ public struct LifelineCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "lifeline",
         abstract: "Keep a Stoat chat session alive, and show how.",
-        subcommands: [Demo.self, Connect.self, Serve.self, Spec.self, Network.self, Bench.self, BenchIdle.self]
+        subcommands: [
+            Demo.self, Connect.self, Serve.self, Spec.self, Network.self, Operations.self, Bench.self, BenchIdle.self,
+        ]
     )
 
     /// Creates the root command; ArgumentParser calls this.

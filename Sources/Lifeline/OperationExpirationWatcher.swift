@@ -1,0 +1,160 @@
+import LifelineCore
+
+/// Watches operations that expire and reports them, in batches, when their deadlines pass — with one
+/// timer, however many operations it watches.
+///
+/// Add operations with a deadline on the watcher's clock (``now`` plus a duration, or a deadline from a
+/// ``ServerClockAnchor`` read against ``now``); remove them or replace them all as the list changes. The
+/// watcher keeps them in an ``ExpiryQueue`` and arms one timer, on the injected `Clock`, for the earliest
+/// deadline. After every change that moves the earliest deadline, and after every firing — including one
+/// that finds nothing due — it re-arms the timer for whatever is earliest then.
+///
+/// When the timer fires, everything due is reported as one batch, earliest first, through
+/// ``expirations`` and to the ``OperationExpirationDelegate``. The watcher stops watching what it reported;
+/// it removes nothing from anything else. Operations shown to the user stay until a refresh from the
+/// server no longer lists them (``OperationList`` does exactly that).
+///
+/// ```swift
+/// let watcher = OperationExpirationWatcher<Ticket>()
+/// let expirations = watcher.expirations
+/// await watcher.add(ticket, expiresAt: watcher.now + .seconds(30))
+/// for await expired in expirations {
+///     refreshFromServer()
+/// }
+/// ```
+///
+/// The timer's task holds the watcher weakly: when the watcher is released, its timer is cancelled and
+/// ``expirations`` finishes.
+public actor OperationExpirationWatcher<Operation: Identifiable & Sendable> where Operation.ID: Sendable {
+    private var queue = ExpiryQueue<Operation>()
+    private let clock: SessionClock
+    private let broadcaster = Broadcaster<[Operation]>()
+    private weak var delegate: (any OperationExpirationDelegate<Operation>)?
+    /// The one armed timer: its id, the deadline it sleeps until, and its task.
+    private var timer: (id: UInt64, deadline: Duration, task: Task<Void, Never>)?
+    private var nextTimerID: UInt64 = 0
+
+    /// How many times the watcher has armed a timer: once per change of the earliest deadline, not once
+    /// per operation.
+    public private(set) var timersArmed = 0
+
+    /// Creates a watcher with nothing to watch.
+    ///
+    /// - Parameter clock: The clock for the timer and for ``now``; `ContinuousClock` (monotonic, and it
+    ///   keeps counting while the device sleeps) by default, a test clock in tests.
+    public init(clock: some Clock<Duration> = ContinuousClock()) {
+        self.clock = SessionClock(clock)
+    }
+
+    deinit {
+        timer?.task.cancel()
+        broadcaster.finish()
+    }
+
+    // MARK: - Observing
+
+    /// The time on the watcher's clock: the time elapsed since the watcher was created. Deadlines are
+    /// stated on this timeline.
+    public nonisolated var now: Duration { clock.elapsed() }
+
+    /// The batches of expired operations reported from the moment this property is read, until the
+    /// watcher is released. Each read starts a new, independent subscription.
+    public nonisolated var expirations: AsyncStream<[Operation]> { broadcaster.subscribe() }
+
+    /// Sets the delegate, held weakly, told of every batch after ``expirations`` is.
+    public func setDelegate(_ delegate: (any OperationExpirationDelegate<Operation>)?) {
+        self.delegate = delegate
+    }
+
+    /// How many operations are watched.
+    public var count: Int { queue.count }
+
+    /// The earliest deadline watched: the one the timer is armed for. `nil` when nothing is watched.
+    public var nextDeadline: Duration? { queue.earliestDeadline }
+
+    /// The deadline of a watched operation, or `nil` when it is not watched.
+    public func deadline(of id: Operation.ID) -> Duration? { queue.deadline(of: id) }
+
+    // MARK: - Changing what is watched
+
+    /// Watches an operation, or moves it to a new deadline when one with the same id is watched.
+    ///
+    /// A deadline already past is reported at the next firing, which is armed at once.
+    ///
+    /// - Parameters:
+    ///   - operation: The operation; its `id` keys it.
+    ///   - deadline: When it expires, on the watcher's clock (compare ``now``).
+    public func add(_ operation: Operation, expiresAt deadline: Duration) {
+        queue.insert(operation, expiresAt: deadline)
+        rearm()
+    }
+
+    /// Watches several operations (each as ``add(_:expiresAt:)`` would), re-arming the timer once.
+    ///
+    /// - Parameter operations: Operations and their deadlines on the watcher's clock.
+    public func add(contentsOf operations: some Sequence<(Operation, Duration)>) {
+        for (operation, deadline) in operations {
+            queue.insert(operation, expiresAt: deadline)
+        }
+        rearm()
+    }
+
+    /// Stops watching an operation.
+    ///
+    /// - Returns: Whether it was watched.
+    @discardableResult
+    public func remove(_ id: Operation.ID) -> Bool {
+        defer { rearm() }
+        return queue.remove(id) != nil
+    }
+
+    /// Stops watching everything, and disarms the timer.
+    public func removeAll() {
+        queue.removeAll()
+        rearm()
+    }
+
+    /// Watches exactly `operations` from now on, re-arming the timer once; when an id appears more than
+    /// once, its last entry counts.
+    ///
+    /// - Parameter operations: Operations and their deadlines on the watcher's clock.
+    public func replaceAll(with operations: some Sequence<(Operation, Duration)>) {
+        queue.replaceAll(with: operations)
+        rearm()
+    }
+
+    // MARK: - The timer
+
+    /// Arms the timer for the earliest deadline, unless it is armed for it already.
+    private func rearm() {
+        let target = queue.earliestDeadline
+        guard target != timer?.deadline else { return }
+        timer?.task.cancel()
+        timer = nil
+        guard let target else { return }
+        nextTimerID &+= 1
+        let id = nextTimerID
+        // Weakly: a watcher nobody holds any more is released, and its deinit cancels this task.
+        let task = Task { [weak self, clock] in
+            do { try await clock.sleepUntil(target) } catch { return }
+            await self?.timerFired(id)
+        }
+        timer = (id, target, task)
+        timersArmed += 1
+    }
+
+    private func timerFired(_ id: UInt64) {
+        guard timer?.id == id else {
+            // The timer was re-armed after this one had woken but before it got here: the change that
+            // re-armed it has already armed the right one.
+            return
+        }
+        timer = nil
+        let due = queue.popDue(at: clock.elapsed())
+        // Re-armed even when nothing is due (a clock that woke early): the earliest deadline still stands.
+        rearm()
+        guard !due.isEmpty else { return }
+        broadcaster.publish(due)
+        delegate?.operationsExpired(due)
+    }
+}

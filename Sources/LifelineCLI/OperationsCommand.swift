@@ -1,0 +1,106 @@
+import ArgumentParser
+import Foundation
+import Lifeline
+import LifelineCore
+import LifelineStoat
+import UnixSignals
+
+/// `lifeline operations`: watches a session's pending operations — refreshed when one expires and when
+/// the server pushes `OperationFinished` — until Ctrl-C or SIGTERM.
+struct Operations: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "operations",
+        abstract: "Watch a session's pending operations, refreshing when one expires or finishes.",
+        discussion: """
+            Lists GET /operations, converts each expiry from the server's clock (its Date header) to this \
+            machine's monotonic clock once, and watches them with one timer. When one expires, or the events \
+            socket pushes OperationFinished, the list is refreshed from the server; an expired operation is \
+            shown until the server stops listing it. With --json, prints {"type":"operations","ids":[...]} \
+            on every refresh and {"type":"expired","ids":[...]} when the watcher fires. Runs until Ctrl-C.
+            """
+    )
+
+    @Option(help: "The API's base URL, for example https://api.stoat.chat or `lifeline serve`'s.")
+    var api: String
+
+    @Option(help: "The session token (X-Session-Token).")
+    var token: String
+
+    @Flag(help: "Print one JSON object per refresh and per expiry.")
+    var json = false
+
+    func validate() throws {
+        guard let url = URL(string: api), url.scheme == "http" || url.scheme == "https" else {
+            throw ValidationError("--api must be an http or https URL, got \(api)")
+        }
+    }
+
+    func run() async throws {
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        let credentials = SessionCredentials(token: token)
+        let client = StoatClient(apiURL: URL(string: api)!)
+        let list = OperationList(source: StoatOperationSource(api: client.api, credentials: credentials))
+        let events = list.events
+        let failed = try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await client.run()
+                return false
+            }
+            group.addTask {
+                await client.resume(credentials)
+                await list.refreshOnOperationFinished(client.events)
+                return false
+            }
+            group.addTask {
+                await list.run()
+                return false
+            }
+            group.addTask { [json] in
+                var refreshed = false
+                for await event in events {
+                    switch event {
+                    case .refreshed(let listed):
+                        refreshed = true
+                        emit(Self.line(type: "operations", listed.map(\.operation), state: listed, json: json))
+                    case .expired(let operations):
+                        emit(Self.line(type: "expired", operations, state: nil, json: json))
+                    case .refreshFailed(let error):
+                        Self.report(error)
+                        // The first list could not be fetched: nothing to watch.
+                        if !refreshed { return true }
+                    }
+                }
+                return false
+            }
+            group.addTask {
+                for await _ in signals { break }
+                return false
+            }
+            let failed = try await group.next() ?? false
+            group.cancelAll()
+            return failed
+        }
+        if failed { throw ExitCode(1) }
+    }
+
+    /// One output line: JSON, or the ids with each one's kind, state and expiry.
+    static func line(
+        type: String, _ operations: [OperationsPage.Operation], state: [ListedOperation<OperationsPage.Operation>]?,
+        json: Bool
+    ) -> String {
+        if json { return JSONLine.encode(["type": .string(type), "ids": .strings(operations.map(\.id))]) }
+        guard let state else { return "expired: " + operations.map(\.id).joined(separator: ", ") }
+        guard !state.isEmpty else { return "operations: none" }
+        let rows = state.map { listed in
+            let marker = listed.state == .pending ? "pending" : "expired, awaiting refresh"
+            return "  \(listed.operation.id)  \(listed.operation.kind)  \(marker)  expires "
+                + listed.operation.expiresAt.formatted(.iso8601)
+        }
+        return (["operations:"] + rows).joined(separator: "\n")
+    }
+
+    static func report(_ error: any Error) {
+        let message = (error as? StoatAPIError).map { "\($0.code): \($0.message)" } ?? "\(error)"
+        FileHandle.standardError.write(Data("lifeline operations: refreshing failed: \(message)\n".utf8))
+    }
+}

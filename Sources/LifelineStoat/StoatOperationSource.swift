@@ -1,0 +1,67 @@
+public import Lifeline
+public import LifelineCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Stoat's pending operations (`GET /operations`) as an ``Lifeline/OperationSource`` for an
+/// ``Lifeline/OperationList``.
+///
+/// Each fetch reports the operations with their `expires_at` on the server's clock, the response's `Date`
+/// header (whole seconds) as the server's time, and the round trip ``StoatAPI`` measured; the list anchors
+/// the expiries to its monotonic clock when the answer arrives.
+///
+/// ```swift
+/// let list = OperationList(source: StoatOperationSource(api: client.api, credentials: credentials))
+/// Task { await list.run() }
+/// Task { await list.refreshOnOperationFinished(client.events) }   // pushes, when they arrive
+/// ```
+public struct StoatOperationSource: OperationSource {
+    /// The REST client.
+    public let api: StoatAPI
+    /// The session whose operations are listed.
+    public let credentials: SessionCredentials
+
+    /// Creates a source.
+    ///
+    /// - Parameters:
+    ///   - api: The REST client.
+    ///   - credentials: The session whose operations to list.
+    public init(api: StoatAPI, credentials: SessionCredentials) {
+        self.api = api
+        self.credentials = credentials
+    }
+
+    /// Fetches `GET /operations`.
+    ///
+    /// - Throws: ``StoatAPIError``.
+    public func fetchOperations() async throws -> OperationListing<OperationsPage.Operation> {
+        let page = try await api.operations(credentials)
+        return OperationListing(
+            page.operations.map { .init($0, expires: WallClockTime($0.expiresAt)) },
+            serverTime: page.serverDate.map(WallClockTime.init), serverTimeResolution: .seconds(1),
+            roundTrip: page.roundTrip)
+    }
+}
+
+extension OperationList where Operation == OperationsPage.Operation {
+    /// Refreshes the list on every `OperationFinished` in `events` (the events socket's, for instance
+    /// ``StoatClient/events``), until the sequence ends or the calling task is cancelled.
+    ///
+    /// - Parameter events: The socket's events; everything but `OperationFinished` is ignored.
+    public nonisolated func refreshOnOperationFinished(_ events: some AsyncSequence<BonfireEvent, Never>) async {
+        for await event in events {
+            if case .operationFinished(let id, _) = event { operationFinished(id) }
+        }
+    }
+}
+
+extension WallClockTime {
+    /// The time of a `Date`.
+    init(_ date: Date) {
+        self.init(secondsSince1970: date.timeIntervalSince1970)
+    }
+}

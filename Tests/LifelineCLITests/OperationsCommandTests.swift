@@ -1,0 +1,61 @@
+import Foundation
+import StoatReferenceServer
+import Testing
+
+@Suite("lifeline operations", .timeLimit(.minutes(1)))
+struct OperationsCommandTests {
+    /// Reads the next JSON line as `(type, ids)`.
+    static func next(_ lines: inout AsyncStream<String>.Iterator) async throws -> (String, [String])? {
+        guard let line = await lines.next() else { return nil }
+        let object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+        return (try #require(object["type"] as? String), try #require(object["ids"] as? [String]))
+    }
+
+    @Test("--json prints the list on every refresh and the expired ids when the watcher fires; a push refreshes")
+    func watches() async throws {
+        // The server expires operations only when told: the watcher's firing comes before any push.
+        let server = try await ReferenceServer.start(.init(expiryCheckInterval: .seconds(3_600)))
+        let account = server.defaultAccount
+        let soon = await server.addOperation(kind: "login_approval", userID: account.userID, expiresIn: .seconds(1))
+        let later = await server.addOperation(kind: "invite", userID: account.userID, expiresIn: .seconds(600))
+        let process = Process()
+        process.executableURL = try Executable.url
+        process.arguments = ["operations", "--api", server.apiURL.absoluteString, "--token", account.token, "--json"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var lines = LineReader(output.fileHandleForReading).lines.makeAsyncIterator()
+        let first = try await Self.next(&lines)
+        #expect(first?.0 == "operations" && first?.1 == [soon.id, later.id])
+        let expired = try await Self.next(&lines)
+        #expect(expired?.0 == "expired" && expired?.1 == [soon.id])
+        // The server drops it now, and pushes OperationFinished; a refresh before that still lists it.
+        #expect(await server.processExpiredOperations() == [soon.id])
+        var refreshed = try await Self.next(&lines)
+        while refreshed?.0 != "operations" || refreshed?.1 != [later.id] {
+            try #require(refreshed != nil, "the output ended")
+            refreshed = try await Self.next(&lines)
+        }
+        #expect(await server.finishOperation(id: later.id, result: .rejected))
+        var pushed = try await Self.next(&lines)
+        while pushed?.1 != [] {
+            try #require(pushed != nil, "the output ended")
+            pushed = try await Self.next(&lines)
+        }
+        #expect(pushed?.0 == "operations")
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        await server.stop()
+    }
+
+    @Test("an invalid token fails the first refresh: the reason on standard error, exit status 1")
+    func invalidToken() async throws {
+        let server = try await ReferenceServer.start()
+        let run = try Executable.run(["operations", "--api", server.apiURL.absoluteString, "--token", "nope"])
+        #expect(run.status == 1)
+        #expect(run.standardError.contains("refreshing failed"))
+        #expect(!run.standardError.contains("nope"), "the token is not echoed")
+        await server.stop()
+    }
+}
