@@ -302,6 +302,7 @@ public actor Session {
                 connection?.task.cancel()
                 connection = nil
             }
+            if liveConnection?.generation == generation { liveConnection = nil }
         case .invalidateCaches:
             pendingCacheInvalidation = true
         case .armRetryTimer(let delay, _):
