@@ -84,6 +84,8 @@ struct BenchIdle: AsyncParsableCommand {
     @Option var api: String
     @Option var events: String
     @Option var token: String
+    /// Create and run the sessions without logging in: what a session costs before its connection.
+    @Flag var withoutConnecting = false
 
     func run() async throws {
         raiseDescriptorLimit()
@@ -101,7 +103,7 @@ struct BenchIdle: AsyncParsableCommand {
                 sessions.append(session)
                 keepAlive.append(Task { await session.run() })
             }
-            for batch in stride(from: 0, to: count, by: 200) {
+            for batch in stride(from: 0, to: withoutConnecting ? 0 : count, by: 200) {
                 for session in sessions[batch..<min(count, batch + 200)] { await session.logIn(credentials, cached: true) }
                 while sessions[batch..<min(count, batch + 200)].contains(where: { $0.snapshot.state != .connected }) {
                     try await Task.sleep(for: .milliseconds(5))
@@ -126,7 +128,7 @@ struct BenchIdle: AsyncParsableCommand {
         let cpuStart = cpuSeconds()
         try await Task.sleep(for: .seconds(idle))
         let cpu = cpuSeconds() - cpuStart
-        if kind == "lifeline" {
+        if kind == "lifeline" && !withoutConnecting {
             precondition(sessions.allSatisfy { $0.snapshot.state == .connected }, "a session dropped while idle")
         }
         let figures = IdleSessionsBenchmark.IdleFigures(rssBefore: before, rssAfter: after, cpuSeconds: cpu)
