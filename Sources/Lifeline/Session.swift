@@ -84,7 +84,7 @@ public actor Session {
     var playTimeouts: [UInt64: Task<Void, Never>] = [:]
     var renewal: Task<Void, Never>?
     private var actionBuffer: [SessionAction] = []
-    private let broadcaster: SnapshotBroadcaster
+    private let broadcaster: Broadcaster<SessionSnapshot>
     private var lastError: SessionError?
 
     /// The work of the current client; every piece is cancelled by DISPOSE.
@@ -143,8 +143,8 @@ public actor Session {
             retryPolicy: configuration.retryPolicy, healthThreshold: configuration.healthThreshold)
         self.machine = machine
         replay = ReplayPlan(mode: configuration.replayMode, retryLimit: configuration.replayRetryLimit)
-        broadcaster = SnapshotBroadcaster(
-            SessionSnapshot(state: machine.state, presentation: machine.presentation, failures: 0))
+        broadcaster = Broadcaster(
+            current: SessionSnapshot(state: machine.state, presentation: machine.presentation, failures: 0))
     }
 
     // MARK: - Observing
@@ -153,7 +153,12 @@ public actor Session {
     public nonisolated var states: SessionStates { SessionStates(broadcaster: broadcaster) }
 
     /// The current snapshot.
-    public nonisolated var snapshot: SessionSnapshot { broadcaster.current }
+    public nonisolated var snapshot: SessionSnapshot {
+        guard let current = broadcaster.current else {
+            preconditionFailure("the session's broadcaster was made with a current snapshot and never loses it")
+        }
+        return current
+    }
 
     /// How many tasks the session is running now, of any kind. Zero once ``run()`` has returned.
     public nonisolated var runningTasks: Int { tasks.count }
@@ -175,7 +180,7 @@ public actor Session {
             networkChanged(status)
         }
         // The monitor's stream ends when this task is cancelled (or if the monitor gives up).
-        await waitForCancellation()
+        await untilCancelled()
         // While this waits, late reports may still arrive (the actor is reentrant); `stopping` makes
         // them change nothing and start nothing, so the loop ends.
         stopping = true
@@ -400,7 +405,7 @@ public actor Session {
         }
         switch event {
         case .opened, .authenticated:
-            logger.debug("connection \(event)", metadata: ["lifeline.generation": "\(generation)"])
+            logger.debug("connection milestone", metadata: ["lifeline.generation": "\(generation)", "lifeline.event": "\(event)"])
         case .ready:
             handle(.socketConnected)
         case .ended(let end):
@@ -550,15 +555,6 @@ public actor Session {
 
     private func forget(_ id: UInt64) {
         allTasks[id] = nil
-    }
-
-    private func waitForCancellation() async {
-        let (stream, continuation) = AsyncStream.makeStream(of: Never.self)
-        await withTaskCancellationHandler {
-            for await _ in stream {}
-        } onCancel: {
-            continuation.finish()
-        }
     }
 }
 

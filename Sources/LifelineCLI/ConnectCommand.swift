@@ -254,16 +254,6 @@ struct Connect: AsyncParsableCommand {
     }
 }
 
-/// Returns when the calling task is cancelled.
-func untilCancelled() async {
-    let (stream, continuation) = AsyncStream.makeStream(of: Never.self)
-    await withTaskCancellationHandler {
-        for await _ in stream {}
-    } onCancel: {
-        continuation.finish()
-    }
-}
-
 /// Standard input's lines, read on a thread of their own so no task blocks.
 final class StandardInputLines: Sendable {
     let lines: AsyncStream<String>

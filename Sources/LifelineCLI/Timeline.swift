@@ -128,8 +128,3 @@ final class Timeline: @unchecked Sendable {
         }
     }
 }
-
-extension Duration {
-    /// The duration in seconds.
-    var secondsValue: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
-}

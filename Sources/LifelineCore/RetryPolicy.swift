@@ -33,8 +33,8 @@ public struct RetryPolicy: Sendable, Hashable {
         self.unit = unit
         self.ceiling = ceiling
         self.jitter = jitter
-        unitNanoseconds = unit.seconds * 1e9
-        ceilingNanoseconds = ceiling.seconds * 1e9
+        unitNanoseconds = unit.secondsValue * 1e9
+        ceilingNanoseconds = ceiling.secondsValue * 1e9
     }
 
     /// The specification's policy: a 1 s unit, ±20 % jitter, and Lifeline's 300 s ceiling.
@@ -69,9 +69,8 @@ public struct RetryPolicy: Sendable, Hashable {
 }
 
 extension Duration {
-    /// The duration in seconds, as a `Double`.
-    @usableFromInline
-    var seconds: Double {
+    /// The duration in seconds, as a `Double`. `package`, so every Lifeline module shares one conversion.
+    package var secondsValue: Double {
         let (whole, attoseconds) = components
         return Double(whole) + Double(attoseconds) * 1e-18
     }

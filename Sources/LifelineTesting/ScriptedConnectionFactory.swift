@@ -148,8 +148,7 @@ public final class ScriptedConnection: SessionConnection {
         guard running else { throw ScriptedError(message: "the connection is not running") }
         let behaviour = factory.playBehaviour(event)
         if behaviour.hangs {
-            let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
-            await withTaskCancellationHandler { for await _ in stream {} } onCancel: { continuation.finish() }
+            await untilCancelled()
             throw CancellationError()
         }
         if behaviour.fails { throw ScriptedError(message: "scripted failure of \(event)") }

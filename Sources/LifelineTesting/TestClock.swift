@@ -139,8 +139,9 @@ public final class TestClock: Clock, Sendable {
     /// Waits until a sleep until `deadline` has been scheduled, consuming the sleeps ``nextSleep()``
     /// reports before it. Code that reschedules its timer after handling a message shows, this way, that
     /// it has handled it.
+    /// Returns early when the waiting task is cancelled.
     public func waitForSleep(until deadline: Instant) async {
-        while await nextSleep() != deadline {}
+        while !Task.isCancelled, await nextSleep() != deadline {}
     }
 
     /// Moves the clock forward to `instant` and wakes every sleep due by then, earliest first.

@@ -95,6 +95,18 @@ struct ReplayPlanTests {
         #expect(plan.record.isEmpty)
     }
 
+    @Test("an unsubscribe while its replay is in flight wins: the finished replay is not recorded again")
+    func unsubscribeDuringReplay() {
+        var plan = ReplayPlan()
+        _ = plan.connected()
+        _ = plan.played(ids(plan.requested(a))[0])
+        _ = plan.disconnected()
+        let replay = ids(plan.connected())[0]
+        _ = plan.requested(SignificantEvent(.unsubscribe, "A"), playable: false)
+        _ = plan.played(replay)
+        #expect(plan.record.isEmpty)
+    }
+
     @Test("a late answer for a play that was abandoned changes nothing")
     func lateAnswer() {
         var plan = ReplayPlan()

@@ -271,10 +271,8 @@ struct FastReadyDecoderTests {
 
     // MARK: Nesting
 
-    @Test("100 000 nested brackets are refused quickly, without overflowing the stack")
+    @Test("100 000 nested brackets are refused without overflowing the stack", .timeLimit(.minutes(1)))
     func deepNesting() throws {
-        let clock = ContinuousClock()
-        let start = clock.now
         for opening in ["[", "{\"a\":"] {
             let deep = #"{"type":"Ready","x":"# + String(repeating: opening, count: 100_000)
             let data = Data(deep.utf8)
@@ -286,7 +284,6 @@ struct FastReadyDecoderTests {
                 }
             }
         }
-        #expect(start.duration(to: clock.now) < .seconds(10))
         let limit = JSONScanner.maximumDepth
         func nested(_ depth: Int) -> Data {
             // The top-level object is one level; `depth - 1` arrays make `depth`.

@@ -80,6 +80,14 @@ struct StoatConnectionTests {
             (records.last?.receivedFrames.filter { $0.contains(#""type":"Ping""#) }.count ?? 0) == 2
         }
         #expect(harness.state == .connected)
+        // A Pong that does not match the Ping's data does not count. The second Ready after it changes
+        // nothing but wakes the watchdog, which sleeps again until the Pong deadline: proof that both
+        // frames were handled before the clock moves.
+        await harness.clock.waitForSleep(until: start.advanced(by: .seconds(70)))
+        let token = harness.credentials.token
+        _ = await harness.server.sendRawFrame(#"{"type":"Pong","data":1}"#, token: token)
+        _ = await harness.server.sendRawFrame(#"{"type":"Ready"}"#, token: token)
+        await harness.clock.waitForSleep(until: start.advanced(by: .seconds(70)))
         harness.clock.advance(by: .seconds(10))
         let disconnected = await harness.recorder.next(.disconnected)
         #expect(disconnected?.lastError?.message.hasPrefix("heartbeatTimeout") == true)
