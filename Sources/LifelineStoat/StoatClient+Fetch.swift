@@ -1,0 +1,130 @@
+import Lifeline
+import LifelineCore
+import Synchronization
+
+extension StoatClient {
+    // MARK: - Open channels
+
+    /// Marks a channel as open in the interface: its history is refetched after every reconnect, so
+    /// messages sent while the session was away appear without the user asking.
+    ///
+    /// Other stale histories are refetched when next asked for (``history(of:)``).
+    public func open(_ channel: String) {
+        openChannels.withLock { _ = $0.insert(channel) }
+    }
+
+    /// Marks a channel as no longer open.
+    public func close(_ channel: String) {
+        openChannels.withLock { _ = $0.remove(channel) }
+    }
+
+    // MARK: - Reading through the cache
+
+    /// A channel's latest messages: from the cache, refetched from the server first when stale (never
+    /// fetched, loaded from the store, or invalidated by a reconnect).
+    ///
+    /// When the server cannot be asked (no session, the network is down, the server refuses) the cached
+    /// history is returned as it is, still stale — from the store alone when the cache had none in
+    /// memory. The failure is logged and counted; it never loses what the cache holds.
+    ///
+    /// - Parameter channel: The channel's id.
+    public func history(of channel: String) async -> ChannelHistory {
+        await loadStoredHistory(channel)
+        let current = cachedHistory(of: channel)
+        guard current.isStale else { return current }
+        _ = try? await refreshHistory(of: channel)
+        return cachedHistory(of: channel)
+    }
+
+    /// Fetches a channel's latest messages from the server now and merges them into the cache.
+    ///
+    /// Concurrent refreshes of one channel share one request.
+    ///
+    /// - Parameter channel: The channel's id.
+    /// - Returns: The fresh history.
+    /// - Throws: ``StoatClientError`` with ``StoatClientError/Code/notSignedIn`` without a session, or
+    ///   ``StoatClientError/Code/requestFailed`` with the ``StoatAPIError`` as its cause.
+    @discardableResult
+    public func refreshHistory(of channel: String) async throws(StoatClientError) -> ChannelHistory {
+        guard let credentials = currentCredentials else {
+            throw StoatClientError(code: .notSignedIn, message: "a history needs a session")
+        }
+        let limit = cache.read { $0.historyLimit }
+        let result: Result<Void, StoatClientError> = await historyFetches.run(key: channel) { [cache, api] in
+            cache.update { cache in
+                cache.historyFetchStarted(channel: channel)
+                return AccountCache.Changes()
+            }
+            do {
+                let page = try await api.latestMessages(in: channel, limit: limit, credentials)
+                cache.update { $0.historyFetched(channel: channel, page: page.messages, users: page.users) }
+                return .success(())
+            } catch {
+                cache.update { cache in
+                    cache.historyFetchFailed(channel: channel)
+                    return AccountCache.Changes()
+                }
+                return .failure(
+                    StoatClientError(code: .requestFailed, message: "fetching a history failed", cause: error))
+            }
+        }
+        if case .failure(let error) = result {
+            logger.info("a history could not be fetched", metadata: ["lifeline.error": "\(error)"])
+            throw error
+        }
+        return cachedHistory(of: channel)
+    }
+
+    /// Fills an empty history from the account's store, if one is attached (stale until refetched).
+    func loadStoredHistory(_ channel: String) async {
+        guard cachedHistory(of: channel).messages.isEmpty, let store = cache.store else { return }
+        do {
+            let messages = try await store.messages(in: channel, limit: cache.read { $0.historyLimit })
+            cache.update { $0.loadStored(messages: messages, channel: channel) }
+        } catch {
+            logger.info("a stored history could not be read", metadata: ["lifeline.error": "\(error)"])
+        }
+    }
+
+    // MARK: - Following the session
+
+    /// Refetches the open channels' stale histories each time the session connects.
+    func followSession() async {
+        await withDiscardingTaskGroup { group in
+            for await snapshot in session.states {
+                guard snapshot.transitions.contains(where: { $0.to == .connected }) else { continue }
+                let open = openChannels.withLock { $0 }
+                for channel in open where cachedHistory(of: channel).isStale {
+                    group.addTask { _ = try? await self.refreshHistory(of: channel) }
+                }
+            }
+        }
+    }
+}
+
+/// Runs one operation per key at a time: a caller that finds one in flight for its key waits for it and
+/// shares its result instead of starting another.
+final class SharedFetches<Value: Sendable>: Sendable {
+    private let waiting = Mutex<[String: [CheckedContinuation<Value?, Never>]]>([:])
+
+    /// Runs `operation` for `key`, or waits for the one already running and returns its result.
+    func run(key: String, _ operation: @Sendable () async -> Value) async -> Value {
+        // One look under the lock decides: lead (no operation in flight) or follow (wait for its result).
+        let shared: Value? = await withCheckedContinuation { continuation in
+            let follows = waiting.withLock { waiting in
+                guard waiting[key] != nil else {
+                    waiting[key] = []
+                    return false
+                }
+                waiting[key]?.append(continuation)
+                return true
+            }
+            if !follows { continuation.resume(returning: nil) }
+        }
+        if let shared { return shared }
+        let value = await operation()
+        let followers = waiting.withLock { $0.removeValue(forKey: key) ?? [] }
+        for follower in followers { follower.resume(returning: value) }
+        return value
+    }
+}
