@@ -107,6 +107,11 @@ extension StoatClient {
 final class SharedFetches<Value: Sendable>: Sendable {
     private let waiting = Mutex<[String: [CheckedContinuation<Value?, Never>]]>([:])
 
+    /// Whether an operation for `key` runs with exactly `followers` callers waiting for it.
+    func isInFlight(_ key: String, followers: Int) -> Bool {
+        waiting.withLock { $0[key]?.count == followers }
+    }
+
     /// Runs `operation` for `key`, or waits for the one already running and returns its result.
     func run(key: String, _ operation: @Sendable () async -> Value) async -> Value {
         // One look under the lock decides: lead (no operation in flight) or follow (wait for its result).

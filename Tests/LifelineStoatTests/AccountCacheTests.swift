@@ -132,7 +132,7 @@ struct AccountCacheTests {
     func invalidation() {
         var cache = AccountCache()
         _ = cache.ready(world.ready)
-        _ = cache.historyFetchStarted(channel: world.general)
+        cache.historyFetchStarted(channel: world.general)
         _ = cache.historyFetched(channel: world.general, page: [world.message(5_000, in: world.general, "a")])
         _ = cache.membersFetched(
             server: world.server, members: [Member(id: .init(server: world.server, user: world.me.id))])

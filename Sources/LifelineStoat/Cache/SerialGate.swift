@@ -12,6 +12,9 @@ final class SerialGate: Sendable {
 
     private let state = Mutex(State())
 
+    /// How many callers wait for the gate.
+    var waiterCount: Int { state.withLock { $0.waiters.count } }
+
     /// Runs `body` once every earlier caller's body has finished.
     func run<T: Sendable>(_ body: () async -> T) async -> T {
         await enter()
