@@ -11,7 +11,8 @@ import NIOCore
 #endif
 
 /// A client for Stoat's REST API: discovery, login with MFA, logout, onboarding, the current user, an
-/// account's flags, a health endpoint and the pending operations.
+/// account's flags, a health endpoint, the pending operations, and the account's data (channels, servers,
+/// users, messages, members, sessions, settings, unreads).
 ///
 /// ```swift
 /// let api = StoatAPI(baseURL: URL(string: "https://api.stoat.chat")!, logger: logger)
@@ -24,8 +25,13 @@ import NIOCore
 ///
 /// Every method throws ``StoatAPIError``: the server's refusal with its kind, ``StoatAPIError/Code/network``
 /// or ``StoatAPIError/Code/timeout`` when the server could not be reached, and
-/// ``StoatAPIError/Code/malformedResponse`` for an answer it cannot read. Authenticated calls send the
-/// session's token in `X-Session-Token`.
+/// ``StoatAPIError/Code/malformedResponse`` for an answer it cannot read (see <doc:LifelineStoat#Errors>).
+/// Authenticated calls send the session's token in `X-Session-Token`, or a bot's in `X-Bot-Token`
+/// (``StoatAuthorization``).
+///
+/// Every call honours stoatchat's rate limits, waiting on the injected clock within ``requestTimeout``
+/// (<doc:LifelineStoat#Rate-limits>), and follows redirects only within the API's origin, so a token or a
+/// password never leaves for another (<doc:LifelineStoat#Redirects>).
 ///
 /// The logger receives the method, the path and the status of each request at `debug`, never a header,
 /// a body, a token or a password.
@@ -197,7 +203,7 @@ public struct StoatAPI: Sendable {
     ///
     /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/invalidSession`` for a session that ended (or whose
     ///   user has not onboarded).
-    public func currentUser(_ credentials: SessionCredentials) async throws(StoatAPIError) -> User {
+    public func currentUser(_ credentials: some StoatAuthorizing) async throws(StoatAPIError) -> User {
         let response = try await send(.GET, path: "/users/@me", auth: credentials.authorization)
         return try response.decode(User.self, expecting: 200)
     }
