@@ -32,6 +32,8 @@ struct FastReadyDecoderKeysTests {
         #expect(Self.names(FastReadyDecoder.voiceKeys) == Self.wire(Channel.Voice.CodingKeys.self))
         #expect(Self.names(FastReadyDecoder.memberKeys) == Self.wire(Member.CodingKeys.self))
         #expect(Self.names(FastReadyDecoder.memberIDKeys) == Self.wire(Member.ID.CodingKeys.self))
+        #expect(Self.names(FastReadyDecoder.unreadKeys) == Self.wire(ChannelUnread.CodingKeys.self))
+        #expect(Self.names(FastReadyDecoder.unreadIDKeys) == Self.wire(ChannelUnread.ID.CodingKeys.self))
         #expect(Self.names(FastReadyDecoder.emojiKeys) == Self.wire(Emoji.CodingKeys.self))
         #expect(Self.names(FastReadyDecoder.parentKeys) == Self.wire(Emoji.Parent.CodingKeys.self))
     }
@@ -81,7 +83,8 @@ struct FastReadyDecoderKeysTests {
             Emoji(
                 id: "E", parent: .init(type: "Server", id: "S"), creatorID: "U", name: "wave", animated: true,
                 nsfw: true)
-        ])
+        ],
+        channelUnreads: [ChannelUnread(id: .init(channel: "C", user: "U"), lastID: "M", mentions: ["M2"])])
 
     /// The paths of every optional left `nil` in `value`, however deep.
     static func unset(_ value: Any, path: String = "") -> [String] {

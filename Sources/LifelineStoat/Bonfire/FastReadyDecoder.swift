@@ -46,7 +46,9 @@ enum FastReadyDecoder {
 
     // The members each model decodes, by their wire names; the index is the field's bit in `seen`. A test ties
     // each list to its model's `CodingKeys`, so a field added to a model cannot be missed here.
-    static let readyKeys: [StaticString] = ["type", "users", "servers", "channels", "members", "emojis"]
+    static let readyKeys: [StaticString] = [
+        "type", "users", "servers", "channels", "members", "emojis", "channel_unreads",
+    ]
     static let userKeys: [StaticString] = [
         "_id", "username", "discriminator", "display_name", "pronouns", "avatar", "relations", "badges", "status",
         "flags", "privileged", "bot", "relationship", "online",
@@ -78,6 +80,8 @@ enum FastReadyDecoder {
         "_id", "joined_at", "nickname", "pronouns", "avatar", "roles", "timeout", "can_publish", "can_receive",
     ]
     static let memberIDKeys: [StaticString] = ["server", "user"]
+    static let unreadKeys: [StaticString] = ["_id", "last_id", "mentions"]
+    static let unreadIDKeys: [StaticString] = ["channel", "user"]
     static let emojiKeys: [StaticString] = ["_id", "parent", "creator_id", "name", "animated", "nsfw"]
     static let parentKeys: [StaticString] = ["type", "id"]
 }
@@ -130,6 +134,9 @@ extension JSONScanner {
     private static func readEmoji(_ scanner: inout JSONScanner) throws(JSONScanError) -> Emoji {
         try scanner.readEmoji()
     }
+    private static func readChannelUnread(_ scanner: inout JSONScanner) throws(JSONScanError) -> ChannelUnread {
+        try scanner.readChannelUnread()
+    }
     private static func readRelationship(_ scanner: inout JSONScanner) throws(JSONScanError) -> User.Relationship {
         try scanner.readRelationship()
     }
@@ -175,6 +182,7 @@ extension JSONScanner {
                 case 3: ready.channels = readNull() ? [] : try readArray(Self.readChannel)
                 case 4: ready.members = readNull() ? [] : try readArray(Self.readMember)
                 case 5: ready.emojis = readNull() ? [] : try readArray(Self.readEmoji)
+                case 6: ready.channelUnreads = readNull() ? [] : try readArray(Self.readChannelUnread)
                 default: try skipValue()
                 }
             } while try nextMember()
@@ -564,6 +572,44 @@ extension JSONScanner {
         }
         guard let server, let user else { throw missing() }
         return Member.ID(server: server, user: user)
+    }
+
+    mutating func readChannelUnread() throws(JSONScanError) -> ChannelUnread {
+        var id: ChannelUnread.ID?
+        var unread = ChannelUnread(id: .init(channel: "", user: ""))
+        var seen: UInt32 = 0
+        if try enterObject() {
+            repeat {
+                let key = try readKey()
+                switch field(key, in: FastReadyDecoder.unreadKeys, seen: &seen) {
+                case 0: id = try readUnreadID()
+                case 1: unread.lastID = try readOptionalString()
+                case 2: unread.mentions = readNull() ? [] : try readStrings()
+                default: try skipValue()
+                }
+            } while try nextMember()
+        }
+        guard let id else { throw missing() }
+        unread.id = id
+        return unread
+    }
+
+    mutating func readUnreadID() throws(JSONScanError) -> ChannelUnread.ID {
+        var channel: String?
+        var user: String?
+        var seen: UInt32 = 0
+        if try enterObject() {
+            repeat {
+                let key = try readKey()
+                switch field(key, in: FastReadyDecoder.unreadIDKeys, seen: &seen) {
+                case 0: channel = try readString()
+                case 1: user = try readString()
+                default: try skipValue()
+                }
+            } while try nextMember()
+        }
+        guard let channel, let user else { throw missing() }
+        return ChannelUnread.ID(channel: channel, user: user)
     }
 
     mutating func readEmoji() throws(JSONScanError) -> Emoji {

@@ -12,6 +12,10 @@ public struct ChannelUnread: Sendable, Hashable, Codable {
             self.channel = channel
             self.user = user
         }
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case channel, user
+        }
     }
 
     /// The channel and the user (`_id`).
@@ -28,7 +32,7 @@ public struct ChannelUnread: Sendable, Hashable, Codable {
         self.mentions = mentions
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case id = "_id"
         case lastID = "last_id"
         case mentions

@@ -11,21 +11,25 @@ public struct Ready: Sendable, Hashable, Codable {
     public var members: [Member]
     /// The custom emojis of the user's servers.
     public var emojis: [Emoji]
+    /// The user's read state of each channel; sent only when asked for (`ready=channel_unreads`).
+    public var channelUnreads: [ChannelUnread]
 
     /// Creates initial data.
     public init(
         users: [User] = [], servers: [Server] = [], channels: [Channel] = [], members: [Member] = [],
-        emojis: [Emoji] = []
+        emojis: [Emoji] = [], channelUnreads: [ChannelUnread] = []
     ) {
         self.users = users
         self.servers = servers
         self.channels = channels
         self.members = members
         self.emojis = emojis
+        self.channelUnreads = channelUnreads
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case users, servers, channels, members, emojis
+        case channelUnreads = "channel_unreads"
     }
 
     /// Decodes initial data; absent fields are empty.
@@ -36,5 +40,6 @@ public struct Ready: Sendable, Hashable, Codable {
         channels = try container.decodeIfPresent([Channel].self, forKey: .channels) ?? []
         members = try container.decodeIfPresent([Member].self, forKey: .members) ?? []
         emojis = try container.decodeIfPresent([Emoji].self, forKey: .emojis) ?? []
+        channelUnreads = try container.decodeIfPresent([ChannelUnread].self, forKey: .channelUnreads) ?? []
     }
 }
