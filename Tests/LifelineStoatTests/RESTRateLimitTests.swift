@@ -130,6 +130,7 @@ struct RESTRateLimitTests {
             }
             #expect(error.code == .rateLimited)
             #expect(error.retryAfter == .seconds(60))
+            #expect(error.status == nil, "nothing was sent")
             #expect(server.requests.count == 1)
         }
     }

@@ -114,7 +114,8 @@ extension StoatAPI {
         while true {
             let sent = timer.elapsed()
             if let wait = rateLimiter.reserve(route: name, now: sent) {
-                try await self.wait(wait, before: deadline, request: name, metadata: metadata)
+                // Nothing was sent, so the error (if the wait does not fit) has no status.
+                try await self.wait(wait, before: deadline, status: nil, request: name, metadata: metadata)
                 continue
             }
             guard deadline > sent else {
@@ -140,7 +141,7 @@ extension StoatAPI {
                     code: .rateLimited, message: "\(name) was rate limited \(rateLimitRetries) times", status: 429,
                     retryAfter: retryAfter)
             }
-            try await self.wait(retryAfter, before: deadline, request: name, metadata: metadata)
+            try await self.wait(retryAfter, before: deadline, status: 429, request: name, metadata: metadata)
         }
     }
 
@@ -165,16 +166,16 @@ extension StoatAPI {
         }
     }
 
-    /// Sleeps `wait` on the API's clock, or throws ``StoatAPIError/Code/rateLimited`` at once when the wait
-    /// would end after `deadline`.
+    /// Sleeps `wait` on the API's clock, or throws ``StoatAPIError/Code/rateLimited`` (with `status`) at once
+    /// when the wait would end after `deadline`.
     private func wait(
-        _ wait: Duration, before deadline: Duration, request: String, metadata: Logger.Metadata
+        _ wait: Duration, before deadline: Duration, status: Int?, request: String, metadata: Logger.Metadata
     ) async throws(StoatAPIError) {
         let now = timer.elapsed()
         guard now + wait <= deadline else {
             throw StoatAPIError(
                 code: .rateLimited, message: "\(request) is rate limited for longer than its deadline allows",
-                status: 429, retryAfter: wait)
+                status: status, retryAfter: wait)
         }
         logger.debug(
             "Stoat request waits for its rate limit",
