@@ -171,15 +171,16 @@ final class StoatConnection: SessionConnection {
         let ending = Mutex<ConnectionEnd?>(nil)
         let opened = Atomic<Bool>(false)
         do {
-            let url = try await url()
+            // The scheme decides TLS, case-insensitively; a scheme that is not a WebSocket's is refused.
+            let endpoint = try StoatEventsEndpoint(socketURL: try await url())
             var configuration = WebSocketClientConfiguration()
             configuration.maxFrameSize = factory.configuration.maximumFrameSize
             // A cancelled socket is aborted, not closed politely: WSClient closes its input and waits at most
             // this long for the close handshake, so a silent peer cannot hold a dead connection open.
             configuration.closeTimeout = .milliseconds(10)
             let close = try await WebSocketClient.connect(
-                url: url, configuration: configuration,
-                tlsConfiguration: url.hasPrefix("wss") ? factory.configuration.tls : nil,
+                url: endpoint.url.absoluteString, configuration: configuration,
+                tlsConfiguration: endpoint.usesTLS ? factory.configuration.tls : nil,
                 logger: factory.logger
             ) { inbound, outbound, _ in
                 opened.store(true, ordering: .relaxed)
@@ -192,7 +193,8 @@ final class StoatConnection: SessionConnection {
                         self.factory.statistics.binary()
                         continue
                     }
-                    let outcome = BonfireDecoder(maximumFrameSize: self.factory.configuration.maximumFrameSize).decode(text)
+                    let outcome = BonfireDecoder(maximumFrameSize: self.factory.configuration.maximumFrameSize).decode(
+                        text)
                     if let end = await self.handle(outcome, outbound: outbound, report: report) {
                         ending.withLock { $0 = end }
                         return
@@ -248,7 +250,8 @@ final class StoatConnection: SessionConnection {
             return .loggedOut
         case .error(let error):
             if error.isAuthenticationError {
-                let code: PermanentFailureReason.Code = error.kind == "InvalidSession" ? .invalidSession : .authenticationFailed
+                let code: PermanentFailureReason.Code =
+                    error.kind == "InvalidSession" ? .invalidSession : .authenticationFailed
                 return .permanent(PermanentFailureReason(code, detail: error.kind))
             }
             return .temporary(TemporaryFailureCause(.serverError, detail: error.kind))
@@ -259,9 +262,8 @@ final class StoatConnection: SessionConnection {
         case .unknown(let type):
             factory.statistics.unknown()
             factory.logger.debug("unknown event ignored", metadata: ["lifeline.event": "\(type)"])
-        case .message, .messageUpdate, .messageDelete, .channelStartTyping, .channelStopTyping, .userUpdate,
-            .serverUpdate, .channelUpdate, .serverMemberJoin, .serverMemberLeave, .serverMemberUpdate, .serverDelete,
-            .operationFinished:
+        default:
+            // Every data event (messages, typing, updates, operations) goes to the client as it is.
             await factory.onEvent(event)
         }
         return nil

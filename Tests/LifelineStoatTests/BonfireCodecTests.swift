@@ -25,7 +25,8 @@ struct BonfireCodecTests {
     func escaping() throws {
         let nasty = "a\"b\\c\nd\u{01}é😀"
         let object = try #require(
-            JSONSerialization.jsonObject(with: Data(BonfireClientFrame.subscribe(serverID: nasty).json.utf8)) as? [String: String])
+            JSONSerialization.jsonObject(with: Data(BonfireClientFrame.subscribe(serverID: nasty).json.utf8))
+                as? [String: String])
         #expect(object["server_id"] == nasty)
     }
 
@@ -44,20 +45,123 @@ struct BonfireCodecTests {
             (#"{"type":"Pong","data":[1,2,3]}"#, .pong(data: nil)),
             (#"{"type":"Ping","data":5}"#, .ping(data: 5)),
             (#"{"type":"Logout"}"#, .logout),
-            (#"{"type":"Error","data":{"type":"InvalidSession","location":"crates/bonfire"}}"#,
-             .error(BonfireError(kind: "InvalidSession", location: "crates/bonfire"))),
+            (
+                #"{"type":"Error","data":{"type":"InvalidSession","location":"crates/bonfire"}}"#,
+                .error(BonfireError(kind: "InvalidSession", location: "crates/bonfire"))
+            ),
             (#"{"type":"ChannelStartTyping","id":"C","user":"U"}"#, .channelStartTyping(channel: "C", user: "U")),
             (#"{"type":"ChannelStopTyping","id":"C","user":"U"}"#, .channelStopTyping(channel: "C", user: "U")),
-            (#"{"type":"MessageUpdate","id":"M","channel":"C","data":{"content":"x"}}"#, .messageUpdate(id: "M", channel: "C")),
+            (
+                #"{"type":"MessageUpdate","id":"M","channel":"C","data":{"content":"x","edited":"2025-01-01T00:00:00.000Z"}}"#,
+                .messageUpdate(
+                    id: "M", channel: "C",
+                    data: PartialMessage(content: "x", edited: Date(timeIntervalSince1970: 1_735_689_600)),
+                    clear: [])
+            ),
+            (
+                #"{"type":"MessageUpdate","id":"M","channel":"C","data":{},"clear":["Pinned"]}"#,
+                .messageUpdate(id: "M", channel: "C", data: PartialMessage(), clear: [.pinned])
+            ),
+            (
+                #"{"type":"MessageAppend","id":"M","channel":"C","append":{"embeds":[{"type":"Website","url":"u"}]}}"#,
+                .messageAppend(id: "M", channel: "C", embeds: [Message.Embed(type: "Website", url: "u")])
+            ),
             (#"{"type":"MessageDelete","id":"M","channel":"C"}"#, .messageDelete(id: "M", channel: "C")),
-            (#"{"type":"UserUpdate","id":"U","data":{},"clear":[]}"#, .userUpdate(id: "U")),
-            (#"{"type":"ServerUpdate","id":"S","data":{}}"#, .serverUpdate(id: "S")),
-            (#"{"type":"ChannelUpdate","id":"C","data":{}}"#, .channelUpdate(id: "C")),
-            (#"{"type":"ServerMemberJoin","id":"S","user":"U"}"#, .serverMemberJoin(server: "S", user: "U")),
-            (#"{"type":"ServerMemberLeave","id":"S","user":"U","reason":"Leave"}"#, .serverMemberLeave(server: "S", user: "U")),
-            (#"{"type":"ServerMemberUpdate","id":{"server":"S","user":"U"},"data":{}}"#, .serverMemberUpdate(server: "S", user: "U")),
+            (
+                #"{"type":"BulkMessageDelete","channel":"C","ids":["M1","M2"]}"#,
+                .bulkMessageDelete(channel: "C", ids: ["M1", "M2"])
+            ),
+            (
+                #"{"type":"MessageReact","id":"M","channel_id":"C","user_id":"U","emoji_id":"E"}"#,
+                .messageReact(id: "M", channel: "C", user: "U", emoji: "E")
+            ),
+            (
+                #"{"type":"MessageUnreact","id":"M","channel_id":"C","user_id":"U","emoji_id":"E"}"#,
+                .messageUnreact(id: "M", channel: "C", user: "U", emoji: "E")
+            ),
+            (
+                #"{"type":"MessageRemoveReaction","id":"M","channel_id":"C","emoji_id":"E"}"#,
+                .messageRemoveReaction(id: "M", channel: "C", emoji: "E")
+            ),
+            (
+                #"{"type":"ChannelCreate","channel_type":"Group","_id":"G","name":"g","owner":"U","recipients":["U"]}"#,
+                .channelCreate(Channel(id: "G", kind: .group, name: "g", owner: "U", recipients: ["U"]))
+            ),
+            (
+                #"{"type":"ChannelUpdate","id":"C","data":{"name":"n","last_message_id":"M"},"clear":["Icon","Description"]}"#,
+                .channelUpdate(
+                    id: "C", data: PartialChannel(name: "n", lastMessageID: "M"), clear: [.icon, .description])
+            ),
+            (#"{"type":"ChannelDelete","id":"C"}"#, .channelDelete(id: "C")),
+            (#"{"type":"ChannelGroupJoin","id":"G","user":"U"}"#, .channelGroupJoin(channel: "G", user: "U")),
+            (#"{"type":"ChannelGroupLeave","id":"G","user":"U"}"#, .channelGroupLeave(channel: "G", user: "U")),
+            (
+                #"{"type":"ChannelAck","id":"C","user":"U","message_id":"M"}"#,
+                .channelAck(channel: "C", user: "U", messageID: "M")
+            ),
+            (
+                #"{"type":"ServerCreate","id":"S","server":{"_id":"S","owner":"U","name":"L","channels":["C"]},"channels":[{"channel_type":"TextChannel","_id":"C","server":"S","name":"g"}],"emojis":[],"voice_states":[]}"#,
+                .serverCreate(
+                    Server(id: "S", owner: "U", name: "L", channels: ["C"]),
+                    channels: [Channel(id: "C", kind: .textChannel, name: "g", server: "S")], emojis: [])
+            ),
+            (
+                #"{"type":"ServerUpdate","id":"S","data":{"name":"New"},"clear":["Banner"]}"#,
+                .serverUpdate(id: "S", data: PartialServer(name: "New"), clear: [.banner])
+            ),
             (#"{"type":"ServerDelete","id":"S"}"#, .serverDelete(id: "S")),
-            (#"{"type":"OperationFinished","id":"O","result":"timeout"}"#, .operationFinished(id: "O", result: "timeout")),
+            (
+                #"{"type":"ServerMemberJoin","id":"S","user":"U","member":{"_id":{"server":"S","user":"U"},"joined_at":"2025-01-01T00:00:00.000Z"}}"#,
+                .serverMemberJoin(
+                    server: "S", user: "U",
+                    member: Member(
+                        id: .init(server: "S", user: "U"), joinedAt: Date(timeIntervalSince1970: 1_735_689_600)))
+            ),
+            (
+                #"{"type":"ServerMemberJoin","id":"S","user":"U"}"#,
+                .serverMemberJoin(server: "S", user: "U", member: nil)
+            ),
+            (
+                #"{"type":"ServerMemberLeave","id":"S","user":"U","reason":"Ban"}"#,
+                .serverMemberLeave(server: "S", user: "U", reason: .ban)
+            ),
+            (
+                #"{"type":"ServerMemberUpdate","id":{"server":"S","user":"U"},"data":{"timeout":"2025-01-01T00:00:00.000Z"}}"#,
+                .serverMemberUpdate(
+                    id: .init(server: "S", user: "U"),
+                    data: PartialMember(timeout: Date(timeIntervalSince1970: 1_735_689_600)),
+                    clear: [])
+            ),
+            (
+                #"{"type":"ServerMemberUpdate","id":{"server":"S","user":"U"},"data":{},"clear":["Timeout","Nickname"]}"#,
+                .serverMemberUpdate(
+                    id: .init(server: "S", user: "U"), data: PartialMember(), clear: [.timeout, .nickname])
+            ),
+            (
+                #"{"type":"UserUpdate","id":"U","data":{"status":{"presence":"Idle"},"online":true},"clear":["StatusText"],"event_id":"e"}"#,
+                .userUpdate(
+                    id: "U", data: PartialUser(status: User.Status(presence: "Idle"), online: true),
+                    clear: [.statusText])
+            ),
+            (
+                #"{"type":"UserRelationship","id":"U","user":{"_id":"V","username":"v","discriminator":"0001","relationship":"Friend"}}"#,
+                .userRelationship(
+                    id: "U", user: User(id: "V", username: "v", discriminator: "0001", relationship: "Friend"))
+            ),
+            (#"{"type":"UserPlatformWipe","user_id":"U","flags":4}"#, .userPlatformWipe(user: "U", flags: 4)),
+            (
+                #"{"type":"UserSlowmodes","slowmodes":[{"channel_id":"C","duration":30,"retry_after":12}]}"#,
+                .userSlowmodes([ChannelSlowmode(channelID: "C", duration: 30, retryAfter: 12)])
+            ),
+            (
+                #"{"type":"EmojiCreate","_id":"E","parent":{"type":"Server","id":"S"},"creator_id":"U","name":"wave"}"#,
+                .emojiCreate(Emoji(id: "E", parent: .init(type: "Server", id: "S"), creatorID: "U", name: "wave"))
+            ),
+            (#"{"type":"EmojiDelete","id":"E"}"#, .emojiDelete(id: "E")),
+            (
+                #"{"type":"OperationFinished","id":"O","result":"timeout"}"#,
+                .operationFinished(id: "O", result: "timeout")
+            ),
             (#"{"type":"VoiceChannelJoin","id":"V"}"#, .unknown(type: "VoiceChannelJoin")),
             (#"{"type":"Bulk","v":[{"type":"Authenticated"},{"type":"Logout"}]}"#, .bulk([.authenticated, .logout])),
         ])
@@ -69,11 +173,16 @@ struct BonfireCodecTests {
     func message() {
         let json = #"""
             {"type":"Message","_id":"M1","nonce":"n","channel":"C1","author":"U1","content":"hi",
-             "embeds":[{"type":"None"}],"masquerade":{"name":"x"},"mentions":["U2"]}
+             "embeds":[{"type":"None","future":1}],"masquerade":{"name":"x"},"mentions":["U2"],"future":[1]}
             """#
         #expect(
             decoder.decode(json)
-                == .event(.message(Message(id: "M1", nonce: "n", channel: "C1", author: "U1", content: "hi", mentions: ["U2"]))))
+                == .event(
+                    .message(
+                        Message(
+                            id: "M1", nonce: "n", channel: "C1", author: "U1", content: "hi",
+                            embeds: [Message.Embed(type: "None")], mentions: ["U2"],
+                            masquerade: Message.Masquerade(name: "x")))))
     }
 
     @Test("Ready decodes every typed field, treats missing fields as empty and ignores unknown ones")
@@ -101,7 +210,9 @@ struct BonfireCodecTests {
         #expect(ready.channels.map(\.kind) == [.textChannel, .savedMessages, Channel.Kind(rawValue: "FutureKind")])
         #expect(ready.members.first?.id == Member.ID(server: "S1", user: "U1"))
         #expect(ready.emojis.first?.parent.id == "S1")
-        #expect(decoder.decode(#"{"type":"Ready"}"#) == .event(.ready(Ready())), "the ready filter may leave every field out")
+        #expect(
+            decoder.decode(#"{"type":"Ready"}"#) == .event(.ready(Ready())),
+            "the ready filter may leave every field out")
     }
 
     @Test(
@@ -109,6 +220,11 @@ struct BonfireCodecTests {
         arguments: [
             "", "null", "[]", "{}", #"{"type":7}"#, #"{"type":"Ready","users":[{"_id":1}]}"#,
             #"{"type":"ChannelStartTyping","id":"C"}"#, #"{"type":"Bulk","v":{}}"#, "{\"type\":\"Logout\"", "\u{FFFD}",
+            #"{"type":"ServerMemberUpdate","id":{"server":"S","user":"U"},"data":{"timeout":"tomorrow"}}"#,
+            #"{"type":"ServerMemberUpdate","id":"S","data":{}}"#, #"{"type":"MessageUpdate","id":"M","channel":"C"}"#,
+            #"{"type":"ChannelUpdate","id":"C","data":{},"clear":"Icon"}"#, #"{"type":"ServerMemberJoin","id":"S"}"#,
+            #"{"type":"UserSlowmodes","slowmodes":[{"channel_id":"C"}]}"#,
+            #"{"type":"Message","_id":"M","channel":"C"}"#,
         ])
     func undecodable(text: String) {
         guard case .undecodable(let reason) = decoder.decode(text) else {
@@ -131,7 +247,10 @@ struct BonfireCodecTests {
             #"{"type":"Ready","users":[{"_id":"U1","username":"ana","discriminator":"0001","online":true}],"servers":[{"_id":"S1","owner":"U1","name":"L","channels":["C1"]}],"channels":[{"channel_type":"TextChannel","_id":"C1","server":"S1","name":"g"}],"members":[{"_id":{"server":"S1","user":"U1"},"joined_at":"2026-01-01T00:00:00Z"}],"emojis":[]}"#,
             #"{"type":"Bulk","v":[{"type":"Message","_id":"M","channel":"C","author":"U","content":"x"},{"type":"Pong","data":12}]}"#,
             #"{"type":"Error","data":{"type":"InvalidSession","location":"here"}}"#,
-            #"{"type":"ServerMemberUpdate","id":{"server":"S","user":"U"},"data":{"nickname":"n"}}"#,
+            #"{"type":"ServerMemberUpdate","id":{"server":"S","user":"U"},"data":{"nickname":"n","timeout":"2025-01-01T00:00:00.000Z"},"clear":["Avatar"]}"#,
+            #"{"type":"MessageUpdate","id":"M","channel":"C","data":{"content":"x","edited":"2025-01-01T00:00:00.000Z"},"clear":["Pinned"]}"#,
+            #"{"type":"ServerCreate","id":"S","server":{"_id":"S","owner":"U","name":"L","channels":[]},"channels":[],"emojis":[]}"#,
+            #"{"type":"UserUpdate","id":"U","data":{"status":{"text":"t"}},"clear":["Avatar"]}"#,
         ].map { Array($0.utf8) }
         let alphabet = Array(#"{}[]":,0123456789.-+eE\ntrufalsn"u\#u{00}"#.utf8) + [0xC3, 0xA9, 0xFF, 0xF0]
         var random = SeededRandomNumberGenerator(seed: 2026)

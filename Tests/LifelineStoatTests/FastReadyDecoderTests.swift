@@ -299,7 +299,8 @@ struct FastReadyDecoderTests {
 
     // MARK: Mutations
 
-    /// Small real frames with every field kind: two from the reference server and one written by hand.
+    /// Small real frames with every field kind: two from the reference server, one written by hand, and one with
+    /// every field of every model set.
     static func mutationSeeds() async throws -> [[UInt8]] {
         let server = try await ReferenceServer.start()
         do {
@@ -321,7 +322,10 @@ struct FastReadyDecoderTests {
                 "emojis":[{"_id":"E","parent":{"type":"Server","id":"S1"},"creator_id":"U1","name":"e","animated":false}],
                 "extra":[1.5e3,{"k":"\ud83d\ude00"}]}
                 """#
-            return [Array(full), Array(some), Array(handWritten.utf8)]
+            // Every field of every model, the new ones (dates, overrides, categories) among them.
+            let encoded = try JSONEncoder().encode(FastReadyDecoderKeysTests.everyField)
+            let everyField = #"{"type":"Ready","#.utf8 + encoded.dropFirst()
+            return [Array(full), Array(some), Array(handWritten.utf8), Array(everyField)]
         } catch {
             await server.stop()
             throw error

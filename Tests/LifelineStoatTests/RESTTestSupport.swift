@@ -57,7 +57,7 @@ func closedPort() async throws -> Int {
 /// Runs `body` with an HTTP client that fails at once when the connection is refused (the shared client
 /// retries until the request's deadline), and shuts the client down afterwards.
 func withNonRetryingClient(_ body: (HTTPClient) async throws -> Void) async throws {
-    var configuration = HTTPClient.Configuration()
+    var configuration = StoatAPI.httpClientConfiguration()
     configuration.connectionPool.retryConnectionEstablishment = false
     let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
     do {

@@ -22,7 +22,7 @@ struct RESTTransportTests {
             #expect(error.code == .network)
             #expect(error.status == nil)
             #expect(error.isTransportFailure)
-            #expect(error.underlying != nil)
+            #expect(error.cause != nil)
             #expect(error.loginFailure.code == "network")
         }
     }
@@ -46,14 +46,14 @@ struct RESTTransportTests {
         }
     }
 
-    @Test("an error kind the client does not know keeps its name and location")
+    @Test("an error kind keeps its name and location")
     func unknownErrorKind() async throws {
         let body = #"{"type":"LabelMe","location":"somewhere"}"#
         try await withCannedServer(status: 418, body: body) { api in
             let error = try await apiError { () async throws(StoatAPIError) in
                 try await api.login(email: "a@b.c", password: "p")
             }
-            #expect(error.code == .unexpectedStatus)
+            #expect(error.code == .labelMe)
             #expect(error.kind == "LabelMe")
             #expect(error.location == "somewhere")
             #expect(error.loginFailure.code == "LabelMe")

@@ -72,7 +72,12 @@ struct EventEnvelope: Decodable {
     let event: BonfireEvent
 
     private enum Key: String, CodingKey {
-        case type, data, v, id, channel, user, result
+        case type, data, v, id, channel, user, result, clear, append, ids, member, reason, server, channels, emojis
+        case channelID = "channel_id"
+        case userID = "user_id"
+        case emojiID = "emoji_id"
+        case messageID = "message_id"
+        case flags, slowmodes
     }
 
     private struct ErrorData: Decodable {
@@ -80,9 +85,18 @@ struct EventEnvelope: Decodable {
         var location: String?
     }
 
+    private struct Append: Decodable {
+        var embeds: [Message.Embed]?
+    }
+
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
         let type = try container.decode(String.self, forKey: .type)
+        func string(_ key: Key) throws -> String { try container.decode(String.self, forKey: key) }
+        /// `clear`, absent when empty (stoatchat's `#[serde(default)]`).
+        func clear<Field: Decodable>(_: Field.Type) throws -> [Field] {
+            try container.decodeIfPresent([Field].self, forKey: .clear) ?? []
+        }
         switch type {
         case "Authenticated": event = .authenticated
         case "Ready": event = .ready(try Ready(from: decoder))
@@ -101,32 +115,80 @@ struct EventEnvelope: Decodable {
         case "Message": event = .message(try Message(from: decoder))
         case "MessageUpdate":
             event = .messageUpdate(
-                id: try container.decode(String.self, forKey: .id), channel: try container.decode(String.self, forKey: .channel))
+                id: try string(.id), channel: try string(.channel),
+                data: try container.decode(PartialMessage.self, forKey: .data), clear: try clear(Message.Field.self))
+        case "MessageAppend":
+            let append = try container.decode(Append.self, forKey: .append)
+            event = .messageAppend(id: try string(.id), channel: try string(.channel), embeds: append.embeds ?? [])
         case "MessageDelete":
-            event = .messageDelete(
-                id: try container.decode(String.self, forKey: .id), channel: try container.decode(String.self, forKey: .channel))
-        case "ChannelStartTyping":
-            event = .channelStartTyping(
-                channel: try container.decode(String.self, forKey: .id), user: try container.decode(String.self, forKey: .user))
-        case "ChannelStopTyping":
-            event = .channelStopTyping(
-                channel: try container.decode(String.self, forKey: .id), user: try container.decode(String.self, forKey: .user))
-        case "UserUpdate": event = .userUpdate(id: try container.decode(String.self, forKey: .id))
-        case "ServerUpdate": event = .serverUpdate(id: try container.decode(String.self, forKey: .id))
-        case "ServerDelete": event = .serverDelete(id: try container.decode(String.self, forKey: .id))
-        case "ChannelUpdate": event = .channelUpdate(id: try container.decode(String.self, forKey: .id))
+            event = .messageDelete(id: try string(.id), channel: try string(.channel))
+        case "BulkMessageDelete":
+            event = .bulkMessageDelete(
+                channel: try string(.channel), ids: try container.decode([String].self, forKey: .ids))
+        case "MessageReact":
+            event = .messageReact(
+                id: try string(.id), channel: try string(.channelID), user: try string(.userID),
+                emoji: try string(.emojiID))
+        case "MessageUnreact":
+            event = .messageUnreact(
+                id: try string(.id), channel: try string(.channelID), user: try string(.userID),
+                emoji: try string(.emojiID))
+        case "MessageRemoveReaction":
+            event = .messageRemoveReaction(
+                id: try string(.id), channel: try string(.channelID), emoji: try string(.emojiID))
+        case "ChannelCreate": event = .channelCreate(try Channel(from: decoder))
+        case "ChannelUpdate":
+            event = .channelUpdate(
+                id: try string(.id), data: try container.decode(PartialChannel.self, forKey: .data),
+                clear: try clear(Channel.Field.self))
+        case "ChannelDelete": event = .channelDelete(id: try string(.id))
+        case "ChannelGroupJoin": event = .channelGroupJoin(channel: try string(.id), user: try string(.user))
+        case "ChannelGroupLeave": event = .channelGroupLeave(channel: try string(.id), user: try string(.user))
+        case "ChannelStartTyping": event = .channelStartTyping(channel: try string(.id), user: try string(.user))
+        case "ChannelStopTyping": event = .channelStopTyping(channel: try string(.id), user: try string(.user))
+        case "ChannelAck":
+            event = .channelAck(channel: try string(.id), user: try string(.user), messageID: try string(.messageID))
+        case "ServerCreate":
+            event = .serverCreate(
+                try container.decode(Server.self, forKey: .server),
+                channels: try container.decodeIfPresent([Channel].self, forKey: .channels) ?? [],
+                emojis: try container.decodeIfPresent([Emoji].self, forKey: .emojis) ?? [])
+        case "ServerUpdate":
+            event = .serverUpdate(
+                id: try string(.id), data: try container.decode(PartialServer.self, forKey: .data),
+                clear: try clear(Server.Field.self))
+        case "ServerDelete": event = .serverDelete(id: try string(.id))
         case "ServerMemberJoin":
-            event = .serverMemberJoin(
-                server: try container.decode(String.self, forKey: .id), user: try container.decode(String.self, forKey: .user))
+            let member = try container.decodeIfPresent(Member.self, forKey: .member)
+            // `user` is deprecated in favour of `member._id.user`; either names the user.
+            let user = try container.decodeIfPresent(String.self, forKey: .user) ?? member?.id.user
+            guard let user else {
+                throw DecodingError.keyNotFound(
+                    Key.user, .init(codingPath: decoder.codingPath, debugDescription: "no user"))
+            }
+            event = .serverMemberJoin(server: try string(.id), user: user, member: member)
         case "ServerMemberLeave":
             event = .serverMemberLeave(
-                server: try container.decode(String.self, forKey: .id), user: try container.decode(String.self, forKey: .user))
+                server: try string(.id), user: try string(.user),
+                reason: try container.decodeIfPresent(Member.RemovalReason.self, forKey: .reason))
         case "ServerMemberUpdate":
-            let id = try container.decode(Member.ID.self, forKey: .id)
-            event = .serverMemberUpdate(server: id.server, user: id.user)
+            event = .serverMemberUpdate(
+                id: try container.decode(Member.ID.self, forKey: .id),
+                data: try container.decode(PartialMember.self, forKey: .data), clear: try clear(Member.Field.self))
+        case "UserUpdate":
+            event = .userUpdate(
+                id: try string(.id), data: try container.decode(PartialUser.self, forKey: .data),
+                clear: try clear(User.Field.self))
+        case "UserRelationship":
+            event = .userRelationship(id: try string(.id), user: try container.decode(User.self, forKey: .user))
+        case "UserPlatformWipe":
+            event = .userPlatformWipe(user: try string(.userID), flags: try container.decode(Int.self, forKey: .flags))
+        case "UserSlowmodes":
+            event = .userSlowmodes(try container.decode([ChannelSlowmode].self, forKey: .slowmodes))
+        case "EmojiCreate": event = .emojiCreate(try Emoji(from: decoder))
+        case "EmojiDelete": event = .emojiDelete(id: try string(.id))
         case "OperationFinished":
-            event = .operationFinished(
-                id: try container.decode(String.self, forKey: .id), result: try container.decode(String.self, forKey: .result))
+            event = .operationFinished(id: try string(.id), result: try string(.result))
         default: event = .unknown(type: type)
         }
     }

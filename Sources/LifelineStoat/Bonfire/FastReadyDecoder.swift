@@ -44,26 +44,44 @@ enum FastReadyDecoder {
         return ready
     }
 
-    // The members each model decodes, by their wire names; the index is the field's bit in `seen`.
-    static let readyKeys: [StaticString] = ["type", "users", "servers", "channels", "members", "emojis"]
-    static let userKeys: [StaticString] = [
-        "_id", "username", "discriminator", "display_name", "avatar", "badges", "status", "flags", "privileged",
-        "bot", "relationship", "online",
+    // The members each model decodes, by their wire names; the index is the field's bit in `seen`. A test ties
+    // each list to its model's `CodingKeys`, so a field added to a model cannot be missed here.
+    static let readyKeys: [StaticString] = [
+        "type", "users", "servers", "channels", "members", "emojis", "channel_unreads",
     ]
+    static let userKeys: [StaticString] = [
+        "_id", "username", "discriminator", "display_name", "pronouns", "avatar", "relations", "badges", "status",
+        "flags", "privileged", "bot", "relationship", "online",
+    ]
+    static let relationshipKeys: [StaticString] = ["_id", "status"]
     static let statusKeys: [StaticString] = ["text", "presence"]
     static let botKeys: [StaticString] = ["owner"]
-    static let fileKeys: [StaticString] = ["_id", "tag", "filename", "content_type", "size"]
-    static let serverKeys: [StaticString] = [
-        "_id", "owner", "name", "description", "channels", "roles", "default_permissions", "icon", "banner", "flags",
-        "nsfw",
+    static let fileKeys: [StaticString] = [
+        "_id", "tag", "filename", "metadata", "content_type", "size", "deleted", "reported", "message_id", "user_id",
+        "server_id", "object_id",
     ]
-    static let roleKeys: [StaticString] = ["name", "colour", "hoist", "rank"]
+    static let metadataKeys: [StaticString] = ["type", "width", "height"]
+    static let serverKeys: [StaticString] = [
+        "_id", "owner", "name", "description", "channels", "categories", "system_messages", "roles",
+        "default_permissions", "icon", "banner", "flags", "nsfw", "analytics", "discoverable",
+        "approximate_member_count",
+    ]
+    static let categoryKeys: [StaticString] = ["id", "title", "channels"]
+    static let systemMessagesKeys: [StaticString] = ["user_joined", "user_left", "user_kicked", "user_banned"]
+    static let roleKeys: [StaticString] = ["_id", "name", "permissions", "colour", "hoist", "rank", "icon"]
+    static let overrideKeys: [StaticString] = ["a", "d"]
     static let channelKeys: [StaticString] = [
         "_id", "channel_type", "name", "server", "user", "owner", "recipients", "description", "active",
-        "last_message_id", "icon", "nsfw",
+        "last_message_id", "icon", "permissions", "default_permissions", "role_permissions", "nsfw", "voice",
+        "slowmode",
     ]
-    static let memberKeys: [StaticString] = ["_id", "joined_at", "nickname", "avatar", "roles", "timeout"]
+    static let voiceKeys: [StaticString] = ["max_users"]
+    static let memberKeys: [StaticString] = [
+        "_id", "joined_at", "nickname", "pronouns", "avatar", "roles", "timeout", "can_publish", "can_receive",
+    ]
     static let memberIDKeys: [StaticString] = ["server", "user"]
+    static let unreadKeys: [StaticString] = ["_id", "last_id", "mentions"]
+    static let unreadIDKeys: [StaticString] = ["channel", "user"]
     static let emojiKeys: [StaticString] = ["_id", "parent", "creator_id", "name", "animated", "nsfw"]
     static let parentKeys: [StaticString] = ["type", "id"]
 }
@@ -116,6 +134,15 @@ extension JSONScanner {
     private static func readEmoji(_ scanner: inout JSONScanner) throws(JSONScanError) -> Emoji {
         try scanner.readEmoji()
     }
+    private static func readChannelUnread(_ scanner: inout JSONScanner) throws(JSONScanError) -> ChannelUnread {
+        try scanner.readChannelUnread()
+    }
+    private static func readRelationship(_ scanner: inout JSONScanner) throws(JSONScanError) -> User.Relationship {
+        try scanner.readRelationship()
+    }
+    private static func readCategory(_ scanner: inout JSONScanner) throws(JSONScanError) -> Server.Category {
+        try scanner.readCategory()
+    }
 
     private mutating func readOptionalString() throws(JSONScanError) -> String? {
         readNull() ? nil : try readString()
@@ -155,6 +182,7 @@ extension JSONScanner {
                 case 3: ready.channels = readNull() ? [] : try readArray(Self.readChannel)
                 case 4: ready.members = readNull() ? [] : try readArray(Self.readMember)
                 case 5: ready.emojis = readNull() ? [] : try readArray(Self.readEmoji)
+                case 6: ready.channelUnreads = readNull() ? [] : try readArray(Self.readChannelUnread)
                 default: try skipValue()
                 }
             } while try nextMember()
@@ -176,14 +204,16 @@ extension JSONScanner {
                 case 1: username = try readString()
                 case 2: user.discriminator = try readOptionalString() ?? ""
                 case 3: user.displayName = try readOptionalString()
-                case 4: user.avatar = try readOptionalFile()
-                case 5: user.badges = try readOptionalInt()
-                case 6: user.status = readNull() ? nil : try readStatus()
-                case 7: user.flags = try readOptionalInt() ?? 0
-                case 8: user.privileged = try readOptionalBool()
-                case 9: user.bot = readNull() ? nil : try readBot()
-                case 10: user.relationship = try readOptionalString()
-                case 11: user.online = try readOptionalBool()
+                case 4: user.pronouns = try readOptionalString()
+                case 5: user.avatar = try readOptionalFile()
+                case 6: user.relations = readNull() ? nil : try readArray(Self.readRelationship)
+                case 7: user.badges = try readOptionalInt()
+                case 8: user.status = readNull() ? nil : try readStatus()
+                case 9: user.flags = try readOptionalInt() ?? 0
+                case 10: user.privileged = try readOptionalBool()
+                case 11: user.bot = readNull() ? nil : try readBot()
+                case 12: user.relationship = try readOptionalString()
+                case 13: user.online = try readOptionalBool()
                 default: try skipValue()
                 }
             } while try nextMember()
@@ -192,6 +222,24 @@ extension JSONScanner {
         user.id = id
         user.username = username
         return user
+    }
+
+    mutating func readRelationship() throws(JSONScanError) -> User.Relationship {
+        var id: String?
+        var status: String?
+        var seen: UInt32 = 0
+        if try enterObject() {
+            repeat {
+                let key = try readKey()
+                switch field(key, in: FastReadyDecoder.relationshipKeys, seen: &seen) {
+                case 0: id = try readString()
+                case 1: status = try readString()
+                default: try skipValue()
+                }
+            } while try nextMember()
+        }
+        guard let id, let status else { throw missing() }
+        return User.Relationship(userID: id, status: status)
     }
 
     mutating func readStatus() throws(JSONScanError) -> User.Status {
@@ -238,8 +286,15 @@ extension JSONScanner {
                 case 0: id = try readString()
                 case 1: tag = try readString()
                 case 2: file.filename = try readOptionalString()
-                case 3: file.contentType = try readOptionalString()
-                case 4: file.size = try readOptionalInt()
+                case 3: file.metadata = readNull() ? nil : try readMetadata()
+                case 4: file.contentType = try readOptionalString()
+                case 5: file.size = try readOptionalInt()
+                case 6: file.deleted = try readOptionalBool()
+                case 7: file.reported = try readOptionalBool()
+                case 8: file.messageID = try readOptionalString()
+                case 9: file.userID = try readOptionalString()
+                case 10: file.serverID = try readOptionalString()
+                case 11: file.objectID = try readOptionalString()
                 default: try skipValue()
                 }
             } while try nextMember()
@@ -248,6 +303,23 @@ extension JSONScanner {
         file.id = id
         file.tag = tag
         return file
+    }
+
+    mutating func readMetadata() throws(JSONScanError) -> File.Metadata {
+        var metadata = File.Metadata(type: nil)
+        var seen: UInt32 = 0
+        if try enterObject() {
+            repeat {
+                let key = try readKey()
+                switch field(key, in: FastReadyDecoder.metadataKeys, seen: &seen) {
+                case 0: metadata.type = try readOptionalString()
+                case 1: metadata.width = try readOptionalInt()
+                case 2: metadata.height = try readOptionalInt()
+                default: try skipValue()
+                }
+            } while try nextMember()
+        }
+        return metadata
     }
 
     mutating func readServer() throws(JSONScanError) -> Server {
@@ -266,12 +338,17 @@ extension JSONScanner {
                 case 2: name = try readString()
                 case 3: server.description = try readOptionalString()
                 case 4: channels = try readStrings()
-                case 5: server.roles = readNull() ? nil : try readRoles()
-                case 6: server.defaultPermissions = try readOptionalInt64()
-                case 7: server.icon = try readOptionalFile()
-                case 8: server.banner = try readOptionalFile()
-                case 9: server.flags = try readOptionalInt()
-                case 10: server.nsfw = try readOptionalBool()
+                case 5: server.categories = readNull() ? nil : try readArray(Self.readCategory)
+                case 6: server.systemMessages = readNull() ? nil : try readSystemMessages()
+                case 7: server.roles = readNull() ? nil : try readRoles()
+                case 8: server.defaultPermissions = try readOptionalInt64()
+                case 9: server.icon = try readOptionalFile()
+                case 10: server.banner = try readOptionalFile()
+                case 11: server.flags = try readOptionalInt()
+                case 12: server.nsfw = try readOptionalBool()
+                case 13: server.analytics = try readOptionalBool()
+                case 14: server.discoverable = try readOptionalBool()
+                case 15: server.approximateMemberCount = try readOptionalInt()
                 default: try skipValue()
                 }
             } while try nextMember()
@@ -282,6 +359,75 @@ extension JSONScanner {
         server.name = name
         server.channels = channels
         return server
+    }
+
+    mutating func readCategory() throws(JSONScanError) -> Server.Category {
+        var id: String?
+        var title: String?
+        var channels: [String]?
+        var seen: UInt32 = 0
+        if try enterObject() {
+            repeat {
+                let key = try readKey()
+                switch field(key, in: FastReadyDecoder.categoryKeys, seen: &seen) {
+                case 0: id = try readString()
+                case 1: title = try readString()
+                case 2: channels = try readStrings()
+                default: try skipValue()
+                }
+            } while try nextMember()
+        }
+        guard let id, let title, let channels else { throw missing() }
+        return Server.Category(id: id, title: title, channels: channels)
+    }
+
+    mutating func readSystemMessages() throws(JSONScanError) -> Server.SystemMessageChannels {
+        var channels = Server.SystemMessageChannels()
+        var seen: UInt32 = 0
+        if try enterObject() {
+            repeat {
+                let key = try readKey()
+                switch field(key, in: FastReadyDecoder.systemMessagesKeys, seen: &seen) {
+                case 0: channels.userJoined = try readOptionalString()
+                case 1: channels.userLeft = try readOptionalString()
+                case 2: channels.userKicked = try readOptionalString()
+                case 3: channels.userBanned = try readOptionalString()
+                default: try skipValue()
+                }
+            } while try nextMember()
+        }
+        return channels
+    }
+
+    mutating func readOverride() throws(JSONScanError) -> PermissionOverride {
+        var allow: Int64?
+        var deny: Int64?
+        var seen: UInt32 = 0
+        if try enterObject() {
+            repeat {
+                let key = try readKey()
+                switch field(key, in: FastReadyDecoder.overrideKeys, seen: &seen) {
+                case 0: allow = try readInt64()
+                case 1: deny = try readInt64()
+                default: try skipValue()
+                }
+            } while try nextMember()
+        }
+        guard let allow, let deny else { throw missing() }
+        return PermissionOverride(allow: allow, deny: deny)
+    }
+
+    /// Reads permission overrides by role id; a repeated id keeps its first override, as ``readRoles()`` does.
+    mutating func readOverrides() throws(JSONScanError) -> [String: PermissionOverride] {
+        var overrides: [String: PermissionOverride] = [:]
+        guard try enterObject() else { return overrides }
+        repeat {
+            let key = try readKey()
+            let id = try string(of: key)
+            let override = try readOverride()
+            if overrides[id] == nil { overrides[id] = override }
+        } while try nextMember()
+        return overrides
     }
 
     /// Reads a server's roles by id. A repeated id keeps its first role, as in `JSONDecoder` (which does not
@@ -308,10 +454,13 @@ extension JSONScanner {
             repeat {
                 let key = try readKey()
                 switch field(key, in: FastReadyDecoder.roleKeys, seen: &seen) {
-                case 0: name = try readString()
-                case 1: role.colour = try readOptionalString()
-                case 2: role.hoist = try readOptionalBool()
-                case 3: role.rank = try readOptionalInt64()
+                case 0: role.id = try readOptionalString()
+                case 1: name = try readString()
+                case 2: role.permissions = readNull() ? nil : try readOverride()
+                case 3: role.colour = try readOptionalString()
+                case 4: role.hoist = try readOptionalBool()
+                case 5: role.rank = try readOptionalInt64()
+                case 6: role.icon = try readOptionalFile()
                 default: try skipValue()
                 }
             } while try nextMember()
@@ -341,7 +490,12 @@ extension JSONScanner {
                 case 8: channel.active = try readOptionalBool()
                 case 9: channel.lastMessageID = try readOptionalString()
                 case 10: channel.icon = try readOptionalFile()
-                case 11: channel.nsfw = try readOptionalBool()
+                case 11: channel.permissions = try readOptionalInt64()
+                case 12: channel.defaultPermissions = readNull() ? nil : try readOverride()
+                case 13: channel.rolePermissions = readNull() ? nil : try readOverrides()
+                case 14: channel.nsfw = try readOptionalBool()
+                case 15: channel.voice = readNull() ? nil : try readVoice()
+                case 16: channel.slowmode = try readOptionalInt()
                 default: try skipValue()
                 }
             } while try nextMember()
@@ -350,6 +504,30 @@ extension JSONScanner {
         channel.id = id
         channel.kind = Channel.Kind(rawValue: kind)
         return channel
+    }
+
+    mutating func readVoice() throws(JSONScanError) -> Channel.Voice {
+        var voice = Channel.Voice()
+        var seen: UInt32 = 0
+        if try enterObject() {
+            repeat {
+                let key = try readKey()
+                switch field(key, in: FastReadyDecoder.voiceKeys, seen: &seen) {
+                case 0: voice.maxUsers = try readOptionalInt()
+                default: try skipValue()
+                }
+            } while try nextMember()
+        }
+        return voice
+    }
+
+    /// Reads an optional ISO 8601 timestamp; a string that is not one is refused, as `JSONDecoder` refuses it.
+    private mutating func readOptionalTimestamp() throws(JSONScanError) -> Date? {
+        guard let string = try readOptionalString() else { return nil }
+        guard let date = StoatDates.iso8601(string) else {
+            throw JSONScanError(code: .invalidTimestamp, offset: offset)
+        }
+        return date
     }
 
     mutating func readMember() throws(JSONScanError) -> Member {
@@ -361,11 +539,14 @@ extension JSONScanner {
                 let key = try readKey()
                 switch field(key, in: FastReadyDecoder.memberKeys, seen: &seen) {
                 case 0: id = try readMemberID()
-                case 1: member.joinedAt = try readOptionalString()
+                case 1: member.joinedAt = try readOptionalTimestamp()
                 case 2: member.nickname = try readOptionalString()
-                case 3: member.avatar = try readOptionalFile()
-                case 4: member.roles = readNull() ? nil : try readStrings()
-                case 5: member.timeout = try readOptionalString()
+                case 3: member.pronouns = try readOptionalString()
+                case 4: member.avatar = try readOptionalFile()
+                case 5: member.roles = readNull() ? nil : try readStrings()
+                case 6: member.timeout = try readOptionalTimestamp()
+                case 7: member.canPublish = try readOptionalBool()
+                case 8: member.canReceive = try readOptionalBool()
                 default: try skipValue()
                 }
             } while try nextMember()
@@ -391,6 +572,44 @@ extension JSONScanner {
         }
         guard let server, let user else { throw missing() }
         return Member.ID(server: server, user: user)
+    }
+
+    mutating func readChannelUnread() throws(JSONScanError) -> ChannelUnread {
+        var id: ChannelUnread.ID?
+        var unread = ChannelUnread(id: .init(channel: "", user: ""))
+        var seen: UInt32 = 0
+        if try enterObject() {
+            repeat {
+                let key = try readKey()
+                switch field(key, in: FastReadyDecoder.unreadKeys, seen: &seen) {
+                case 0: id = try readUnreadID()
+                case 1: unread.lastID = try readOptionalString()
+                case 2: unread.mentions = readNull() ? [] : try readStrings()
+                default: try skipValue()
+                }
+            } while try nextMember()
+        }
+        guard let id else { throw missing() }
+        unread.id = id
+        return unread
+    }
+
+    mutating func readUnreadID() throws(JSONScanError) -> ChannelUnread.ID {
+        var channel: String?
+        var user: String?
+        var seen: UInt32 = 0
+        if try enterObject() {
+            repeat {
+                let key = try readKey()
+                switch field(key, in: FastReadyDecoder.unreadIDKeys, seen: &seen) {
+                case 0: channel = try readString()
+                case 1: user = try readString()
+                default: try skipValue()
+                }
+            } while try nextMember()
+        }
+        guard let channel, let user else { throw missing() }
+        return ChannelUnread.ID(channel: channel, user: user)
     }
 
     mutating func readEmoji() throws(JSONScanError) -> Emoji {

@@ -24,6 +24,8 @@ struct JSONScanError: Error, Hashable, CustomStringConvertible {
         static let wrongType = Code(description: "wrong type")
         /// A required field is absent.
         static let missingField = Code(description: "missing field")
+        /// A string where a timestamp belongs is not ISO 8601.
+        static let invalidTimestamp = Code(description: "invalid timestamp")
         /// Bytes after the top-level value.
         static let trailingBytes = Code(description: "trailing bytes")
         /// The frame is not a `Ready` event.

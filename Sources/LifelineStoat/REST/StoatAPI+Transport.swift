@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Lifeline
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -20,6 +21,8 @@ extension StoatAPI {
         let headers: HTTPHeaders
         /// The whole body.
         let body: ByteBuffer
+        /// From sending the request to receiving the whole answer, on the API's clock.
+        var roundTrip: Duration = .zero
 
         /// Decodes the body when the status is `expected`; otherwise throws the server's error.
         func decode<Value: Decodable>(_ type: Value.Type, expecting expected: Int) throws(StoatAPIError) -> Value {
@@ -28,47 +31,50 @@ extension StoatAPI {
                 return try JSONDecoder().decode(Value.self, from: Data(body.readableBytesView))
             } catch {
                 throw StoatAPIError(
-                    .malformedResponse, message: "\(request) answered a body that is not the expected JSON",
-                    status: status, underlying: error)
+                    code: .malformedResponse, message: "\(request) answered a body that is not the expected JSON",
+                    status: status, cause: error)
             }
         }
 
         /// Throws the server's error unless the status is one of `expected`.
         func expect(_ expected: Int...) throws(StoatAPIError) {
             guard !expected.contains(status) else { return }
-            let error = try? JSONDecoder().decode(Wire.ErrorBody.self, from: Data(body.readableBytesView))
-            guard let kind = error?.type else {
-                throw StoatAPIError(
-                    .unexpectedStatus, message: "\(request) answered HTTP \(status)", status: status)
-            }
-            throw StoatAPIError(
-                StoatAPIError.Code.byKind[kind] ?? .unexpectedStatus, message: "\(request) answered \(kind)",
-                kind: kind, location: error?.location, status: status)
+            throw StoatAPIError.refusal(status: status, body: Data(body.readableBytesView), request: request)
         }
     }
 
     /// Sends a request with a JSON body.
     func send(
-        _ method: HTTPMethod, url: String? = nil, path: String, token: String? = nil, body: some Encodable
+        _ method: HTTPMethod, url: String? = nil, path: String, auth: StoatAuthorization? = nil,
+        headers: [(String, String)] = [], body: some Encodable
     ) async throws(StoatAPIError) -> Response {
         let data: Data
         do {
             data = try JSONEncoder().encode(body)
         } catch {
             throw StoatAPIError(
-                .invalidRequest, message: "\(method) \(path): the body could not be encoded", underlying: error)
+                code: .invalidRequest, message: "\(method) \(Self.pathOnly(path)): the body could not be encoded",
+                cause: error)
         }
-        return try await perform(method, url: url, path: path, token: token, body: ByteBuffer(bytes: data))
+        return try await perform(
+            method, url: url, path: path, auth: auth, headers: headers, body: ByteBuffer(bytes: data))
     }
 
     /// Sends a request without a body.
     func send(
-        _ method: HTTPMethod, url: String? = nil, path: String, token: String? = nil
+        _ method: HTTPMethod, url: String? = nil, path: String, auth: StoatAuthorization? = nil,
+        headers: [(String, String)] = []
     ) async throws(StoatAPIError) -> Response {
-        try await perform(method, url: url, path: path, token: token, body: nil)
+        try await perform(method, url: url, path: path, auth: auth, headers: headers, body: nil)
     }
 
-    /// Sends a request and reads the whole answer.
+    /// The most same-origin redirects one call follows.
+    static let maximumRedirects = 5
+    /// The most `429`s one call waits out before it surfaces ``StoatAPIError/Code/rateLimited``.
+    static let maximumRateLimitRetries = 5
+
+    /// Sends a request and reads the whole answer, honouring the rate limits and refusing redirects that
+    /// leave the origin.
     ///
     /// Named apart from the `send` overloads on purpose: `ByteBuffer` is `Encodable`, so an overload taking
     /// an optional buffer would lose to the generic JSON one and recurse forever.
@@ -76,65 +82,246 @@ extension StoatAPI {
     /// - Parameters:
     ///   - method: The HTTP method.
     ///   - url: The full URL; `nil` appends `path` to ``baseURL``.
-    ///   - path: The path, appended to the base and named in logs and errors.
-    ///   - token: The session token for `X-Session-Token`, if the call is authenticated.
+    ///   - path: The path (and query), appended to the base; its path is named in logs and errors.
+    ///   - auth: The token header, if the call is authenticated.
+    ///   - headers: More headers (`Idempotency-Key`).
     ///   - body: A JSON body, if any.
     private func perform(
-        _ method: HTTPMethod, url: String?, path: String, token: String?, body: ByteBuffer?
+        _ method: HTTPMethod, url: String?, path: String, auth: StoatAuthorization?, headers: [(String, String)],
+        body: ByteBuffer?
     ) async throws(StoatAPIError) -> Response {
-        let name = "\(method) \(path)"
-        var request = HTTPClientRequest(url: url ?? Self.join(baseURL, path))
-        request.method = method
-        request.headers.add(name: "Accept", value: "application/json")
-        request.headers.add(name: "User-Agent", value: "Lifeline")
-        if let token { request.headers.add(name: "X-Session-Token", value: token) }
-        if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(body)
-        }
-        let metadata: Logger.Metadata = ["stoat.method": "\(method)", "stoat.path": "\(path)"]
+        let name = "\(method) \(Self.pathOnly(path))"
+        let metadata: Logger.Metadata = ["stoat.method": "\(method)", "stoat.path": "\(Self.pathOnly(path))"]
         do {
-            let deadline = NIODeadline.now() + Self.timeAmount(requestTimeout)
-            let response = try await httpClient.execute(request, deadline: deadline)
-            let status = Int(response.status.code)
+            return try await limited(
+                method, url: url ?? Self.join(baseURL, path), name: name, auth: auth,
+                headers: headers, body: body, metadata: metadata)
+        } catch {
+            logger.debug(
+                "Stoat request failed", metadata: metadata.merging(["stoat.error": "\(error.code)"]) { $1 })
+            throw error
+        }
+    }
+
+    /// Runs the call within its deadline (``requestTimeout`` on the API's clock): waits for an empty bucket
+    /// to reset before sending, and waits out each `429`, as long as the wait fits the deadline.
+    private func limited(
+        _ method: HTTPMethod, url: String, name: String, auth: StoatAuthorization?, headers: [(String, String)],
+        body: ByteBuffer?, metadata: Logger.Metadata
+    ) async throws(StoatAPIError) -> Response {
+        let deadline = timer.elapsed() + requestTimeout
+        var rateLimitRetries = 0
+        while true {
+            let sent = timer.elapsed()
+            if let wait = rateLimiter.reserve(route: name, now: sent) {
+                // Nothing was sent, so the error (if the wait does not fit) has no status.
+                try await self.wait(wait, before: deadline, status: nil, request: name, metadata: metadata)
+                continue
+            }
+            guard deadline > sent else {
+                throw StoatAPIError(code: .timeout, message: "\(name) timed out")
+            }
+            var response = try await exchange(
+                method, url: url, name: name, auth: auth, headers: headers, body: body, timeout: deadline - sent,
+                metadata: metadata)
+            let now = timer.elapsed()
+            response.roundTrip = now - sent
+            let bucket = response.headers.first(name: "X-RateLimit-Bucket")
+            rateLimiter.record(
+                route: name, bucket: bucket,
+                remaining: response.headers.first(name: "X-RateLimit-Remaining").flatMap { Int($0) },
+                resetAfter: response.headers.first(name: "X-RateLimit-Reset-After").flatMap { Int($0) }.map {
+                    .milliseconds($0)
+                }, now: now)
+            guard response.status == 429, let retryAfter = Self.rateLimitWait(response) else { return response }
+            rateLimiter.exhausted(route: name, bucket: bucket, retryAfter: retryAfter, now: now)
+            rateLimitRetries += 1
+            guard rateLimitRetries <= Self.maximumRateLimitRetries else {
+                throw StoatAPIError(
+                    code: .rateLimited, message: "\(name) was rate limited \(rateLimitRetries) times", status: 429,
+                    retryAfter: retryAfter)
+            }
+            try await self.wait(retryAfter, before: deadline, status: 429, request: name, metadata: metadata)
+        }
+    }
+
+    /// How long a `429` asks to wait: the rate limiter's `{"retry_after": ms}`, else its `Reset-After`
+    /// header. `nil` for a `429` that is a refusal with a kind (`InSlowmode`): that is the caller's to handle.
+    private static func rateLimitWait(_ response: Response) -> Duration? {
+        struct Body: Decodable {
+            var type: String?
+            var retryAfter: Double?
+            enum CodingKeys: String, CodingKey {
+                case type
+                case retryAfter = "retry_after"
+            }
+        }
+        let body = try? JSONDecoder().decode(Body.self, from: Data(response.body.readableBytesView))
+        guard body?.type == nil else { return nil }
+        if let milliseconds = body?.retryAfter, milliseconds.isFinite, milliseconds >= 0 {
+            return .milliseconds(Int64(min(milliseconds, 1e12)))
+        }
+        return response.headers.first(name: "X-RateLimit-Reset-After").flatMap { Int64($0) }.map {
+            .milliseconds(max(0, $0))
+        }
+    }
+
+    /// Sleeps `wait` on the API's clock, or throws ``StoatAPIError/Code/rateLimited`` (with `status`) at once
+    /// when the wait would end after `deadline`.
+    private func wait(
+        _ wait: Duration, before deadline: Duration, status: Int?, request: String, metadata: Logger.Metadata
+    ) async throws(StoatAPIError) {
+        let now = timer.elapsed()
+        guard now + wait <= deadline else {
+            throw StoatAPIError(
+                code: .rateLimited, message: "\(request) is rate limited for longer than its deadline allows",
+                status: status, retryAfter: wait)
+        }
+        logger.debug(
+            "Stoat request waits for its rate limit",
+            metadata: metadata.merging(["stoat.wait": "\(wait)"]) { $1 })
+        do {
+            try await timer.sleepUntil(now + wait)
+        } catch {
+            throw StoatAPIError(code: .cancelled, message: "\(request) was cancelled", cause: error)
+        }
+    }
+
+    /// One exchange with the server, following same-origin redirects and refusing every other.
+    private func exchange(
+        _ method: HTTPMethod, url: String, name: String, auth: StoatAuthorization?, headers: [(String, String)],
+        body: ByteBuffer?, timeout: Duration, metadata: Logger.Metadata
+    ) async throws(StoatAPIError) -> Response {
+        var method = method
+        var body = body
+        var url = url
+        var redirects = 0
+        let deadline = NIODeadline.now() + Self.timeAmount(timeout)
+        while true {
+            var request = HTTPClientRequest(url: url)
+            request.method = method
+            request.headers.add(name: "Accept", value: "application/json")
+            request.headers.add(name: "User-Agent", value: "Lifeline")
+            if let auth { request.headers.add(name: auth.headerName, value: auth.token) }
+            for (header, value) in headers { request.headers.add(name: header, value: value) }
+            if let body {
+                request.headers.add(name: "Content-Type", value: "application/json")
+                request.body = .bytes(body)
+            }
+            let response: HTTPClientResponse
             let collected: ByteBuffer
             do {
+                response = try await httpClient.execute(request, deadline: deadline)
+                // A client that follows redirects itself (an app's own, not made with
+                // `httpClientConfiguration()`) has already sent the request elsewhere: refuse its answer.
+                guard response.history.count <= 1 else {
+                    throw StoatAPIError(
+                        code: .redirectRefused,
+                        message: "\(name) was redirected by an HTTP client that follows redirects; "
+                            + "make it with StoatAPI.httpClientConfiguration()")
+                }
                 collected = try await response.body.collect(upTo: maximumResponseSize)
+            } catch let error as StoatAPIError {
+                throw error
             } catch let error as NIOTooManyBytesError {
                 throw StoatAPIError(
-                    .malformedResponse, message: "\(name) answered more than \(maximumResponseSize) bytes",
-                    status: status, underlying: error)
+                    code: .malformedResponse, message: "\(name) answered more than \(maximumResponseSize) bytes",
+                    cause: error)
+            } catch {
+                throw Self.transportFailure(error, request: name)
             }
+            let status = Int(response.status.code)
             logger.debug("Stoat request answered", metadata: metadata.merging(["stoat.status": "\(status)"]) { $1 })
-            return Response(request: name, status: status, headers: response.headers, body: collected)
-        } catch {
-            let failure = error as? StoatAPIError ?? Self.transportFailure(error, request: name)
-            logger.debug(
-                "Stoat request failed", metadata: metadata.merging(["stoat.error": "\(failure.code)"]) { $1 })
-            throw failure
+            guard [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "Location")
+            else {
+                return Response(request: name, status: status, headers: response.headers, body: collected)
+            }
+            let target = try Self.redirectTarget(location, from: url, request: name)
+            redirects += 1
+            guard redirects <= Self.maximumRedirects else {
+                throw StoatAPIError(
+                    code: .redirectRefused, message: "\(name) was redirected more than \(Self.maximumRedirects) times",
+                    status: status)
+            }
+            // As browsers do: 303 always, and 301/302 of anything but GET and HEAD, continue as a GET without
+            // a body; 307 and 308 repeat the method and the body.
+            if status == 303 || ((status == 301 || status == 302) && method != .GET && method != .HEAD) {
+                method = .GET
+                body = nil
+            }
+            url = target
+        }
+    }
+
+    /// The absolute URL a redirect's `Location` names, when it keeps the request's origin (scheme, host and
+    /// port); otherwise ``StoatAPIError/Code/redirectRefused`` naming the target's origin and path.
+    static func redirectTarget(
+        _ location: String, from current: String, request: String
+    ) throws(StoatAPIError)
+        -> String
+    {
+        guard let base = URL(string: current), let target = URL(string: location, relativeTo: base)?.absoluteURL,
+            let targetOrigin = Origin(target)
+        else {
+            throw StoatAPIError(code: .redirectRefused, message: "\(request) was redirected to an unreadable location")
+        }
+        guard let origin = Origin(base), origin == targetOrigin else {
+            let shown = "\(targetOrigin.scheme)://\(targetOrigin.host):\(targetOrigin.port)\(target.path)"
+            throw StoatAPIError(
+                code: .redirectRefused,
+                message:
+                    "\(request) was redirected to \(shown), another origin; credentials never leave the API's origin")
+        }
+        return target.absoluteString
+    }
+
+    /// A URL's origin: scheme and host in lower case, and the port, explicit or the scheme's default.
+    struct Origin: Hashable {
+        var scheme: String
+        var host: String
+        var port: Int
+
+        init?(_ url: URL) {
+            guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty else {
+                return nil
+            }
+            self.scheme = scheme
+            self.host = host
+            switch (url.port, scheme) {
+            case (let port?, _): self.port = port
+            case (nil, "https"), (nil, "wss"): self.port = 443
+            case (nil, "http"), (nil, "ws"): self.port = 80
+            default: return nil
+            }
         }
     }
 
     /// Maps an error of the HTTP client to a ``StoatAPIError``.
     static func transportFailure(_ error: any Error, request: String) -> StoatAPIError {
         if error is CancellationError {
-            return StoatAPIError(.cancelled, message: "\(request) was cancelled", underlying: error)
+            return StoatAPIError(code: .cancelled, message: "\(request) was cancelled", cause: error)
         }
         if let error = error as? HTTPClientError {
             if error == .cancelled {
-                return StoatAPIError(.cancelled, message: "\(request) was cancelled", underlying: error)
+                return StoatAPIError(code: .cancelled, message: "\(request) was cancelled", cause: error)
             }
             let timeouts: [HTTPClientError] = [
                 .deadlineExceeded, .connectTimeout, .readTimeout, .writeTimeout, .getConnectionFromPoolTimeout,
             ]
             if timeouts.contains(error) {
-                return StoatAPIError(.timeout, message: "\(request) timed out", underlying: error)
+                return StoatAPIError(code: .timeout, message: "\(request) timed out", cause: error)
             }
             if [HTTPClientError.invalidURL, .emptyHost, .emptyScheme, .missingSocketPath].contains(error) {
-                return StoatAPIError(.invalidRequest, message: "\(request): the URL is not usable", underlying: error)
+                return StoatAPIError(
+                    code: .invalidRequest, message: "\(request): the URL is not usable", cause: error)
             }
         }
-        return StoatAPIError(.network, message: "\(request) failed on the network", underlying: error)
+        return StoatAPIError(code: .network, message: "\(request) failed on the network", cause: error)
+    }
+
+    /// `path` without its query, for logs and messages.
+    static func pathOnly(_ path: String) -> Substring {
+        path.prefix { $0 != "?" }
     }
 
     /// `base` followed by `path`, with exactly one slash between them.
@@ -145,7 +332,7 @@ extension StoatAPI {
     }
 
     /// `component` with every byte outside RFC 3986's unreserved characters percent-encoded, for a path
-    /// segment.
+    /// segment or a query value.
     static func percentEncoded(_ component: String) -> String {
         var encoded = ""
         for byte in component.utf8 {
@@ -170,5 +357,70 @@ extension StoatAPI {
         let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         guard !nanoseconds.overflow else { return .nanoseconds(Int64.max) }
         return .nanoseconds(nanoseconds.partialValue + attoseconds / 1_000_000_000)
+    }
+}
+
+extension StoatAPIError {
+    /// The error a refusal stands for: the server's kind with its fields; a `401` without a kind (the web
+    /// framework's answer to a failed session check) as ``Code/invalidSession``; a `429` without a kind (the
+    /// rate limiter's) as ``Code/rateLimited``; anything else as ``Code/unexpectedStatus``.
+    static func refusal(status: Int, body: Data, request: String) -> StoatAPIError {
+        struct Body: Decodable {
+            var type: String?
+            var location: String?
+            var retryAfter: Double?
+            var max: Int?
+            var permission: String?
+            var error: String?
+            var with: String?
+            var feature: String?
+            var operation: String?
+            var collection: String?
+
+            enum CodingKeys: String, CodingKey {
+                case type, location
+                case retryAfter = "retry_after"
+                case max, permission, error, with, feature, operation, collection
+            }
+
+            /// Decodes each field on its own, so one field of an unexpected type loses only itself.
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                type = try? container.decodeIfPresent(String.self, forKey: .type)
+                location = try? container.decodeIfPresent(String.self, forKey: .location)
+                retryAfter = try? container.decodeIfPresent(Double.self, forKey: .retryAfter)
+                max = try? container.decodeIfPresent(Int.self, forKey: .max)
+                permission = try? container.decodeIfPresent(String.self, forKey: .permission)
+                error = try? container.decodeIfPresent(String.self, forKey: .error)
+                with = try? container.decodeIfPresent(String.self, forKey: .with)
+                feature = try? container.decodeIfPresent(String.self, forKey: .feature)
+                operation = try? container.decodeIfPresent(String.self, forKey: .operation)
+                collection = try? container.decodeIfPresent(String.self, forKey: .collection)
+            }
+        }
+        let parsed = try? JSONDecoder().decode(Body.self, from: body)
+        let retryAfter = parsed?.retryAfter.flatMap { $0.isFinite && $0 >= 0 ? min($0, 1e12) : nil }
+        guard let parsed, let kind = parsed.type, !kind.isEmpty else {
+            if status == 401 {
+                return StoatAPIError(
+                    code: .invalidSession, message: "\(request) answered HTTP 401 without an error kind", status: 401)
+            }
+            if status == 429 {
+                return StoatAPIError(
+                    code: .rateLimited, message: "\(request) answered HTTP 429", status: 429,
+                    retryAfter: retryAfter.map { .milliseconds(Int64($0)) })
+            }
+            return StoatAPIError(code: .unexpectedStatus, message: "\(request) answered HTTP \(status)", status: status)
+        }
+        var detail = parsed.permission ?? parsed.error ?? parsed.with ?? parsed.feature
+        if detail == nil, let operation = parsed.operation {
+            detail = parsed.collection.map { "\(operation) on \($0)" } ?? operation
+        }
+        return StoatAPIError(
+            code: Code(rawValue: kind), message: "\(request) answered \(kind) (HTTP \(status))", kind: kind,
+            location: parsed.location, status: status,
+            // `InSlowmode` counts its `retry_after` in seconds; the rate limiter's body has no kind.
+            retryAfter: retryAfter.map { kind == Code.inSlowmode.rawValue ? .seconds($0) : .milliseconds(Int64($0)) },
+            limit: parsed.max, detail: detail)
     }
 }

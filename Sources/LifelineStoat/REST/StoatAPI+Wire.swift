@@ -93,11 +93,11 @@ extension StoatAPI {
                     if let userID { return .disabled(userID: userID) }
                 default:
                     throw StoatAPIError(
-                        .malformedResponse, message: "POST /auth/session/login answered an unknown result",
+                        code: .malformedResponse, message: "POST /auth/session/login answered an unknown result",
                         status: 200)
                 }
                 throw StoatAPIError(
-                    .malformedResponse, message: "POST /auth/session/login answered \(result) without its fields",
+                    code: .malformedResponse, message: "POST /auth/session/login answered \(result) without its fields",
                     status: 200)
             }
         }

@@ -11,7 +11,8 @@ import NIOCore
 #endif
 
 /// A client for Stoat's REST API: discovery, login with MFA, logout, onboarding, the current user, an
-/// account's flags, a health endpoint and the pending operations.
+/// account's flags, a health endpoint, the pending operations, and the account's data (channels, servers,
+/// users, messages, members, sessions, settings, unreads).
 ///
 /// ```swift
 /// let api = StoatAPI(baseURL: URL(string: "https://api.stoat.chat")!, logger: logger)
@@ -24,57 +25,95 @@ import NIOCore
 ///
 /// Every method throws ``StoatAPIError``: the server's refusal with its kind, ``StoatAPIError/Code/network``
 /// or ``StoatAPIError/Code/timeout`` when the server could not be reached, and
-/// ``StoatAPIError/Code/malformedResponse`` for an answer it cannot read. Authenticated calls send the
-/// session's token in `X-Session-Token`.
+/// ``StoatAPIError/Code/malformedResponse`` for an answer it cannot read (see <doc:LifelineStoat#Errors>).
+/// Authenticated calls send the session's token in `X-Session-Token`, or a bot's in `X-Bot-Token`
+/// (``StoatAuthorization``).
+///
+/// Every call honours stoatchat's rate limits, waiting on the injected clock within ``requestTimeout``
+/// (<doc:LifelineStoat#Rate-limits>), and follows redirects only within the API's origin, so a token or a
+/// password never leaves for another (<doc:LifelineStoat#Redirects>).
 ///
 /// The logger receives the method, the path and the status of each request at `debug`, never a header,
 /// a body, a token or a password.
 public struct StoatAPI: Sendable {
     /// The API base, for example `https://api.stoat.chat`; paths are appended to it.
     public let baseURL: URL
-    /// How long a request may take, from sending it to receiving the whole answer.
+    /// How long a call may take, from sending it to receiving the whole answer, rate-limit waits included.
     public let requestTimeout: Duration
     /// The largest response body accepted; a larger one is ``StoatAPIError/Code/malformedResponse``.
     public let maximumResponseSize: Int
 
     let httpClient: HTTPClient
     let logger: Logger
-    let clock: any Clock<Duration>
+    /// The injected clock, as offsets since this API value was made: rate-limit waits and round trips.
+    let timer: SessionClock
+    /// The rate-limit buckets, shared by every copy of this value.
+    let rateLimiter = StoatRateLimiter()
+
+    /// Lifeline's own HTTP client, made with ``httpClientConfiguration()``: it follows no redirect itself.
+    ///
+    /// It lives as long as the process, like `HTTPClient.shared`, and is never shut down; ``StoatAPI``
+    /// uses it when it is given no client.
+    public static let sharedHTTPClient = HTTPClient(
+        eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpClientConfiguration())
+
+    /// The configuration of an HTTP client fit for ``StoatAPI``: redirects are not followed by the client, so
+    /// that ``StoatAPI`` decides (same origin only; see <doc:LifelineStoat#Redirects>).
+    ///
+    /// Make your own client from it when you need one (another event loop group, a proxy), and shut it down
+    /// when you are done with it.
+    public static func httpClientConfiguration() -> HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        return configuration
+    }
 
     /// Creates a client.
     ///
     /// - Parameters:
     ///   - baseURL: The API base, for example `https://api.stoat.chat`.
-    ///   - httpClient: The HTTP client to send requests with; the caller owns it (the default, `.shared`,
-    ///     needs no shutdown).
+    ///   - httpClient: The HTTP client to send requests with. `nil` (the default) is ``sharedHTTPClient``,
+    ///     which needs no shutdown. A client you pass stays yours: shut it down when you are done, and make
+    ///     it with ``httpClientConfiguration()`` — a client that follows redirects itself would send the
+    ///     token or the password to wherever the server redirects (its answer is then refused with
+    ///     ``StoatAPIError/Code/redirectRefused``, but too late).
     ///   - logger: Where to log requests (method, path, status); no-op by default.
-    ///   - requestTimeout: How long a request may take in all; 30 seconds by default.
+    ///   - requestTimeout: How long a call may take in all, waits for rate limits included; 30 seconds by
+    ///     default.
     ///   - maximumResponseSize: The largest response body accepted; 4 MiB by default.
-    ///   - clock: The clock ``operations(_:)`` measures its round trip on; continuous by default.
+    ///   - clock: The clock rate-limit waits sleep on and ``operations(_:)`` measures its round trip on;
+    ///     continuous by default.
     public init(
         baseURL: URL,
-        httpClient: HTTPClient = .shared,
+        httpClient: HTTPClient? = nil,
         logger: Logger = Logger(label: "LifelineStoat.REST", factory: { _ in SwiftLogNoOpLogHandler() }),
         requestTimeout: Duration = .seconds(30),
         maximumResponseSize: Int = 4 << 20,
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.baseURL = baseURL
-        self.httpClient = httpClient
+        self.httpClient = httpClient ?? Self.sharedHTTPClient
         self.logger = logger
         self.requestTimeout = requestTimeout
         self.maximumResponseSize = maximumResponseSize
-        self.clock = clock
+        self.timer = SessionClock(clock)
     }
 
     // MARK: - Discovery
 
     /// The server's configuration (`GET /`): the events socket's URL, the features, the build.
     ///
-    /// - Throws: ``StoatAPIError``.
+    /// The events URL is not trusted as given: it is checked against ``baseURL`` with
+    /// ``RootConfiguration/eventsEndpoint(forAPI:)`` and comes back with its scheme in lower case
+    /// (`ws` or `wss`), so a socket opened on it uses TLS exactly when the URL says so.
+    ///
+    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/insecureEventsURL`` when an HTTPS API names a
+    ///   plaintext socket or a scheme that is not a WebSocket's.
     public func configuration() async throws(StoatAPIError) -> RootConfiguration {
         let response = try await send(.GET, path: "/")
-        return try response.decode(RootConfiguration.self, expecting: 200)
+        var configuration = try response.decode(RootConfiguration.self, expecting: 200)
+        configuration.eventsURL = try configuration.eventsEndpoint(forAPI: baseURL).url
+        return configuration
     }
 
     // MARK: - Login
@@ -126,7 +165,7 @@ public struct StoatAPI: Sendable {
     ///
     /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/invalidSession`` when the session had already ended.
     public func logout(_ credentials: SessionCredentials) async throws(StoatAPIError) {
-        let response = try await send(.POST, path: "/auth/session/logout", token: credentials.token)
+        let response = try await send(.POST, path: "/auth/session/logout", auth: credentials.authorization)
         try response.expect(200, 204)
     }
 
@@ -136,7 +175,7 @@ public struct StoatAPI: Sendable {
     ///
     /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/invalidSession`` for a session that ended.
     public func onboardingHello(_ credentials: SessionCredentials) async throws(StoatAPIError) -> Bool {
-        let response = try await send(.GET, path: "/onboard/hello", token: credentials.token)
+        let response = try await send(.GET, path: "/onboard/hello", auth: credentials.authorization)
         return try response.decode(Wire.Onboarding.self, expecting: 200).onboarding
     }
 
@@ -154,7 +193,7 @@ public struct StoatAPI: Sendable {
         -> User
     {
         let response = try await send(
-            .POST, path: "/onboard/complete", token: credentials.token, body: Wire.Username(username: username))
+            .POST, path: "/onboard/complete", auth: credentials.authorization, body: Wire.Username(username: username))
         return try response.decode(User.self, expecting: 200)
     }
 
@@ -164,8 +203,8 @@ public struct StoatAPI: Sendable {
     ///
     /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/invalidSession`` for a session that ended (or whose
     ///   user has not onboarded).
-    public func currentUser(_ credentials: SessionCredentials) async throws(StoatAPIError) -> User {
-        let response = try await send(.GET, path: "/users/@me", token: credentials.token)
+    public func currentUser(_ credentials: some StoatAuthorizing) async throws(StoatAPIError) -> User {
+        let response = try await send(.GET, path: "/users/@me", auth: credentials.authorization)
         return try response.decode(User.self, expecting: 200)
     }
 
@@ -198,29 +237,20 @@ public struct StoatAPI: Sendable {
     /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/malformedResponse`` when an `expires_at` is not an
     ///   ISO 8601 date.
     public func operations(_ credentials: SessionCredentials) async throws(StoatAPIError) -> OperationsPage {
-        let (response, roundTrip) = try await Self.measure(on: clock) { () async throws(StoatAPIError) in
-            try await send(.GET, path: "/operations", token: credentials.token)
-        }
+        let response = try await send(.GET, path: "/operations", auth: credentials.authorization)
+        let roundTrip = response.roundTrip
         let entries = try response.decode([Wire.Operation].self, expecting: 200)
         var operations: [OperationsPage.Operation] = []
         operations.reserveCapacity(entries.count)
         for entry in entries {
             guard let expiresAt = StoatDates.iso8601(entry.expiresAt) else {
                 throw StoatAPIError(
-                    .malformedResponse, message: "GET /operations: an expires_at is not an ISO 8601 date",
+                    code: .malformedResponse, message: "GET /operations: an expires_at is not an ISO 8601 date",
                     status: response.status)
             }
             operations.append(.init(id: entry.id, kind: entry.kind, expiresAt: expiresAt))
         }
         let serverDate = response.headers.first(name: "date").flatMap(StoatDates.httpDate)
         return OperationsPage(operations: operations, serverDate: serverDate, roundTrip: roundTrip)
-    }
-
-    private static func measure<C: Clock<Duration>, T>(
-        on clock: C, _ body: () async throws(StoatAPIError) -> T
-    ) async throws(StoatAPIError) -> (T, Duration) {
-        let start = clock.now
-        let value = try await body()
-        return (value, start.duration(to: clock.now))
     }
 }

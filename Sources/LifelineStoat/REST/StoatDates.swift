@@ -45,3 +45,31 @@ enum StoatDates {
         return era * 146_097 + dayOfEra - 719_468
     }
 }
+
+extension StoatDates {
+    /// An ISO 8601 timestamp as stoatchat writes it: UTC, milliseconds, `Z` (`2025-06-01T12:00:00.123Z`).
+    static func iso8601String(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// An ISO 8601 timestamp, or `nil` when the key is absent or null.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` when the value is a string but not an ISO 8601 timestamp.
+    func decodeTimestampIfPresent(forKey key: Key) throws -> Date? {
+        guard let string = try decodeIfPresent(String.self, forKey: key) else { return nil }
+        guard let date = StoatDates.iso8601(string) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "not an ISO 8601 timestamp")
+        }
+        return date
+    }
+}
+
+extension KeyedEncodingContainer {
+    /// Encodes a timestamp as stoatchat writes it, or nothing when it is `nil`.
+    mutating func encodeTimestampIfPresent(_ date: Date?, forKey key: Key) throws {
+        guard let date else { return }
+        try encode(StoatDates.iso8601String(date), forKey: key)
+    }
+}

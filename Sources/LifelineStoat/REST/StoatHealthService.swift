@@ -7,7 +7,7 @@ public import Lifeline
 #endif
 
 /// The ``Lifeline/HealthService`` of a Stoat client: polls a health endpoint that reports outages
-/// (`GET <health base>/api/health`, DESIGN decision 11).
+/// (`GET <health base>/api/health`), which the session asks for once failures reach three.
 public struct StoatHealthService: HealthService {
     /// The REST client the requests go through.
     public let api: StoatAPI

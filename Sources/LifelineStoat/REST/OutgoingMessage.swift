@@ -1,0 +1,68 @@
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
+/// A message to send with ``StoatAPI/sendMessage(_:in:_:)`` (`POST /channels/{id}/messages`).
+///
+/// Each value carries its own ``idempotencyKey``, sent as the `Idempotency-Key` header stoatchat reads:
+/// sending the same value again (a retry after a lost answer) is refused as `DuplicateNonce` instead of
+/// posting the message twice.
+public struct OutgoingMessage: Sendable, Hashable, Encodable {
+    /// A message this one replies to.
+    public struct Reply: Sendable, Hashable, Encodable {
+        /// The message replied to.
+        public var id: String
+        /// Whether to mention its author.
+        public var mention: Bool
+        /// Whether to fail when the message does not exist (the server's default is yes).
+        public var failIfNotExists: Bool?
+
+        /// Creates a reply.
+        public init(id: String, mention: Bool = false, failIfNotExists: Bool? = nil) {
+            self.id = id
+            self.mention = mention
+            self.failIfNotExists = failIfNotExists
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, mention
+            case failIfNotExists = "fail_if_not_exists"
+        }
+    }
+
+    /// The text.
+    public var content: String?
+    /// A nonce the message will carry back (`nonce`; stoatchat deprecated it for deduplication in favour of
+    /// ``idempotencyKey``, but still echoes it on the message).
+    public var nonce: String?
+    /// The ids of uploaded files to attach.
+    public var attachments: [String]?
+    /// The messages it replies to.
+    public var replies: [Reply]?
+    /// A name, avatar or colour to show instead of the author's.
+    public var masquerade: Message.Masquerade?
+    /// Message flag bits (1 no notifications, 2 mentions everyone, 4 mentions online users).
+    public var flags: Int?
+    /// The `Idempotency-Key` header: at most 64 characters; a fresh UUID by default.
+    public var idempotencyKey: String
+
+    /// Creates a message to send.
+    public init(
+        content: String?, nonce: String? = nil, attachments: [String]? = nil, replies: [Reply]? = nil,
+        masquerade: Message.Masquerade? = nil, flags: Int? = nil, idempotencyKey: String = UUID().uuidString
+    ) {
+        self.content = content
+        self.nonce = nonce
+        self.attachments = attachments
+        self.replies = replies
+        self.masquerade = masquerade
+        self.flags = flags
+        self.idempotencyKey = idempotencyKey
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case content, nonce, attachments, replies, masquerade, flags
+    }
+}
