@@ -44,12 +44,12 @@ extension StoatClient {
     // MARK: - Members
 
     /// A server's members as the cache holds them now.
-    public func cachedMembers(of server: String) -> ServerMembers {
+    public func cachedMembers(of server: String) -> MemberList {
         cache.read { $0.memberList(server) }
     }
 
     /// A server's members after every change, starting with the current list.
-    public func memberUpdates(of server: String) -> CacheObservation<ServerMembers> {
+    public func memberUpdates(of server: String) -> CacheObservation<MemberList> {
         let cache = cache
         return CacheObservation(signals: cache.signals, key: CacheEngine.Key.members(server)) {
             cache.read { $0.memberList(server) }

@@ -56,7 +56,8 @@ extension StoatClient {
                 return AccountCache.Changes()
             }
             do {
-                let page = try await api.latestMessages(in: channel, limit: limit, credentials)
+                let page = try await api.messages(
+                    in: channel, query: .latest(limit: limit, includeUsers: true), credentials)
                 cache.update { $0.historyFetched(channel: channel, page: page.messages, users: page.users) }
                 return .success(())
             } catch {

@@ -227,4 +227,60 @@ struct AccountCacheTests {
         // Ready's channel has no newer last message than the stored one: the stored last message stays.
         #expect(cache.chats[world.general]?.lastMessage?.content == "hi")
     }
+
+    @Test("an edit, a reaction and an embed made during a fetch are applied again to the page's older copies")
+    func editsDuringFetch() {
+        var cache = AccountCache()
+        _ = cache.ready(world.ready)
+        let message = world.message(5_000, in: world.general, "before")
+        cache.historyFetchStarted(channel: world.general)
+        _ = cache.apply(
+            .messageUpdate(id: message.id, channel: world.general, data: PartialMessage(content: "after"), clear: []))
+        _ = cache.apply(.messageReact(id: message.id, channel: world.general, user: world.me.id, emoji: "👍"))
+        _ = cache.historyFetched(channel: world.general, page: [message])
+        let stored = cache.history(world.general).messages.first
+        #expect(stored?.content == "after")
+        #expect(stored?.reactions == ["👍": [world.me.id]])
+        #expect(cache.chats[world.general]?.lastMessage?.content == "after")
+        _ = cache.apply(.messageUnreact(id: message.id, channel: world.general, user: world.me.id, emoji: "👍"))
+        #expect(cache.history(world.general).messages.first?.reactions == [:])
+    }
+
+    @Test("the user's own timeout comes with a member update, and clearing it removes it")
+    func ownTimeout() {
+        var cache = AccountCache()
+        _ = cache.ready(world.ready)
+        let until = Date(timeIntervalSince1970: 1_000_000)
+        let id = Member.ID(server: world.server, user: world.me.id)
+        _ = cache.apply(.serverMemberUpdate(id: id, data: PartialMember(timeout: until), clear: []))
+        #expect(cache.ownMembership(in: world.server)?.timeout == until)
+        _ = cache.apply(.serverMemberUpdate(id: id, data: PartialMember(), clear: [.timeout]))
+        #expect(cache.ownMembership(in: world.server)?.timeout == nil)
+    }
+
+    @Test("a renamed channel and a renamed friend rename their chats; a channel deleted removes its chat")
+    func renames() {
+        var cache = AccountCache()
+        _ = cache.ready(world.ready)
+        #expect(cache.apply(.channelUpdate(id: world.general, data: PartialChannel(name: "lobby"), clear: [])).chats)
+        #expect(cache.chats[world.general]?.name == "lobby")
+        #expect(
+            cache.apply(.userUpdate(id: world.friend.id, data: PartialUser(displayName: "Best friend"), clear: []))
+                .chats)
+        #expect(cache.chats[world.dm]?.name == "Best friend")
+        _ = cache.apply(.channelDelete(id: world.general))
+        #expect(cache.chats[world.general] == nil)
+        #expect(cache.takePending().deletedChats.contains(world.general))
+    }
+
+    @Test("a user wiped from the platform loses their messages and memberships")
+    func platformWipe() {
+        var cache = AccountCache()
+        _ = cache.ready(world.ready)
+        _ = cache.apply(.message(world.message(5_000, in: world.general, "from the friend")))
+        _ = cache.apply(.serverMemberJoin(server: world.server, user: world.friend.id, member: nil))
+        _ = cache.apply(.userPlatformWipe(user: world.friend.id, flags: 4))
+        #expect(cache.history(world.general).messages.isEmpty)
+        #expect(cache.memberList(world.server).members.map(\.id.user) == [world.me.id])
+    }
 }

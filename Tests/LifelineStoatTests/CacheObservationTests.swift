@@ -12,7 +12,7 @@ struct CacheObservationTests {
         var fast = StoatEvents(hub: hub).makeAsyncIterator()
         var slow = StoatEvents(hub: hub).makeAsyncIterator()
         #expect(hub.observerCount == 2)
-        let events: [BonfireEvent] = (1...5).map { .userUpdate(id: "\($0)") }
+        let events: [BonfireEvent] = (1...5).map { .channelDelete(id: "\($0)") }
         for event in events.prefix(3) { hub.publish(event) }
         for event in events.prefix(3) { #expect(try await fast.next() == event) }
         for event in events.dropFirst(3) { hub.publish(event) }  // slow has 3 buffered: the 4th overflows it

@@ -57,8 +57,35 @@ struct AccountCache: Sendable {
 
     /// A fetch of a channel's history in flight: what happened live meanwhile, merged over the page.
     struct HistoryFetch: Sendable, Equatable {
+        /// Messages that arrived: kept as the cache has them.
         var arrived: Set<String> = []
+        /// Messages deleted: not brought back by the page.
         var deleted: Set<String> = []
+        /// Changes to messages, in order: applied again to the page's (older) copies.
+        var updates: [Update] = []
+
+        enum Update: Sendable, Equatable {
+            case update(id: String, data: PartialMessage, clear: [Message.Field])
+            case append(id: String, embeds: [Message.Embed])
+            case react(id: String, user: String, emoji: String, added: Bool)
+            case removeReaction(id: String, emoji: String)
+
+            var id: String {
+                switch self {
+                case .update(let id, _, _), .append(let id, _), .react(let id, _, _, _), .removeReaction(let id, _): id
+                }
+            }
+
+            func apply(to message: inout Message) {
+                switch self {
+                case .update(_, let data, let clear): message.apply(data, clearing: clear)
+                case .append(_, let embeds): message.embeds = (message.embeds ?? []) + embeds
+                case .react(_, let user, let emoji, let added):
+                    AccountCache.react(&message, user: user, emoji: emoji, added: added)
+                case .removeReaction(_, let emoji): message.reactions?[emoji] = nil
+                }
+            }
+        }
     }
 
     /// How many messages a channel's history keeps (the newest).
@@ -96,9 +123,9 @@ struct AccountCache: Sendable {
     }
 
     /// A server's members, by user id.
-    func memberList(_ server: String) -> ServerMembers {
+    func memberList(_ server: String) -> MemberList {
         let list = members[server].map { $0.values.sorted { $0.id.user < $1.id.user } } ?? []
-        return ServerMembers(
+        return MemberList(
             serverID: server, members: list, isStale: members[server] == nil || staleMembers.contains(server))
     }
 
@@ -192,9 +219,9 @@ struct AccountCache: Sendable {
 
     // MARK: - Events
 
-    /// Applies one event from the socket. `Ready` and events that do not change the account's data
-    /// change nothing; an event about something the cache does not know is counted in
-    /// ``ignoredEvents``.
+    /// Applies one event from the socket. Events that do not change the account's data (typing, acks,
+    /// emojis, slowmodes) change nothing; an event about something the cache does not know is counted
+    /// in ``ignoredEvents``.
     mutating func apply(_ event: BonfireEvent) -> Changes {
         var changes = Changes()
         switch event {
@@ -202,28 +229,106 @@ struct AccountCache: Sendable {
             return self.ready(ready)
         case .bulk(let events):
             for event in events { changes.formUnion(apply(event)) }
+
         case .message(let message):
             guard channels[message.channel] != nil else {
                 ignoredEvents += 1
                 return changes
             }
             insert(message, into: &changes)
+        case .messageUpdate(let id, let channel, let data, let clear):
+            fetches[channel]?.updates.append(.update(id: id, data: data, clear: clear))
+            edit(message: id, channel: channel, into: &changes) { $0.apply(data, clearing: clear) }
+        case .messageAppend(let id, let channel, let embeds):
+            fetches[channel]?.updates.append(.append(id: id, embeds: embeds))
+            edit(message: id, channel: channel, into: &changes) { $0.embeds = ($0.embeds ?? []) + embeds }
+        case .messageReact(let id, let channel, let user, let emoji):
+            fetches[channel]?.updates.append(.react(id: id, user: user, emoji: emoji, added: true))
+            edit(message: id, channel: channel, into: &changes) {
+                Self.react(&$0, user: user, emoji: emoji, added: true)
+            }
+        case .messageUnreact(let id, let channel, let user, let emoji):
+            fetches[channel]?.updates.append(.react(id: id, user: user, emoji: emoji, added: false))
+            edit(message: id, channel: channel, into: &changes) {
+                Self.react(&$0, user: user, emoji: emoji, added: false)
+            }
+        case .messageRemoveReaction(let id, let channel, let emoji):
+            fetches[channel]?.updates.append(.removeReaction(id: id, emoji: emoji))
+            edit(message: id, channel: channel, into: &changes) { $0.reactions?[emoji] = nil }
         case .messageDelete(let id, let channel):
             delete(message: id, channel: channel, into: &changes)
-        case .serverMemberJoin(let server, let user):
+        case .bulkMessageDelete(let channel, let ids):
+            for id in ids { delete(message: id, channel: channel, into: &changes) }
+
+        case .channelCreate(let channel):
+            upsert(channel)
+            changes.chats = true
+        case .channelUpdate(let id, let data, let clear):
+            guard var channel = channels[id] else {
+                ignoredEvents += 1
+                return changes
+            }
+            channel.apply(data, clearing: clear)
+            upsert(channel)
+            changes.chats = true
+        case .channelDelete(let id):
+            removeChannel(id, into: &changes)
+        case .channelGroupJoin(let id, let user):
+            guard var channel = channels[id] else { return changes }
+            if !(channel.recipients ?? []).contains(user) { channel.recipients = (channel.recipients ?? []) + [user] }
+            upsert(channel)
+        case .channelGroupLeave(let id, let user):
+            if user == userID {
+                removeChannel(id, into: &changes)
+            } else if var channel = channels[id] {
+                channel.recipients?.removeAll { $0 == user }
+                upsert(channel)
+            }
+
+        case .serverCreate(let server, let serverChannels, _):
+            servers[server.id] = server
+            pending.servers.insert(server.id)
+            for channel in serverChannels { upsert(channel) }
+            changes.chats = true
+        case .serverUpdate(let id, let data, let clear):
+            guard var server = servers[id] else {
+                ignoredEvents += 1
+                return changes
+            }
+            server.apply(data, clearing: clear)
+            servers[id] = server
+            pending.servers.insert(id)
+        case .serverDelete(let id):
+            removeServer(id, into: &changes)
+        case .serverMemberJoin(let server, let user, let member):
             guard servers[server] != nil else {
                 ignoredEvents += 1
                 return changes
             }
-            upsert(Member(id: Member.ID(server: server, user: user)), into: &changes)
-        case .serverMemberLeave(let server, let user):
+            upsert(member ?? Member(id: Member.ID(server: server, user: user)), into: &changes)
+        case .serverMemberLeave(let server, let user, _):
             removeMember(server: server, user: user, into: &changes)
             if user == userID { removeServer(server, into: &changes) }
-        case .serverDelete(let id):
-            removeServer(id, into: &changes)
-        case .authenticated, .pong, .ping, .logout, .error, .messageUpdate, .channelStartTyping,
-            .channelStopTyping, .userUpdate, .serverUpdate, .channelUpdate, .serverMemberUpdate,
-            .operationFinished, .unknown:
+        case .serverMemberUpdate(let id, let data, let clear):
+            // A member the cache has not listed is only kept when it is the user's own membership (its
+            // timeout matters); others arrive with the list.
+            guard var member = members[id.server]?[id.user] ?? (id.user == userID ? Member(id: id) : nil) else {
+                return changes
+            }
+            member.apply(data, clearing: clear)
+            upsert(member, into: &changes)
+
+        case .userUpdate(let id, let data, let clear):
+            guard var user = users[id] else { return changes }
+            user.apply(data, clearing: clear)
+            upsert(user, renamingChatsInto: &changes)
+        case .userRelationship(_, let user):
+            upsert(user, renamingChatsInto: &changes)
+        case .userPlatformWipe(let user, _):
+            wipe(user: user, into: &changes)
+
+        case .authenticated, .pong, .ping, .logout, .error, .channelStartTyping, .channelStopTyping, .channelAck,
+            .userSlowmodes, .emojiCreate, .emojiDelete, .operationFinished, .unknown:
             break
         }
         return changes
@@ -250,6 +355,13 @@ struct AccountCache: Sendable {
         var byID: [String: Message] = [:]
         for message in page where message.channel == channel && !fetch.deleted.contains(message.id) {
             byID[message.id] = message
+        }
+        // The page may predate changes that happened live: replay them on its copies.
+        for update in fetch.updates where !fetch.arrived.contains(update.id) {
+            if var message = byID[update.id] {
+                update.apply(to: &message)
+                byID[update.id] = message
+            }
         }
         let previous = histories[channel]?.messages ?? []
         for message in previous where fetch.arrived.contains(message.id) {
@@ -332,6 +444,51 @@ struct AccountCache: Sendable {
         noteLastMessage(message, into: &changes)
     }
 
+    /// Changes a message the history holds, in place.
+    private mutating func edit(
+        message id: String, channel: String, into changes: inout Changes, _ body: (inout Message) -> Void
+    ) {
+        guard let index = histories[channel]?.messages.firstIndex(where: { $0.id == id }),
+            var message = histories[channel]?.messages[index]
+        else { return }
+        body(&message)
+        guard histories[channel]?.messages[index] != message else { return }
+        histories[channel]?.messages[index] = message
+        pending.messages[channel, default: []].insert(id)
+        changes.histories.insert(channel)
+        if chats[channel]?.lastMessage?.id == id {
+            chats[channel]?.lastMessage = message
+            pending.chats.insert(channel)
+            changes.chats = true
+        }
+    }
+
+    /// Adds or takes back a user's reaction with an emoji.
+    static func react(_ message: inout Message, user: String, emoji: String, added: Bool) {
+        var users = message.reactions?[emoji] ?? []
+        if added {
+            guard !users.contains(user) else { return }
+            users.append(user)
+        } else {
+            users.removeAll { $0 == user }
+        }
+        var reactions = message.reactions ?? [:]
+        reactions[emoji] = users.isEmpty ? nil : users
+        message.reactions = reactions
+    }
+
+    /// A user was wiped from the platform: their messages and memberships go.
+    private mutating func wipe(user: String, into changes: inout Changes) {
+        for (channel, history) in histories {
+            for message in history.messages where message.author == user {
+                delete(message: message.id, channel: channel, into: &changes)
+            }
+        }
+        for server in members.keys where members[server]?[user] != nil {
+            removeMember(server: server, user: user, into: &changes)
+        }
+    }
+
     private mutating func delete(message id: String, channel: String, into changes: inout Changes) {
         fetches[channel]?.deleted.insert(id)
         fetches[channel]?.arrived.remove(id)
@@ -366,6 +523,17 @@ struct AccountCache: Sendable {
         guard users[user.id] != user else { return }
         users[user.id] = user
         pending.users.insert(user.id)
+    }
+
+    /// Stores a user and renames the direct messages shown under their name.
+    private mutating func upsert(_ user: User, renamingChatsInto changes: inout Changes) {
+        upsert(user)
+        for channel in channels.values
+        where channel.kind == .directMessage && (channel.recipients ?? []).contains(user.id) {
+            let before = chats[channel.id]
+            upsert(channel)
+            if chats[channel.id] != before { changes.chats = true }
+        }
     }
 
     private mutating func upsert(_ channel: Channel) {

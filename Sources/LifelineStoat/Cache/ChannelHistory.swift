@@ -24,7 +24,7 @@ public struct ChannelHistory: Sendable, Hashable {
 ///
 /// Stale, like a ``ChannelHistory``, until fetched from the server since the last reconnect; `Ready`
 /// and member events keep it up to date meanwhile.
-public struct ServerMembers: Sendable, Hashable {
+public struct MemberList: Sendable, Hashable {
     /// The server.
     public var serverID: String
     /// The members, by user id order.
