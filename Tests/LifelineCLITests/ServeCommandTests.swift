@@ -17,7 +17,7 @@ struct ServeCommandTests {
         var lines = LineReader(output.fileHandleForReading).lines.makeAsyncIterator()
         let line = try #require(await lines.next())
         let object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])
-        #expect(Set(object.keys) == ["api", "events", "admin", "email", "password", "token", "user_id"])
+        #expect(Set(object.keys) == ["api", "events", "admin", "email", "password", "token", "user_id", "bot_token", "bot_id"])
         let api = try #require(object["api"].flatMap(URL.init(string:)))
         let (body, response) = try await URLSession.shared.data(from: api)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
