@@ -15,7 +15,10 @@ enum FrameworkCatcher {
         case 409: ("Conflict", "The request could not be processed because of a conflict in the request.")
         case 413: ("Payload Too Large", "The request is larger than the server is willing or able to process.")
         case 422:
-            ("Unprocessable Entity", "The request was well-formed but was unable to be followed due to semantic errors.")
+            (
+                "Unprocessable Entity",
+                "The request was well-formed but was unable to be followed due to semantic errors."
+            )
         case 429: ("Too Many Requests", "Too many requests have been received recently.")
         case 500:
             ("Internal Server Error", "The server encountered an internal error while processing this request.")

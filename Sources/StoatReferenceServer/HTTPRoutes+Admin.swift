@@ -124,7 +124,8 @@ extension HTTPRoutes {
             if body["enabled"]?.boolValue == false {
                 await state.restoreSessionLookups()
             } else {
-                await state.failSessionLookups(for: body.optionalNumber("seconds").map { .milliseconds(Int64($0 * 1000)) })
+                await state.failSessionLookups(
+                    for: body.optionalNumber("seconds").map { .milliseconds(Int64($0 * 1000)) })
             }
             return Response(status: .noContent)
         }
@@ -173,7 +174,8 @@ extension HTTPRoutes {
         let state = state
         admin(router, .post, "users") { body, _ in
             let username = try body.string("username")
-            let email = body["email"]?.stringValue ?? "\(username.lowercased())-\(Identifiers.token().prefix(8))@lifeline.test"
+            let email =
+                body["email"]?.stringValue ?? "\(username.lowercased())-\(Identifiers.token().prefix(8))@lifeline.test"
             let password = body["password"]?.stringValue ?? Identifiers.token()
             let account = try await Self.world {
                 try await state.addUser(
@@ -182,7 +184,8 @@ extension HTTPRoutes {
             }
             return Self.json(
                 .object([
-                    "user_id": .string(account.userID), "token": .string(account.token), "email": .string(account.email),
+                    "user_id": .string(account.userID), "token": .string(account.token),
+                    "email": .string(account.email),
                     "password": .string(account.password),
                 ]))
         }
@@ -219,7 +222,9 @@ extension HTTPRoutes {
             return Response(status: .noContent)
         }
         admin(router, .post, "friends") { body, _ in
-            try await Self.world { try await state.makeFriends(try body.string("user_id"), try body.string("other_id")) }
+            try await Self.world {
+                try await state.makeFriends(try body.string("user_id"), try body.string("other_id"))
+            }
             return Response(status: .noContent)
         }
         admin(router, .post, "direct-messages") { body, _ in
@@ -238,7 +243,9 @@ extension HTTPRoutes {
         }
         admin(router, .post, "slowmode") { body, _ in
             let seconds = body.optionalInt("seconds").flatMap { $0 > 0 ? UInt64($0) : nil }
-            try await Self.world { try await state.setSlowmode(channelID: try body.string("channel_id"), seconds: seconds) }
+            try await Self.world {
+                try await state.setSlowmode(channelID: try body.string("channel_id"), seconds: seconds)
+            }
             return Response(status: .noContent)
         }
         admin(router, .post, "display-name") { body, _ in
@@ -329,14 +336,16 @@ enum AdminFailure: Error {
         switch self {
         case .invalid(let key):
             HTTPRoutes.json(
-                .object(["type": .string("FailedValidation"), "location": .string("admin: missing or mistyped \(key)")]),
+                .object(["type": .string("FailedValidation"), "location": .string("admin: missing or mistyped \(key)")]
+                ),
                 status: 400)
         case .notFound:
             HTTPRoutes.json(.object(["type": .string("NotFound"), "location": .string("admin")]), status: 404)
         case .world(let error):
             HTTPRoutes.json(
                 .object([
-                    "type": .string(error.stoatError?.name ?? (error.code == .notFound ? "NotFound" : "FailedValidation")),
+                    "type": .string(
+                        error.stoatError?.name ?? (error.code == .notFound ? "NotFound" : "FailedValidation")),
                     "location": .string("admin: \(error.message)"),
                 ]),
                 status: error.code == .notFound ? 404 : (error.code == .emailTaken ? 409 : 400))

@@ -107,9 +107,10 @@ struct HTTPRoutes: Sendable {
         }
         route(router, .get, "/users/:id") { request, context throws(RouteFailure) in
             let user = try await Self.user(request, state)
-            return Self.json(try await Self.stoat { () async throws(APIError) in
-                try await state.fetchUser(context.parameters.get("id") ?? "", as: user)
-            })
+            return Self.json(
+                try await Self.stoat { () async throws(APIError) in
+                    try await state.fetchUser(context.parameters.get("id") ?? "", as: user)
+                })
         }
         route(router, .get, "/users/:id/flags") { _, context throws(RouteFailure) in
             let flags = await state.flags(userID: context.parameters.get("id") ?? "")
@@ -123,16 +124,18 @@ struct HTTPRoutes: Sendable {
         let state = state
         route(router, .get, "/channels/:id") { request, context throws(RouteFailure) in
             let user = try await Self.user(request, state)
-            return Self.json(try await Self.stoat { () async throws(APIError) in
-                try await state.fetchChannel(context.parameters.get("id") ?? "", as: user)
-            })
+            return Self.json(
+                try await Self.stoat { () async throws(APIError) in
+                    try await state.fetchChannel(context.parameters.get("id") ?? "", as: user)
+                })
         }
         route(router, .get, "/channels/:id/messages") { request, context throws(RouteFailure) in
             let user = try await Self.user(request, state)
             let options = try Self.messageQueryOptions(request.uri.queryParameters)
-            return Self.json(try await Self.stoat { () async throws(APIError) in
-                try await state.queryMessages(context.parameters.get("id") ?? "", options: options, as: user)
-            })
+            return Self.json(
+                try await Self.stoat { () async throws(APIError) in
+                    try await state.queryMessages(context.parameters.get("id") ?? "", options: options, as: user)
+                })
         }
         route(router, .post, "/channels/:id/messages") { request, context throws(RouteFailure) in
             let user = try await Self.user(request, state)
@@ -160,11 +163,12 @@ struct HTTPRoutes: Sendable {
             case .string(let value): content = value
             default: throw .framework(status: 422)
             }
-            return Self.json(try await Self.stoat { () async throws(APIError) in
-                try await state.editMessage(
-                    context.parameters.get("message") ?? "", in: context.parameters.get("id") ?? "",
-                    content: content, as: user)
-            })
+            return Self.json(
+                try await Self.stoat { () async throws(APIError) in
+                    try await state.editMessage(
+                        context.parameters.get("message") ?? "", in: context.parameters.get("id") ?? "",
+                        content: content, as: user)
+                })
         }
         route(router, .delete, "/channels/:id/messages/:message") { request, context throws(RouteFailure) in
             let user = try await Self.user(request, state)
@@ -183,17 +187,20 @@ struct HTTPRoutes: Sendable {
         route(router, .get, "/servers/:id") { request, context throws(RouteFailure) in
             let user = try await Self.user(request, state)
             let include = try Self.bool(request.uri.queryParameters["include_channels"])
-            return Self.json(try await Self.stoat { () async throws(APIError) in
-                try await state.fetchServer(
-                    context.parameters.get("id") ?? "", includeChannels: include ?? false, as: user)
-            })
+            return Self.json(
+                try await Self.stoat { () async throws(APIError) in
+                    try await state.fetchServer(
+                        context.parameters.get("id") ?? "", includeChannels: include ?? false, as: user)
+                })
         }
         route(router, .get, "/servers/:id/members") { request, context throws(RouteFailure) in
             let user = try await Self.user(request, state)
             let exclude = try Self.bool(request.uri.queryParameters["exclude_offline"])
-            return Self.json(try await Self.stoat { () async throws(APIError) in
-                try await state.fetchMembers(context.parameters.get("id") ?? "", excludeOffline: exclude ?? false, as: user)
-            })
+            return Self.json(
+                try await Self.stoat { () async throws(APIError) in
+                    try await state.fetchMembers(
+                        context.parameters.get("id") ?? "", excludeOffline: exclude ?? false, as: user)
+                })
         }
     }
 
@@ -374,7 +381,9 @@ struct HTTPRoutes: Sendable {
     }
 
     /// `OptionsQueryMessages` from the query; a value of the wrong type is a 422.
-    static func messageQueryOptions(_ query: FlatDictionary<Substring, Substring>) throws(RouteFailure)
+    static func messageQueryOptions(
+        _ query: FlatDictionary<Substring, Substring>
+    ) throws(RouteFailure)
         -> MessageQueryOptions
     {
         var options = MessageQueryOptions()

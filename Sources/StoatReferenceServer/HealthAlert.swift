@@ -39,7 +39,9 @@ extension HealthAlert: WireEncodable {
             "dismissable": dismissable.map { .bool($0) },
             "actions": actions.map { list in
                 .array(
-                    list.map { .object(["text": .string($0.text), "type": .string($0.type), "href": .string($0.href)]) })
+                    list.map {
+                        .object(["text": .string($0.text), "type": .string($0.type), "href": .string($0.href)])
+                    })
             },
         ])
     }

@@ -45,9 +45,10 @@ public struct RateLimitPolicy: Sendable, Equatable {
     /// The bucket and resource of a request, as stoatchat resolves them from the path's segments (after an
     /// optional `0.8` version segment) and the method.
     public static func bucket(method: String, path: String) -> (bucket: String, resource: String?) {
-        var segments = path.split(separator: "?", maxSplits: 1).first.map {
-            $0.split(separator: "/").map(String.init)
-        } ?? []
+        var segments =
+            path.split(separator: "?", maxSplits: 1).first.map {
+                $0.split(separator: "/").map(String.init)
+            } ?? []
         if segments.first == "0.8" { segments.removeFirst() }
         guard let segment = segments.first else { return ("any", nil) }
         let resource = segments.count > 1 ? segments[1] : nil

@@ -35,7 +35,8 @@ extension ReferenceServer {
     public func addUser(username: String) async throws(ReferenceServerError) -> SeededAccount {
         let suffix = Identifiers.token().prefix(10).lowercased()
         return try await addAccount(
-            email: "\(username.lowercased())-\(suffix)@lifeline.test", password: Identifiers.token(), username: username)
+            email: "\(username.lowercased())-\(suffix)@lifeline.test", password: Identifiers.token(), username: username
+        )
     }
 
     /// Adds a bot owned by `ownerID`, with a bot token for `X-Bot-Token` and the events socket.
@@ -84,7 +85,9 @@ extension ReferenceServer {
     /// - Returns: The ids of the generated servers.
     /// - Throws: ``ReferenceServerError`` when the data file cannot be written.
     @discardableResult
-    public func seedDataset(_ shape: DatasetShape, for userID: String? = nil) async throws(ReferenceServerError)
+    public func seedDataset(
+        _ shape: DatasetShape, for userID: String? = nil
+    ) async throws(ReferenceServerError)
         -> [String]
     {
         do {
@@ -98,7 +101,9 @@ extension ReferenceServer {
     ///
     /// - Parameter readyFields: The `ready` query values to filter by; empty for stoatchat's default fields.
     /// - Throws: ``ReferenceServerError`` with ``ReferenceServerError/Code/notFound`` for an unknown user.
-    public func readyFrame(for userID: String, readyFields: [String] = []) async throws(ReferenceServerError)
+    public func readyFrame(
+        for userID: String, readyFields: [String] = []
+    ) async throws(ReferenceServerError)
         -> Data
     {
         guard let payload = await state.readyPayload(userID: userID, filter: ReadyFilter(queryValues: readyFields))

@@ -21,7 +21,10 @@ extension ReferenceServer {
     ///
     /// - Parameter reason: `Leave`, `Kick` or `Ban`.
     /// - Throws: ``ReferenceServerError`` with ``ReferenceServerError/Code/notFound`` for a non-member.
-    public func removeMember(userID: String, serverID: String, reason: String = "Leave") async
+    public func removeMember(
+        userID: String, serverID: String, reason: String = "Leave"
+    )
+        async
         throws(ReferenceServerError)
     {
         try await state.removeMember(userID: userID, serverID: serverID, reason: reason)
@@ -48,7 +51,9 @@ extension ReferenceServer {
     /// lets only friends, or a user and a bot, send in it; others may read it.
     ///
     /// - Throws: ``ReferenceServerError`` with ``ReferenceServerError/Code/notFound`` unless both users exist.
-    public func openDirectMessage(_ userID: String, _ otherID: String) async throws(ReferenceServerError)
+    public func openDirectMessage(
+        _ userID: String, _ otherID: String
+    ) async throws(ReferenceServerError)
         -> StoatChannel
     {
         try await state.openDirectMessage(userID, otherID)
@@ -57,7 +62,9 @@ extension ReferenceServer {
     /// Creates a group owned by `owner` with `recipients`, announced to each as `ChannelCreate`.
     ///
     /// - Throws: ``ReferenceServerError`` with ``ReferenceServerError/Code/notFound`` for an unknown user.
-    public func createGroup(name: String, owner: String, recipients: [String]) async throws(ReferenceServerError)
+    public func createGroup(
+        name: String, owner: String, recipients: [String]
+    ) async throws(ReferenceServerError)
         -> StoatChannel
     {
         try await state.createGroup(name: name, owner: owner, recipients: recipients)
@@ -67,7 +74,10 @@ extension ReferenceServer {
     /// `ChannelCreate` to the server's sockets, which then receive its events.
     ///
     /// - Throws: ``ReferenceServerError`` with ``ReferenceServerError/Code/notFound`` for an unknown server.
-    public func addTextChannel(serverID: String, name: String, slowmode: UInt64? = nil) async
+    public func addTextChannel(
+        serverID: String, name: String, slowmode: UInt64? = nil
+    )
+        async
         throws(ReferenceServerError) -> StoatChannel
     {
         try await state.addTextChannel(serverID: serverID, name: name, slowmode: slowmode)
@@ -93,7 +103,10 @@ extension ReferenceServer {
     /// - Throws: ``ReferenceServerError``: ``ReferenceServerError/Code/notFound`` for an unknown user or channel,
     ///   ``ReferenceServerError/Code/refused`` with the Stoat error otherwise (`MissingPermission`, `InSlowmode`…).
     @discardableResult
-    public func postMessage(as userID: String, in channelID: String, content: String, nonce: String? = nil) async
+    public func postMessage(
+        as userID: String, in channelID: String, content: String, nonce: String? = nil
+    )
+        async
         throws(ReferenceServerError) -> StoatMessage
     {
         try await state.postMessage(as: userID, channelID: channelID, content: content, nonce: nonce)

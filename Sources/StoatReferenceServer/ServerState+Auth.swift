@@ -101,7 +101,9 @@ extension ServerState {
         }
         guard var account = accounts[ticket.accountID] else { throw .stoat(APIError(.invalidToken, at: location)) }
         let accountLocation = "crates/core/database/src/models/accounts/model.rs"
-        guard let response else { throw .stoat(APIError(.invalidToken, at: "crates/delta/src/routes/session/login.rs")) }
+        guard let response else {
+            throw .stoat(APIError(.invalidToken, at: "crates/delta/src/routes/session/login.rs"))
+        }
         let methods = account.mfaMethods
         switch response {
         case .password(let password):

@@ -9,9 +9,11 @@ extension ServerState {
             record.activeSubscriptions = connection.activeServers
                 .filter { $0.renewedAt.addingTimeInterval(lifetime) >= instant }
                 .map(\.id)
-            record.memberEventServers = connection.topics.filter { $0.hasSuffix("u") && servers[String($0.dropLast())] != nil }
-                .map { String($0.dropLast()) }
-                .sorted()
+            record.memberEventServers = connection.topics.filter {
+                $0.hasSuffix("u") && servers[String($0.dropLast())] != nil
+            }
+            .map { String($0.dropLast()) }
+            .sorted()
             return record
         }
         return (closedRecords + open).sorted { $0.id < $1.id }
@@ -41,7 +43,9 @@ extension ServerState {
         let elapsed = arrivalMark.duration(to: .now)
         let bin = Int(elapsed.milliseconds / 100)
         guard bin >= 0 else { return }
-        if arrivalBins.count <= bin { arrivalBins.append(contentsOf: repeatElement(0, count: bin + 1 - arrivalBins.count)) }
+        if arrivalBins.count <= bin {
+            arrivalBins.append(contentsOf: repeatElement(0, count: bin + 1 - arrivalBins.count))
+        }
         arrivalBins[bin] += 1
     }
 

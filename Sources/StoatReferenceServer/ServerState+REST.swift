@@ -97,16 +97,20 @@ extension ServerState {
     }
 
     /// `GET /channels/{id}/messages`.
-    func queryMessages(_ channelID: String, options: MessageQueryOptions, as user: StoatUser) throws(APIError)
+    func queryMessages(
+        _ channelID: String, options: MessageQueryOptions, as user: StoatUser
+    ) throws(APIError)
         -> Wire
     {
         let location = "crates/delta/src/routes/channels/message_query.rs"
         if let limit = options.limit, !(1...100).contains(limit) {
-            throw .validation("limit: Validation error: range [{\"max\": Number(100.0), \"min\": Number(1.0)}]", at: location)
+            throw .validation(
+                "limit: Validation error: range [{\"max\": Number(100.0), \"min\": Number(1.0)}]", at: location)
         }
         for (name, value) in [("before", options.before), ("after", options.after), ("nearby", options.nearby)] {
             if let value, value.count != 26 {
-                throw .validation("\(name): Validation error: length [{\"max\": Number(26), \"min\": Number(26)}]", at: location)
+                throw .validation(
+                    "\(name): Validation error: length [{\"max\": Number(26), \"min\": Number(26)}]", at: location)
             }
         }
         if options.sort == "Relevance" { throw APIError(.invalidOperation, at: location) }
@@ -156,7 +160,8 @@ extension ServerState {
     ) throws(APIError) -> (message: StoatMessage, wire: Wire) {
         let location = "crates/delta/src/routes/channels/message_send.rs"
         if let nonce = request.nonce, !(1...64).contains(nonce.count) {
-            throw .validation("nonce: Validation error: length [{\"max\": Number(64), \"min\": Number(1)}]", at: location)
+            throw .validation(
+                "nonce: Validation error: length [{\"max\": Number(64), \"min\": Number(1)}]", at: location)
         }
         let channel = try channel(channelID, at: "crates/core/database/src/models/channels/ops/mongodb.rs")
         let instant = now()
@@ -192,7 +197,9 @@ extension ServerState {
             guard raw <= 7 else { throw APIError(.invalidProperty, at: modelLocation) }
             if raw & 4 != 0 {
                 guard user.botOwner != nil else { throw APIError(.isNotBot, at: modelLocation) }
-                guard permissions.contains(.mentionEveryone) else { throw .missing(.mentionEveryone, at: modelLocation) }
+                guard permissions.contains(.mentionEveryone) else {
+                    throw .missing(.mentionEveryone, at: modelLocation)
+                }
                 flags |= 4
             }
             if raw & 2 != 0 { flags |= 2 }
@@ -201,7 +208,8 @@ extension ServerState {
         var replies: [String] = []
         if let entries = request.replies {
             guard entries.count <= Self.maximumReplies else {
-                throw APIError(.tooManyReplies, [.init(key: "max", value: .integer(Self.maximumReplies))], at: modelLocation)
+                throw APIError(
+                    .tooManyReplies, [.init(key: "max", value: .integer(Self.maximumReplies))], at: modelLocation)
             }
             for entry in entries {
                 guard let replied = messages[entry.id] else {
@@ -254,7 +262,9 @@ extension ServerState {
     }
 
     /// `PATCH /channels/{id}/messages/{message}` (`message_edit.rs`): the author edits the content.
-    func editMessage(_ messageID: String, in channelID: String, content: String?, as user: StoatUser)
+    func editMessage(
+        _ messageID: String, in channelID: String, content: String?, as user: StoatUser
+    )
         throws(APIError) -> Wire
     {
         let location = "crates/delta/src/routes/channels/message_edit.rs"
@@ -290,7 +300,8 @@ extension ServerState {
         }
         if message.author != user.id {
             let channel = try channel(channelID, at: "crates/core/database/src/models/channels/ops/mongodb.rs")
-            try require(.manageMessages, of: user, in: channel, at: "crates/delta/src/routes/channels/message_delete.rs")
+            try require(
+                .manageMessages, of: user, in: channel, at: "crates/delta/src/routes/channels/message_delete.rs")
         }
         removeMessage(messageID)
         if var channel = channels[channelID], channel.lastMessageID == messageID {

@@ -117,7 +117,8 @@ extension ServerState {
                     user.relations = [.init(id: memberUserID, status: "Friend")]
                     friends.append(userID)
                     newChannels.append(
-                        .directMessage(id: Identifiers.ulid(at: now()), active: true, recipients: [memberUserID, userID]))
+                        .directMessage(
+                            id: Identifiers.ulid(at: now()), active: true, recipients: [memberUserID, userID]))
                 }
                 newUsers.append(user)
                 newMembers.append(

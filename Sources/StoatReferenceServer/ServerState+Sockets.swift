@@ -139,7 +139,9 @@ extension ServerState {
         else { return }
         connections[connectionID]?.record.token = token
         guard let (user, sessionID) = socketIdentity(token: token) else {
-            end(connectionID, with: .error(APIError(.invalidSession, at: "crates/core/database/src/models/users/model.rs")))
+            end(
+                connectionID,
+                with: .error(APIError(.invalidSession, at: "crates/core/database/src/models/users/model.rs")))
             return
         }
         if let session = sessions[token] {

@@ -44,7 +44,9 @@ extension ServerState {
     /// then `ServerCreate` to the new member, whose sockets then listen to the server and its channels.
     @discardableResult
     func join(userID: String, serverID: String) throws(ReferenceServerError) -> StoatMember {
-        guard let user = users[userID] else { throw ReferenceServerError(code: .notFound, message: "No user \(userID)") }
+        guard let user = users[userID] else {
+            throw ReferenceServerError(code: .notFound, message: "No user \(userID)")
+        }
         guard let server = servers[serverID] else {
             throw ReferenceServerError(code: .notFound, message: "No server \(serverID)")
         }
@@ -111,7 +113,8 @@ extension ServerState {
         }) {
             return existing
         }
-        let channel = StoatChannel.directMessage(id: Identifiers.ulid(at: now()), active: true, recipients: [first, second])
+        let channel = StoatChannel.directMessage(
+            id: Identifiers.ulid(at: now()), active: true, recipients: [first, second])
         upsert(channel: channel)
         for recipient in [first, second] { publish(.channelCreate(channel), to: ["\(recipient)!"]) }
         return channel
@@ -123,7 +126,8 @@ extension ServerState {
         guard everyone.allSatisfy({ users[$0] != nil }) else {
             throw ReferenceServerError(code: .notFound, message: "Every recipient must be a user")
         }
-        let channel = StoatChannel.group(id: Identifiers.ulid(at: now()), name: name, owner: owner, recipients: everyone)
+        let channel = StoatChannel.group(
+            id: Identifiers.ulid(at: now()), name: name, owner: owner, recipients: everyone)
         upsert(channel: channel)
         for recipient in everyone { publish(.channelCreate(channel), to: ["\(recipient)!"]) }
         return channel
@@ -131,7 +135,9 @@ extension ServerState {
 
     /// Creates a text channel in `serverID` (stoatchat's `create_server_channel`): `ServerUpdate` with the new
     /// channel list, then `ChannelCreate`, to the server.
-    func addTextChannel(serverID: String, name: String, slowmode: UInt64?) throws(ReferenceServerError)
+    func addTextChannel(
+        serverID: String, name: String, slowmode: UInt64?
+    ) throws(ReferenceServerError)
         -> StoatChannel
     {
         guard servers[serverID] != nil else {
@@ -160,7 +166,9 @@ extension ServerState {
     /// Sets or clears a user's display name (stoatchat's `User::update`): `UserUpdate` to the user and to the
     /// member events of their servers, which only sockets subscribed to those servers receive.
     func setDisplayName(userID: String, displayName: String?) throws(ReferenceServerError) {
-        guard var user = users[userID] else { throw ReferenceServerError(code: .notFound, message: "No user \(userID)") }
+        guard var user = users[userID] else {
+            throw ReferenceServerError(code: .notFound, message: "No user \(userID)")
+        }
         user.displayName = displayName
         upsert(user: user)
         let data: Wire = displayName.map { .object(["display_name": .string($0)]) } ?? .object([])
@@ -172,10 +180,14 @@ extension ServerState {
     }
 
     /// Sends a message as `userID` by the same rules as `POST /channels/{id}/messages`.
-    func postMessage(as userID: String, channelID: String, content: String, nonce: String?)
+    func postMessage(
+        as userID: String, channelID: String, content: String, nonce: String?
+    )
         throws(ReferenceServerError) -> StoatMessage
     {
-        guard let user = users[userID] else { throw ReferenceServerError(code: .notFound, message: "No user \(userID)") }
+        guard let user = users[userID] else {
+            throw ReferenceServerError(code: .notFound, message: "No user \(userID)")
+        }
         do {
             return try sendMessage(
                 MessageSendRequest(content: content, nonce: nonce), to: channelID, as: user, idempotencyKey: nil

@@ -107,6 +107,9 @@ struct APIError: Error, Sendable {
     }
 
     var wire: Wire {
-        .object([.init(key: "type", value: .string(kind.name))] + fields + [.init(key: "location", value: .string(location))])
+        .object(
+            [.init(key: "type", value: .string(kind.name))] + fields + [
+                .init(key: "location", value: .string(location))
+            ])
     }
 }

@@ -71,7 +71,8 @@ struct StoatPipeline: RouterMiddleware {
         response.headers[.accessControlAllowOrigin] = origin
         response.headers[.vary] = "Origin"
         if request.method == .options {
-            response.headers[.accessControlAllowMethods] = "CONNECT, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT, TRACE"
+            response.headers[.accessControlAllowMethods] =
+                "CONNECT, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT, TRACE"
             if let requested = request.headers[.accessControlRequestHeaders] {
                 response.headers[.accessControlAllowHeaders] = requested
             }

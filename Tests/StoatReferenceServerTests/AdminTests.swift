@@ -45,9 +45,12 @@ struct AdminTests {
     func foreignHost() async throws {
         try await withServer { server throws in
             let rebound = try await server.http(
-                .POST, "/drop-sockets", json: "{}", base: server.adminURL, headers: [("Host", "evil.example:\(server.port)")])
+                .POST, "/drop-sockets", json: "{}", base: server.adminURL,
+                headers: [("Host", "evil.example:\(server.port)")])
             #expect(rebound.status == 403)
-            #expect(try await server.http(.GET, "/state", base: server.adminURL, headers: [("Host", "attacker.test")]).status == 403)
+            #expect(
+                try await server.http(.GET, "/state", base: server.adminURL, headers: [("Host", "attacker.test")])
+                    .status == 403)
             let local = try await server.http(
                 .GET, "/state", base: server.adminURL, headers: [("Host", "localhost:\(server.port)")])
             #expect(local.status == 200)
@@ -61,7 +64,8 @@ struct AdminTests {
                 .POST, "/user-flags", json: #"{"user_id":"\#(server.defaultAccount.userID)","flags":4}"#,
                 base: server.adminURL, headers: [("Origin", "https://evil.example")])
             #expect(crossSite.status == 403)
-            #expect(try await server.http(.GET, "/users/\(server.defaultAccount.userID)/flags").json?["flags"] as? Int == 0)
+            #expect(
+                try await server.http(.GET, "/users/\(server.defaultAccount.userID)/flags").json?["flags"] as? Int == 0)
             let local = try await server.http(
                 .GET, "/state", base: server.adminURL, headers: [("Origin", "http://127.0.0.1:3000")])
             #expect(local.status == 200)

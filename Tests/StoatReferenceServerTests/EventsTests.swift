@@ -37,7 +37,10 @@ struct EventsTests {
             #expect(channels.first?["channel_type"] as? String == "SavedMessages")
             #expect(channels.contains { $0["_id"] as? String == server.lobbyChannelID })
             let members = try #require(ready["members"] as? [[String: Any]])
-            #expect(members.map { $0["_id"] as? [String: String] } == [["server": server.lobbyServerID, "user": account.userID]])
+            #expect(
+                members.map { $0["_id"] as? [String: String] } == [
+                    ["server": server.lobbyServerID, "user": account.userID]
+                ])
             #expect((ready["emojis"] as? [[String: Any]])?.count == 1)
             await socket.close()
         }

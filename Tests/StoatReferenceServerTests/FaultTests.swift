@@ -184,7 +184,9 @@ struct FaultTests {
         }
     }
 
-    @Test("During a session-lookup outage valid tokens get the framework's 401 and InvalidSession, counted, until cleared")
+    @Test(
+        "During a session-lookup outage valid tokens get the framework's 401 and InvalidSession, counted, until cleared"
+    )
     func sessionOutage() async throws {
         try await withServer { server throws in
             let token = server.defaultAccount.token

@@ -21,7 +21,9 @@ struct MessagingTests {
                 .GET, "/servers/\(server.lobbyServerID)?include_channels=true", token: friend.token)
             // serde's flatten writes the server's channel ids, then the channel objects, under the same key.
             #expect(withChannels.text.components(separatedBy: #""channels":"#).count == 3)
-            #expect((withChannels.json?["channels"] as? [[String: Any]])?.first?["channel_type"] as? String == "TextChannel")
+            #expect(
+                (withChannels.json?["channels"] as? [[String: Any]])?.first?["channel_type"] as? String == "TextChannel"
+            )
             let channel = try await server.http(.GET, "/channels/\(server.lobbyChannelID)", token: friend.token)
             #expect(channel.json?["name"] as? String == "general")
             let members = try await server.http(.GET, "/servers/\(server.lobbyServerID)/members", token: friend.token)
@@ -36,12 +38,15 @@ struct MessagingTests {
             let notMember = try await server.http(.GET, "/servers/\(server.lobbyServerID)", token: stranger.token)
             #expect(notMember.status == 404)
             #expect(notMember.errorType == "NotFound")
-            #expect(try await server.http(.GET, "/servers/\(server.lobbyServerID)/members", token: stranger.token).errorType == "NotFound")
+            #expect(
+                try await server.http(.GET, "/servers/\(server.lobbyServerID)/members", token: stranger.token).errorType
+                    == "NotFound")
             let hidden = try await server.http(.GET, "/channels/\(server.lobbyChannelID)", token: stranger.token)
             #expect(hidden.status == 403)
             #expect(hidden.errorType == "MissingPermission")
             #expect(hidden.json?["permission"] as? String == "ViewChannel")
-            let history = try await server.http(.GET, "/channels/\(server.lobbyChannelID)/messages", token: stranger.token)
+            let history = try await server.http(
+                .GET, "/channels/\(server.lobbyChannelID)/messages", token: stranger.token)
             #expect(history.json?["permission"] as? String == "ReadMessageHistory")
             let post = try await server.http(
                 .POST, "/channels/\(server.lobbyChannelID)/messages", token: stranger.token, json: #"{"content":"hi"}"#)
@@ -61,7 +66,9 @@ struct MessagingTests {
             let online = try await server.http(.GET, path, token: server.defaultAccount.token)
             #expect((online.json?["users"] as? [[String: Any]])?.map { $0["_id"] as? String } == [friend.userID])
             #expect((online.json?["members"] as? [[String: Any]])?.count == 1)
-            #expect(try await server.http(.GET, "/servers/x/members?exclude_offline=maybe", token: friend.token).status == 422)
+            #expect(
+                try await server.http(.GET, "/servers/x/members?exclude_offline=maybe", token: friend.token).status
+                    == 422)
             await socket.close()
         }
     }
@@ -93,7 +100,9 @@ struct MessagingTests {
         }
     }
 
-    @Test("A sent message has a ULID of the send time, a nonce, the author's user and member, and updates last_message_id")
+    @Test(
+        "A sent message has a ULID of the send time, a nonce, the author's user and member, and updates last_message_id"
+    )
     func send() async throws {
         let clock = ManualClock()
         try await withServer(clock: clock) { server throws in
@@ -117,7 +126,9 @@ struct MessagingTests {
         }
     }
 
-    @Test("Idempotency-Key becomes the nonce; reused it answers the framework's 409; a reused body nonce InvalidOperation")
+    @Test(
+        "Idempotency-Key becomes the nonce; reused it answers the framework's 409; a reused body nonce InvalidOperation"
+    )
     func nonces() async throws {
         try await withServer { server throws in
             let token = server.defaultAccount.token
@@ -151,7 +162,8 @@ struct MessagingTests {
         }
     }
 
-    @Test("Messages page by limit (1–100, 50 by default), before, after, sort and nearby; Relevance is InvalidOperation")
+    @Test(
+        "Messages page by limit (1–100, 50 by default), before, after, sort and nearby; Relevance is InvalidOperation")
     func query() async throws {
         try await withServer { server throws in
             let owner = server.defaultAccount
@@ -170,7 +182,8 @@ struct MessagingTests {
             #expect(try await page("?limit=2&before=\(ids[10])") == [ids[9], ids[8]])
             #expect(try await page("?limit=2&after=\(ids[10])&sort=oldest") == [ids[11], ids[12]])
             #expect(try await page("?before=\(ids[5])&after=\(ids[1])&sort=Oldest") == Array(ids[2...4]))
-            #expect(try await page("?nearby=\(ids[30])&limit=4") == [ids[30], ids[31], ids[32], ids[29], ids[28], ids[27]])
+            #expect(
+                try await page("?nearby=\(ids[30])&limit=4") == [ids[30], ids[31], ids[32], ids[29], ids[28], ids[27]])
             for bad in ["?limit=0", "?limit=101", "?before=short"] {
                 let answer = try await server.http(.GET, "/channels/\(channel)/messages\(bad)", token: owner.token)
                 #expect(answer.errorType == "FailedValidation", "\(bad)")
@@ -178,8 +191,11 @@ struct MessagingTests {
             let relevance = try await server.http(
                 .GET, "/channels/\(channel)/messages?sort=Relevance", token: owner.token)
             #expect(relevance.errorType == "InvalidOperation")
-            #expect(try await server.http(.GET, "/channels/\(channel)/messages?limit=x", token: owner.token).status == 422)
-            #expect(try await server.http(.GET, "/channels/\(channel)/messages?sort=Newest", token: owner.token).status == 422)
+            #expect(
+                try await server.http(.GET, "/channels/\(channel)/messages?limit=x", token: owner.token).status == 422)
+            #expect(
+                try await server.http(.GET, "/channels/\(channel)/messages?sort=Newest", token: owner.token).status
+                    == 422)
         }
     }
 
@@ -195,7 +211,10 @@ struct MessagingTests {
                 .GET, "/channels/\(server.lobbyChannelID)/messages?include_users=true", token: owner.token)
             #expect(Set(answer.json?.keys ?? [:].keys) == ["messages", "users", "members"])
             #expect((answer.json?["messages"] as? [[String: Any]])?.count == 2)
-            #expect(Set((answer.json?["users"] as? [[String: Any]] ?? []).compactMap { $0["_id"] as? String }) == [owner.userID, friend.userID])
+            #expect(
+                Set((answer.json?["users"] as? [[String: Any]] ?? []).compactMap { $0["_id"] as? String }) == [
+                    owner.userID, friend.userID,
+                ])
             #expect((answer.json?["members"] as? [[String: Any]])?.count == 2)
             try await server.makeFriends(owner.userID, friend.userID)
             let dm = try await server.openDirectMessage(owner.userID, friend.userID)
@@ -225,7 +244,9 @@ struct MessagingTests {
                 .POST, "/channels/\(group.id)/messages", token: other.token, json: #"{"content":"yo"}"#)
             #expect(inGroup.status == 200)
             let outsider = try await server.addUser(username: "outsider")
-            #expect(try await server.http(.GET, "/channels/\(group.id)", token: outsider.token).errorType == "MissingPermission")
+            #expect(
+                try await server.http(.GET, "/channels/\(group.id)", token: outsider.token).errorType
+                    == "MissingPermission")
         }
     }
 
@@ -253,7 +274,9 @@ struct MessagingTests {
             // The owner has every permission, ManageMessages included.
             let removed = try await server.http(.DELETE, "/channels/\(channel)/messages/\(mine.id)", token: owner.token)
             #expect(removed.status == 204)
-            #expect(try await server.http(.DELETE, "/channels/\(channel)/messages/\(mine.id)", token: owner.token).errorType == "NotFound")
+            #expect(
+                try await server.http(.DELETE, "/channels/\(channel)/messages/\(mine.id)", token: owner.token).errorType
+                    == "NotFound")
         }
     }
 
@@ -313,7 +336,8 @@ struct MessagingTests {
             let wrong = try await server.http(.GET, "/users/@me", headers: [("X-Bot-Token", "nope")])
             #expect(wrong.catcherCode == 401)
             // The session routes take sessions only.
-            #expect(try await server.http(.GET, "/auth/session/all", headers: [("X-Bot-Token", bot.token)]).status == 401)
+            #expect(
+                try await server.http(.GET, "/auth/session/all", headers: [("X-Bot-Token", bot.token)]).status == 401)
         }
     }
 }

@@ -116,8 +116,9 @@ struct PureRulesTests {
 
     @Test("Models are written field for field in stoatchat's order, leaving out what serde skips")
     func wireShapes() throws {
-        #expect(StoatUser(id: "U1", username: "ann").wire.text
-            == #"{"_id":"U1","username":"ann","discriminator":"0001","relationship":"None","online":false}"#)
+        #expect(
+            StoatUser(id: "U1", username: "ann").wire.text
+                == #"{"_id":"U1","username":"ann","discriminator":"0001","relationship":"None","online":false}"#)
         #expect(
             StoatUser(id: "B", username: "bot", flags: 4, botOwner: "U1").wire.text
                 == #"{"_id":"B","username":"bot","discriminator":"0001","flags":4,"bot":{"owner":"U1"},"relationship":"None","online":false}"#
@@ -243,7 +244,9 @@ struct PureRulesTests {
         ] as [(String?, Bool)])
     func catcherMedia(accept: String?, json: Bool) {
         #expect(FrameworkCatcher.prefersJSON(accept) == json)
-        #expect(FrameworkCatcher.body(status: 401, accept: accept).contentType.hasPrefix(json ? "application/json" : "text/html"))
+        #expect(
+            FrameworkCatcher.body(status: 401, accept: accept).contentType.hasPrefix(
+                json ? "application/json" : "text/html"))
     }
 
     @Test(

@@ -78,7 +78,8 @@ struct RESTTests {
         }
     }
 
-    @Test("Login checks in stoatchat's order: an unverified account answers UnverifiedAccount even with a wrong password")
+    @Test(
+        "Login checks in stoatchat's order: an unverified account answers UnverifiedAccount even with a wrong password")
     func unverifiedBeforePassword() async throws {
         try await withServer { server throws in
             _ = try await server.addAccount(email: "new@lifeline.test", password: "pw", username: "n", verified: false)
@@ -144,8 +145,10 @@ struct RESTTests {
             #expect(wrong.errorType == "InvalidToken")
             let code = TOTP.code(secret: secret, at: clock.now)
             let body = #"{"mfa_ticket":"\#(first)","mfa_response":{"totp_code":"\#(code)"}}"#
-            #expect(try await server.http(.POST, "/auth/session/login", json: body).json?["result"] as? String == "Success")
-            #expect(try await server.http(.POST, "/auth/session/login", json: body).json?["result"] as? String == "Success")
+            #expect(
+                try await server.http(.POST, "/auth/session/login", json: body).json?["result"] as? String == "Success")
+            #expect(
+                try await server.http(.POST, "/auth/session/login", json: body).json?["result"] as? String == "Success")
             let noResponse = try await server.http(.POST, "/auth/session/login", json: #"{"mfa_ticket":"\#(first)"}"#)
             #expect(noResponse.errorType == "InvalidToken")
             let password = try await server.http(
@@ -195,7 +198,9 @@ struct RESTTests {
         }
     }
 
-    @Test("Disabling deletes the sessions (Logout, then a drop without close frame); login answers Disabled; flags stay 0")
+    @Test(
+        "Disabling deletes the sessions (Logout, then a drop without close frame); login answers Disabled; flags stay 0"
+    )
     func disabled() async throws {
         try await withServer { server throws in
             let account = server.defaultAccount
@@ -252,7 +257,9 @@ struct RESTTests {
             #expect(list.count == 2)
             #expect(list.allSatisfy { Set($0.keys) == ["_id", "name"] })
             #expect(list.contains { $0["name"] as? String == "second device" })
-            #expect(try await server.http(.GET, "/auth/session/all", token: server.pendingAccount.token).jsonArray?.count == 1)
+            #expect(
+                try await server.http(.GET, "/auth/session/all", token: server.pendingAccount.token).jsonArray?.count
+                    == 1)
             #expect(try await server.http(.GET, "/auth/session/all").catcherCode == 401)
         }
     }
@@ -357,7 +364,8 @@ struct RESTTests {
             #expect(empty.text == "{}")
             let socket = try await server.connectReady(token: token)
             let set = try await server.http(
-                .POST, "/sync/settings/set?timestamp=99999999999999", token: token, json: #"{"theme":"{\"dark\":true}"}"#)
+                .POST, "/sync/settings/set?timestamp=99999999999999", token: token,
+                json: #"{"theme":"{\"dark\":true}"}"#)
             #expect(set.status == 204)
             let stamp = Int(clock.now.timeIntervalSince1970 * 1000)
             let update = try #require(try await socket.nextEvent("UserSettingsUpdate"))
@@ -371,7 +379,8 @@ struct RESTTests {
             let unreads = try await server.http(.GET, "/sync/unreads", token: token)
             #expect(unreads.status == 200)
             #expect(unreads.jsonArray?.isEmpty == true)
-            #expect(try await server.http(.POST, "/sync/settings/fetch", token: token, json: #"{"keys":1}"#).status == 422)
+            #expect(
+                try await server.http(.POST, "/sync/settings/fetch", token: token, json: #"{"keys":1}"#).status == 422)
             await socket.close()
         }
     }

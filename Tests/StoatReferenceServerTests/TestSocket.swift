@@ -102,7 +102,9 @@ actor TestSocket {
     }
 
     /// The next message parsed as a JSON object, skipping messages of `types`.
-    nonisolated func nextJSON(skipping types: Set<String>, timeout: Duration = .seconds(10)) async throws
+    nonisolated func nextJSON(
+        skipping types: Set<String>, timeout: Duration = .seconds(10)
+    ) async throws
         -> [String: Any]?
     {
         guard let text = try await next(skipping: types, timeout: timeout) else { return nil }

@@ -57,7 +57,8 @@ struct WorldEventsTests {
                 #expect(event["_id"] as? String == id)
                 #expect(event["content"] as? String == "hello")
                 #expect((event["user"] as? [String: Any])?["relationship"] as? String == relationship)
-                #expect(((event["member"] as? [String: Any])?["_id"] as? [String: String])?["user"] == world.member.userID)
+                #expect(
+                    ((event["member"] as? [String: Any])?["_id"] as? [String: String])?["user"] == world.member.userID)
             }
             try await world.expectNothingMore([world.strangerSocket])
             await world.close()
@@ -89,7 +90,9 @@ struct WorldEventsTests {
         }
     }
 
-    @Test("Edits and deletions reach the channel as MessageUpdate and MessageDelete; deleting the last moves last_message_id")
+    @Test(
+        "Edits and deletions reach the channel as MessageUpdate and MessageDelete; deleting the last moves last_message_id"
+    )
     func updateAndDelete() async throws {
         try await withServer { server throws in
             let world = try await World.make(server)
@@ -129,7 +132,8 @@ struct WorldEventsTests {
             let joined = try #require(try await world.ownerSocket.nextEvent("ServerMemberJoin"))
             #expect(joined["id"] as? String == server.lobbyServerID)
             #expect(joined["user"] as? String == world.stranger.userID)
-            #expect(((joined["member"] as? [String: Any])?["_id"] as? [String: String])?["user"] == world.stranger.userID)
+            #expect(
+                ((joined["member"] as? [String: Any])?["_id"] as? [String: String])?["user"] == world.stranger.userID)
             let created = try #require(try await world.strangerSocket.nextJSON(skipping: []))
             #expect(created["type"] as? String == "ServerCreate")
             #expect((created["server"] as? [String: Any])?["_id"] as? String == server.lobbyServerID)
@@ -180,7 +184,9 @@ struct WorldEventsTests {
         }
     }
 
-    @Test("Presence: a user's first socket past Ready is UserUpdate{online:true} to fellow members, the last closing false")
+    @Test(
+        "Presence: a user's first socket past Ready is UserUpdate{online:true} to fellow members, the last closing false"
+    )
     func presence() async throws {
         try await withServer { server throws in
             let member = try await server.addUser(username: "member")
