@@ -99,7 +99,9 @@ extension ReferenceServer {
 
     /// The JSON text of the Ready `userID` would receive now (without the size fault), for benchmarks and checks.
     ///
-    /// - Parameter readyFields: The `ready` query values to filter by; empty for stoatchat's default fields.
+    /// - Parameters:
+    ///   - userID: The user whose Ready it is.
+    ///   - readyFields: The `ready` query values to filter by; empty for stoatchat's default fields.
     /// - Throws: ``ReferenceServerError`` with ``ReferenceServerError/Code/notFound`` for an unknown user.
     public func readyFrame(
         for userID: String, readyFields: [String] = []

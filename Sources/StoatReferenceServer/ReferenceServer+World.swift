@@ -19,7 +19,10 @@ extension ReferenceServer {
     /// Removes `userID` from `serverID`: `ServerMemberLeave {id, user, reason}` to the server's sockets (the
     /// leaver's included, which then stop receiving the server's events).
     ///
-    /// - Parameter reason: `Leave`, `Kick` or `Ban`.
+    /// - Parameters:
+    ///   - userID: The member.
+    ///   - serverID: The server.
+    ///   - reason: `Leave`, `Kick` or `Ban`.
     /// - Throws: ``ReferenceServerError`` with ``ReferenceServerError/Code/notFound`` for a non-member.
     public func removeMember(
         userID: String, serverID: String, reason: String = "Leave"
