@@ -10,7 +10,7 @@ import NIOWebSocket
 /// The reader hands each client frame to ``ServerState`` in order; the writer drains the connection's
 /// outbound queue, so that frames from the state actor, fan-out and faults never interleave with a fragmented
 /// Ready. A malformed or unknown frame changes nothing but the record; a message above the size limit closes
-/// this connection alone with 1009. The upgrade takes `version`, `format` (only `json`; `msgpack` is refused),
+/// this connection alone with 1009. The upgrade takes `version`, `format` (`json`, or anything but `msgpack`, which is refused),
 /// `token` and `ready` from the query, as bonfire's handshake callback does.
 struct EventsEndpoint: Sendable {
     typealias Handler = WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
@@ -22,7 +22,8 @@ struct EventsEndpoint: Sendable {
         let uri = URI(request.path ?? "/")
         guard uri.path == "/events" else { return .dontUpgrade }
         let query = uri.queryParameters
-        if let format = query["format"], format != "json" { return .dontUpgrade }
+        // bonfire reads an unknown format as JSON; MessagePack is not spoken here, so it is refused.
+        if query["format"] == "msgpack" { return .dontUpgrade }
         guard await state.admitUpgrade() else { return .dontUpgrade }
         let filter = ReadyFilter(queryValues: query.getAll("ready").map { String($0) })
         let token = query["token"].map { String($0) }

@@ -63,6 +63,22 @@ struct EventsTests {
         }
     }
 
+    @Test("An unknown format is read as JSON, as bonfire does; msgpack, not spoken here, is refused")
+    func formats() async throws {
+        try await withServer { server throws in
+            let url = server.eventsURL.absoluteString + "?version=1&format=xml&token=\(server.defaultAccount.token)"
+            let socket = await TestSocket.connect(url)
+            #expect(try await socket.nextType() == "Authenticated")
+            await socket.close()
+            let refused = await TestSocket.connect(server.eventsURL.absoluteString + "?version=1&format=msgpack")
+            #expect(try await refused.next() == nil)
+            guard case .failure = await refused.outcome() else {
+                Issue.record("The msgpack upgrade should have failed")
+                return
+            }
+        }
+    }
+
     @Test("Before Authenticate every frame is ignored, Ping included")
     func framesBeforeAuthenticate() async throws {
         try await withServer { server throws in
