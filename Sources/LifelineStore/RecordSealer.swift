@@ -49,7 +49,7 @@ struct RecordSealer: Sendable {
         )
     }
 
-    func seal(_ plaintext: Data, _ context: RecordContext) throws -> Data {
+    func seal(_ plaintext: some DataProtocol, _ context: RecordContext) throws -> Data {
         let box = try AES.GCM.seal(plaintext, using: sealingKey, authenticating: context.associatedData)
         // `combined` is non-nil for the default 12-byte nonce.
         guard let combined = box.combined else {
@@ -76,7 +76,20 @@ struct RecordSealer: Sendable {
         var writer = ByteWriter()
         writer.append(kind)
         writer.append(id)
-        let mac = HMAC<SHA256>.authenticationCode(for: writer.bytes, using: tagKey)
-        return Data(mac.prefix(16))
+        return tag(writer.bytes)
+    }
+
+    /// The keyed tag of a record identified by two ids (a member: its space and its user).
+    func rowTag(_ kind: String, _ first: String, _ second: String) -> Data {
+        var writer = ByteWriter()
+        writer.append(kind)
+        writer.append(first)
+        writer.append(second)
+        return tag(writer.bytes)
+    }
+
+    private func tag(_ bytes: [UInt8]) -> Data {
+        let mac = HMAC<SHA256>.authenticationCode(for: bytes, using: tagKey)
+        return mac.withUnsafeBytes { Data($0.prefix(16)) }
     }
 }
