@@ -213,13 +213,27 @@ extension AccountDatabase {
         guard messagesPerChat >= 1 else {
             throw StoreError(code: .invalidParameter, message: "a chat keeps at least one message")
         }
-        guard !changes.isEmpty else { return }
+        guard !changes.isEmpty else {
+            _ = try requireKeys()
+            return
+        }
         try await write("the cache") { db, sealer in
-            var writer = try CacheWriter(db, sealer)
+            // The tag cache is only used on the database's serial queue; the lock makes that visible. Taking it
+            // out (not copying it) keeps the dictionary uniquely referenced, so adding to it copies nothing.
+            let cached = self.chatTagCache.withLock { cache in
+                defer { cache = [:] }
+                return cache
+            }
+            var writer = try CacheWriter(db, sealer, chatTags: cached)
             for change in changes {
                 try writer.apply(change)
             }
             try writer.trimTouchedChats(keeping: messagesPerChat)
+            let grown = writer.chatTags
+            self.chatTagCache.withLock { cache in
+                // Bounded: an account with more chats than this recomputes the rest.
+                cache = grown.count <= Self.chatTagCacheLimit ? grown : [:]
+            }
         }
     }
 }
@@ -289,14 +303,16 @@ private struct CacheWriter {
     private let deleteMember: Statement
     private let upsertUser: Statement
     private let deleteUser: Statement
-    private var chatTags: [String: Data] = [:]
+    /// Chat tags by chat id, kept across batches by the database (see ``AccountDatabase/chatTagCache``).
+    private(set) var chatTags: [String: Data]
     /// The chats that received messages in this batch, in the order they first did.
     private var touchedChats: [Data] = []
     private var touchedChatSet: Set<Data> = []
 
-    init(_ db: Database, _ sealer: RecordSealer) throws {
+    init(_ db: Database, _ sealer: RecordSealer, chatTags: [String: Data]) throws {
         self.db = db
         self.sealer = sealer
+        self.chatTags = chatTags
         upsertChat = try db.cachedStatement(
             sql: "INSERT OR REPLACE INTO chat (tag, lastActivity, payload) VALUES (?, ?, ?)"
         )
@@ -363,28 +379,29 @@ private struct CacheWriter {
             try deleteMember.execute(arguments: [sealer.rowTag("member", spaceID, userID)])
         case .upsertUser(let user):
             let tag = sealer.rowTag("user", user.id)
-            let sealed = try sealer.seal(AccountDatabase.userPayload(user).bytes, AccountDatabase.userContext(tag: tag))
+            let sealed = try sealer.seal(
+                AccountDatabase.userPayload(user).bytes,
+                AccountDatabase.userContext(tag: tag)
+            )
             try upsertUser.execute(arguments: [tag, sealed])
         case .deleteUser(let id):
             try deleteUser.execute(arguments: [sealer.rowTag("user", id)])
         }
     }
 
-    /// Deletes, in every chat that received messages, all but the newest `count`: finds the first message to
-    /// drop through the index `message_by_chat`, then deletes it and every older one in one range.
+    /// Deletes, in every chat that received messages, all but the newest `count`: one statement per chat, which
+    /// skips the newest `count` through the index `message_by_chat` and deletes what follows.
     func trimTouchedChats(keeping count: Int) throws {
         guard !touchedChats.isEmpty else { return }
-        let firstDropped = try db.cachedStatement(
-            sql: "SELECT sentAt, tag FROM message WHERE chatTag = ? ORDER BY sentAt DESC, tag DESC LIMIT 1 OFFSET ?"
-        )
         let deleteOlder = try db.cachedStatement(
-            sql: "DELETE FROM message WHERE chatTag = ? AND (sentAt, tag) <= (?, ?)"
+            sql: """
+                DELETE FROM message WHERE rowid IN (
+                    SELECT rowid FROM message WHERE chatTag = ?1 ORDER BY sentAt DESC, tag DESC LIMIT -1 OFFSET ?2
+                )
+                """
         )
         for chatTag in touchedChats {
-            guard let row = try Row.fetchOne(firstDropped, arguments: [chatTag, count]) else { continue }
-            let sentAt: Int64 = try AccountDatabase.column(row, 0, table: "message")
-            let tag: Data = try AccountDatabase.column(row, 1, table: "message")
-            try deleteOlder.execute(arguments: [chatTag, sentAt, tag])
+            try deleteOlder.execute(arguments: [chatTag, count])
         }
     }
 

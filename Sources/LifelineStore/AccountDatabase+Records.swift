@@ -11,30 +11,30 @@ struct AccountRecord: Sendable {
 // MARK: - Contexts
 
 extension AccountDatabase {
-    static let accountContext = RecordContext(table: "account", column: "payload", row: Data("1".utf8))
+    static let accountContext = RecordContext(table: .account, row: Data("1".utf8))
 
     static func chatContext(tag: Data, lastActivity: Int64) -> RecordContext {
-        RecordContext(table: "chat", column: "payload", row: tag, bound: [bytes(lastActivity)])
+        RecordContext(table: .chat, row: tag, bound: [bytes(lastActivity)])
     }
 
     static func messageContext(tag: Data, chatTag: Data, sentAt: Int64) -> RecordContext {
-        RecordContext(table: "message", column: "payload", row: tag, bound: [chatTag, bytes(sentAt)])
+        RecordContext(table: .message, row: tag, bound: [chatTag, bytes(sentAt)])
     }
 
     static func spaceContext(tag: Data) -> RecordContext {
-        RecordContext(table: "space", column: "payload", row: tag)
+        RecordContext(table: .space, row: tag)
     }
 
     static func memberContext(tag: Data, spaceTag: Data) -> RecordContext {
-        RecordContext(table: "member", column: "payload", row: tag, bound: [spaceTag])
+        RecordContext(table: .member, row: tag, bound: [spaceTag])
     }
 
     static func userContext(tag: Data) -> RecordContext {
-        RecordContext(table: "user", column: "payload", row: tag)
+        RecordContext(table: .user, row: tag)
     }
 
     static func replayContext(position: Int64) -> RecordContext {
-        RecordContext(table: "replay", column: "payload", row: bytes(position))
+        RecordContext(table: .replay, row: bytes(position))
     }
 
     private static func bytes(_ value: Int64) -> Data {

@@ -23,9 +23,14 @@ public final class AccountDatabase: Sendable {
     let queue: DatabaseQueue
     /// The store the database belongs to: its key derivation, and the erase options the flow offers.
     let store: AccountStore
-    let accountID: StoredAccount.ID
+    /// The account this database belongs to, as ``AccountStore/accounts()`` lists it.
+    public let accountID: StoredAccount.ID
     /// The data key and the keys derived from it; nil once closed.
     private let keys: Mutex<Keys?>
+    /// Chat tags by chat id, so a batch of messages computes one HMAC per message instead of two. Holds ids the
+    /// process already has in memory; emptied at ``close()``.
+    let chatTagCache = Mutex<[String: Data]>([:])
+    static let chatTagCacheLimit = 50_000
 
     struct Keys: Sendable {
         let dataKey: SymmetricKey
@@ -42,9 +47,6 @@ public final class AccountDatabase: Sendable {
     /// The path of the database file.
     public var path: String { queue.path }
 
-    /// The account this database belongs to, as ``AccountStore/accounts()`` lists it.
-    public var account: StoredAccount.ID { accountID }
-
     /// Closes the database and drops its data key from memory. Later calls throw ``StoreError/Code/closed``;
     /// closing again does nothing.
     ///
@@ -52,6 +54,7 @@ public final class AccountDatabase: Sendable {
     ///   is dropped all the same).
     public func close() throws(StoreError) {
         keys.withLock { $0 = nil }
+        chatTagCache.withLock { $0 = [:] }
         do {
             try queue.close()
         } catch {
@@ -69,12 +72,12 @@ public final class AccountDatabase: Sendable {
 
     /// The account's email, as stored when the database was created. Sealed.
     public func email() async throws(StoreError) -> String {
-        try await account().email
+        try await accountRecord().email
     }
 
     /// The cached session, for LOGIN_CACHED; nil when none is cached.
     public func cachedSession() async throws(StoreError) -> SessionCredentials? {
-        try await account().session
+        try await accountRecord().session
     }
 
     /// Replaces the cached session: after a new login, or nil after a logout.
@@ -91,7 +94,25 @@ public final class AccountDatabase: Sendable {
         }
     }
 
-    func account() async throws(StoreError) -> AccountRecord {
+    /// Caches `session` (and writes `keyring`, if given, in the same transaction).
+    ///
+    /// - Returns: The session it replaced, if one was cached.
+    func replaceSession(
+        with session: SessionCredentials, keyring: Keyring? = nil
+    ) async throws(StoreError)
+        -> SessionCredentials?
+    {
+        try await write("the session") { db, sealer in
+            try keyring?.write(db)
+            var account = try Self.readAccount(db, sealer)
+            let replaced = account.session
+            account.session = session
+            try Self.writeAccount(account, db, sealer)
+            return replaced
+        }
+    }
+
+    func accountRecord() async throws(StoreError) -> AccountRecord {
         try await read("the account") { try Self.readAccount($0, $1) }
     }
 

@@ -55,6 +55,11 @@ struct ByteWriter {
         }
     }
 
+    /// Appends bytes as they are, without a length: for a prefix that is already encoded.
+    mutating func appendRaw(_ value: [UInt8]) {
+        bytes.append(contentsOf: value)
+    }
+
     mutating func reserveCapacity(_ count: Int) {
         bytes.reserveCapacity(count)
     }

@@ -152,7 +152,9 @@ struct SignInFlow: Sendable {
             switch answer {
             case .verified(let session):
                 do throws(StoreError) {
-                    try await database.storeSession(session)
+                    let replaced = try await database.replaceSession(with: session)
+                    // A cached session this one replaces would be dropped: end it (renewSession may replace one).
+                    if let replaced, replaced != session { await verifier.endSession(replaced) }
                     return .opened(database, session: .verified(session))
                 } catch {
                     await verifier.endSession(session)
@@ -207,12 +209,8 @@ struct SignInFlow: Sendable {
             case .verified(let session):
                 do throws(StoreError) {
                     let keyring = try database.wrapDataKey(password: password)
-                    try await database.write("the keyring and the session") { db, sealer in
-                        try keyring.write(db)
-                        var account = try AccountDatabase.readAccount(db, sealer)
-                        account.session = session
-                        try AccountDatabase.writeAccount(account, db, sealer)
-                    }
+                    let replaced = try await database.replaceSession(with: session, keyring: keyring)
+                    if let replaced, replaced != session { await verifier.endSession(replaced) }
                     return .opened(database, session: .verified(session))
                 } catch {
                     await verifier.endSession(session)

@@ -31,12 +31,14 @@ struct PasswordChangeTests {
         #expect(try await database.recentChats().count == 3)
     }
 
-    @Test("Renewing the session with the password the database opened with caches the new session")
+    @Test("Renewing the session caches the new session and ends the one it replaces")
     func renewStoresSession() async throws {
         let renewed = SessionCredentials(token: "second-token", userID: testSession.userID, sessionID: "s2")
         let database = try await directory.store()
             .signIn(email: testEmail, password: testPassword, verifier: FakeServer()).requireDatabase
-        let outcome = await database.renewSession(password: testPassword, verifier: FakeServer(session: renewed))
+        let server = FakeServer(session: renewed)
+        let outcome = await database.renewSession(password: testPassword, verifier: server)
+        #expect(server.sessionsEnded == [testSession])
         guard case .opened(_, .verified(let session)) = outcome else {
             Issue.record("expected opened with verified, got \(outcome.name)")
             return

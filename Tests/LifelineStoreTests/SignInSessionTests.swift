@@ -232,7 +232,7 @@ struct SignInSessionTests {
         #expect(try store.accounts().isEmpty)
         let ada = try await store.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
             .requireDatabase
-        #expect(try store.accounts() == [StoredAccount(id: ada.account, label: nil, lastModified: try modified(ada))])
+        #expect(try store.accounts() == [StoredAccount(id: ada.accountID, label: nil, lastModified: try modified(ada))])
         try await ada.setLabel("ada")
         #expect(try await ada.label() == "ada")
         try ada.close()
