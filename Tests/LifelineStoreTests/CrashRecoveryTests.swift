@@ -24,8 +24,13 @@ struct CrashRecoveryTests {
         case rightPassword, wrongPassword, rightPasswordOffline
     }
 
+    /// The shell the kill tests drive; where it is missing, the in-process crash image below still runs.
+    static let sqliteShell = "/usr/bin/sqlite3"
+    static let hasSQLiteShell = FileManager.default.isExecutableFile(atPath: sqliteShell)
+
     @Test(
         "A process killed mid-transaction leaves a hot journal; every sign-in still works and sees the last commit",
+        .enabled(if: hasSQLiteShell, "needs the sqlite3 shell at /usr/bin/sqlite3"),
         arguments: Attempt.allCases
     )
     func killedWriter(attempt: Attempt) async throws {
@@ -82,7 +87,10 @@ struct CrashRecoveryTests {
         #expect(try store.accounts().map(\.label) == ["ada"])
     }
 
-    @Test("The login screen lists an account whose last write was interrupted, with its label")
+    @Test(
+        "The login screen lists an account whose last write was interrupted, with its label",
+        .enabled(if: hasSQLiteShell, "needs the sqlite3 shell at /usr/bin/sqlite3")
+    )
     func listingAfterCrash() async throws {
         let store = directory.store()
         let url = try await createAccount(in: store)
@@ -104,6 +112,54 @@ struct CrashRecoveryTests {
         #expect(try store.accounts().map(\.label) == ["ada"])
     }
 
+    @Test("A crash image (the file and its journal copied mid-transaction) opens at its last commit")
+    func crashImage() async throws {
+        let store = directory.store()
+        let url = try await createAccount(in: store)
+        let database = try await store.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
+            .requireDatabase
+        let chats = sampleChats(count: 40)
+        try await database.saveChats(chats)
+        try database.close()
+
+        // Another store directory receives the image: the same file name, as after a crash and a restart.
+        let image = directory.url.appendingPathComponent("image", isDirectory: true)
+        try FileManager.default.createDirectory(at: image, withIntermediateDirectories: true)
+        let imageStore = AccountStore(
+            directory: image,
+            configuration: AccountStore.Configuration(keyDerivation: testKeyDerivation)
+        )
+        let imageURL = imageStore.databaseURL(email: testEmail)
+        let writer = try DatabaseQueue(path: url.path)
+        try await writer.writeWithoutTransaction { db in
+            // A one-page cache spills the transaction's changes into the file before it commits.
+            try db.execute(sql: "PRAGMA cache_size = 1")
+            try db.inTransaction {
+                try db.execute(sql: "UPDATE chat SET payload = zeroblob(length(payload)), lastActivity = 0")
+                try db.execute(sql: "DELETE FROM keyring")
+                try db.execute(
+                    sql: """
+                        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200)
+                        INSERT INTO replay (position, payload) SELECT i, randomblob(2000) FROM n
+                        """
+                )
+                try FileManager.default.copyItem(atPath: url.path, toPath: imageURL.path)
+                try FileManager.default.copyItem(atPath: url.path + "-journal", toPath: imageURL.path + "-journal")
+                return .rollback
+            }
+        }
+        try writer.close()
+        #expect(try Data(contentsOf: imageURL) != Data(contentsOf: url), "the image holds no uncommitted change")
+
+        let outcome = await imageStore.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
+        let opened = try outcome.requireDatabase
+        #expect(outcome.cachedSession == testSession)
+        #expect(try await opened.allChats() == chats.sorted { $0.lastActivity > $1.lastActivity })
+        #expect(try await opened.replayRecord().isEmpty)
+        try opened.close()
+        #expect(!FileManager.default.fileExists(atPath: imageURL.path + "-journal"))
+    }
+
     /// The chat rows as stored, without keys.
     private func rawChatRows(_ url: URL) throws -> [[Data]] {
         var configuration = Configuration()
@@ -121,7 +177,7 @@ struct CrashRecoveryTests {
     /// then kills the shell with SIGKILL: a real process dying in the middle of its transaction.
     private func killWriterMidTransaction(_ url: URL, sql: String) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.executableURL = URL(fileURLWithPath: Self.sqliteShell)
         process.arguments = [url.path]
         let input = Pipe()
         let output = Pipe()
