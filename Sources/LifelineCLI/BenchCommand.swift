@@ -127,6 +127,7 @@ enum Benchmarks {
         Benchmark(name: "idle-sessions", run: IdleSessionsBenchmark.run),
         Benchmark(name: "machine", run: MachineBenchmark.run),
         Benchmark(name: "first-screen", run: FirstScreenBenchmark.run),
+        Benchmark(name: "cache-ingest", run: CacheIngestBenchmark.run),
         Benchmark(name: "expiry", run: ExpiryBenchmark.runAdds),
         Benchmark(name: "expiry-refresh", run: ExpiryBenchmark.runRefreshes),
         Benchmark(name: "expiry-reschedule", run: ExpiryBenchmark.runReschedules),

@@ -186,8 +186,12 @@ struct Connect: AsyncParsableCommand {
     private func signIn(store directory: String, email: String, password: String, client: StoatClient) async -> Bool {
         let store = AccountStore(directory: URL(fileURLWithPath: directory))
         let verifier = StoatPasswordVerifier(api: client.api, friendlyName: "lifeline connect")
-        let outcome = await store.signIn(email: email, password: password, verifier: verifier)
+        var outcome = await store.signIn(email: email, password: password, verifier: verifier)
+        if case .secondFactorRequired(let step) = outcome, let totp {
+            outcome = await step.submit(SecondFactorResponse(method: .totp, code: totp))
+        }
         var line: [String: JSONLine.Value] = ["type": .string("signin"), "outcome": .string(outcome.name)]
+        if case .opened(_, let session) = outcome { line["session"] = .string(session.name) }
         if outcome.eraseOption != nil { line["can_erase"] = .bool(true) }  // offered, never done: --erase-store
         emit(json ? JSONLine.encode(line) : "sign-in: \(outcome.name)")
         switch outcome {
@@ -195,26 +199,24 @@ struct Connect: AsyncParsableCommand {
             try? database.close()
             await client.session.logIn(session, cached: false)
             return true
-        case .opened(let database, let cached):
+        case .opened(let database, let session):
             let recent = (try? await database.recentChats(limit: 10)) ?? []
             emit(json ? JSONLine.encode(["type": .string("chats"), "recent": .strings(recent.map(\.name))])
                  : "first screen: \(recent.count) chats from the store")
-            if let cached {
-                try? database.close()
+            try? database.close()
+            switch session {
+            case .cached(let cached):
                 await client.resume(cached)
                 return true
-            }
-            // No cached session (logged out earlier): verify with the server and keep the new session.
-            let fresh = await verifier.verifyPassword(email: email, password: password)
-            guard case .verified(let session) = fresh else {
-                try? database.close()
+            case .verified(let fresh):
+                // No session was cached (logged out earlier): the flow verified the password and cached this one.
+                await client.session.logIn(fresh, cached: false)
+                return true
+            case .passwordMismatch, .serverUnreachable, .verificationFailed:
                 return false
             }
-            try? await database.storeSession(session)
-            try? database.close()
-            await client.session.logIn(session, cached: false)
-            return true
         default:
+            outcome.database.map { try? $0.close() }
             return false
         }
     }

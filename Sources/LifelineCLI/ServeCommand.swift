@@ -16,10 +16,12 @@ import UnixSignals
 
 /// `lifeline serve`: runs the Stoat reference server with fault injection until Ctrl-C or SIGTERM.
 ///
-/// It prints the API and events URLs, a ready-to-use account and the admin address; with `--json`, exactly
-/// one JSON line once it accepts connections:
-/// `{"api":…,"events":…,"admin":…,"email":…,"password":…,"token":…,"user_id":…}`. Printing the demo
-/// account's password and token is the point of the command (they are a local fixture); nothing else logs them.
+/// It prints the API and events URLs, a ready-to-use account, a bot and the admin address; with `--json`,
+/// exactly one JSON line once it accepts connections:
+/// `{"api":…,"events":…,"admin":…,"email":…,"password":…,"token":…,"user_id":…,"bot_token":…,"bot_id":…}`.
+/// Printing the demo account's password and the tokens is the point of the command (they are a local
+/// fixture); nothing else logs them. The server follows stoatchat's rules, rate limits included, unless
+/// `--no-rate-limits` is given.
 public struct Serve: AsyncParsableCommand {
     /// The command's name and abstract.
     public static let configuration = CommandConfiguration(
@@ -38,6 +40,10 @@ public struct Serve: AsyncParsableCommand {
     /// A SQLite file that keeps the data across restarts.
     @Option(help: "A SQLite file to keep accounts, sessions and data in across restarts.")
     public var data: String?
+
+    /// Turn the REST rate limits off.
+    @Flag(help: "Turn Stoat's REST rate limits off (for load tests of a client).")
+    public var noRateLimits = false
 
     /// Print one JSON line instead of text.
     @Flag(help: "Print one JSON line with the URLs and the demo account once the server accepts connections.")
@@ -59,13 +65,16 @@ public struct Serve: AsyncParsableCommand {
     /// Starts the server, prints where it is, and stops it cleanly on SIGINT or SIGTERM.
     public func run() async throws {
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
-        let server = try await ReferenceServer.start(.init(host: host, port: port, dataFile: data))
+        let server = try await ReferenceServer.start(
+            .init(host: host, port: port, dataFile: data, rateLimits: noRateLimits ? .disabled : .stoat))
         let account = server.defaultAccount
+        let bot = server.defaultBot
         if json {
             let fields: [(String, String)] = [
                 ("api", server.apiURL.absoluteString), ("events", server.eventsURL.absoluteString),
                 ("admin", server.adminURL.absoluteString), ("email", account.email),
                 ("password", account.password), ("token", account.token), ("user_id", account.userID),
+                ("bot_token", bot.token), ("bot_id", bot.userID),
             ]
             print(try Self.jsonLine(fields))
         } else {
@@ -81,6 +90,9 @@ public struct Serve: AsyncParsableCommand {
                   password: \(account.password)
                   token:    \(account.token)
                   user id:  \(account.userID)
+                Bot (X-Bot-Token, or this token on the events socket)
+                  token:    \(bot.token)
+                  user id:  \(bot.userID)
                 Press Ctrl-C to stop.
                 """)
         }

@@ -2,190 +2,138 @@ internal import Crypto
 public import Foundation
 internal import GRDB
 public import LifelineCore
+internal import Synchronization
 
-/// An unlocked account database: the cached session, chats, messages and replay record, decrypted on read.
+/// An unlocked account database: the cached session, the account's cache (chats, messages, spaces, members,
+/// users) and the replay record, decrypted on read.
 ///
-/// Sign-in returns one (``SignInOutcome/opened(_:cachedSession:)``). The first screen reads
-/// ``recentChats(limit:)`` (the 10 most recent by default, from an index, decrypting only those), then the rest
-/// with ``chats(olderThan:limit:)``; ``allChats()`` reads everything at once.
+/// Sign-in returns one (``SignInOutcome/opened(_:session:)``). The first screen reads ``recentChats(limit:)``
+/// (the 10 most recent chats with their last messages, from an index, decrypting only those), then the rest
+/// with ``chats(olderThan:limit:)``. The cache is written in batches with ``apply(_:messagesPerChat:)``.
 ///
 /// Every method runs its database work and decryption on the database's own serial queue and suspends the
 /// caller meanwhile, so none blocks the main actor. Every method throws ``StoreError``: code
-/// ``StoreError/Code/encryptionFailure`` when a sealed record does not authenticate (damaged or moved), code
-/// ``StoreError/Code/storage`` when SQLite fails.
+/// ``StoreError/Code/encryptionFailure`` when a sealed record does not authenticate (damaged or moved),
+/// ``StoreError/Code/diskFull`` or ``StoreError/Code/storage`` when SQLite fails, ``StoreError/Code/closed``
+/// after ``close()``. A failed write changes nothing: every write is one transaction.
 ///
-/// The instance holds the data key in memory until it is released; the password is never kept.
+/// The instance holds the data key in memory until ``close()`` (or until it is released); the password is
+/// never kept.
 public final class AccountDatabase: Sendable {
     let queue: DatabaseQueue
-    private let dataKey: SymmetricKey
-    private let sealer: RecordSealer
-    private let keyDerivation: KeyDerivation
+    /// The store the database belongs to: its key derivation, and the erase options the flow offers.
+    let store: AccountStore
+    /// The account this database belongs to, as ``AccountStore/accounts()`` lists it.
+    public let accountID: StoredAccount.ID
+    /// The data key and the keys derived from it; nil once closed.
+    private let keys: Mutex<Keys?>
+    /// Chat tags by chat id, so a batch of messages computes one HMAC per message instead of two. Holds ids the
+    /// process already has in memory; emptied at ``close()``.
+    let chatTagCache = Mutex<[String: Data]>([:])
+    static let chatTagCacheLimit = 50_000
 
-    init(queue: DatabaseQueue, dataKey: SymmetricKey, keyDerivation: KeyDerivation) {
+    struct Keys: Sendable {
+        let dataKey: SymmetricKey
+        let sealer: RecordSealer
+    }
+
+    init(queue: DatabaseQueue, dataKey: SymmetricKey, store: AccountStore, accountID: StoredAccount.ID) {
         self.queue = queue
-        self.dataKey = dataKey
-        self.sealer = RecordSealer(dataKey: dataKey)
-        self.keyDerivation = keyDerivation
+        self.store = store
+        self.accountID = accountID
+        self.keys = Mutex(Keys(dataKey: dataKey, sealer: RecordSealer(dataKey: dataKey)))
     }
 
     /// The path of the database file.
     public var path: String { queue.path }
 
-    /// Closes the database. Later calls throw ``StoreError/Code/storage``.
+    /// Closes the database and drops its data key from memory. Later calls throw ``StoreError/Code/closed``;
+    /// closing again does nothing.
     ///
-    /// - Throws: ``StoreError`` with code ``StoreError/Code/storage`` if SQLite cannot close the file.
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/storage`` if SQLite cannot close the file (the key
+    ///   is dropped all the same).
     public func close() throws(StoreError) {
+        keys.withLock { $0 = nil }
+        chatTagCache.withLock { $0 = [:] }
         do {
             try queue.close()
         } catch {
-            throw .storage(error, "could not close the account database")
+            throw .from(error, "could not close the account database")
         }
     }
 
-    // MARK: Account and session
+    /// The keys, or ``StoreError/Code/closed``.
+    func requireKeys() throws(StoreError) -> Keys {
+        guard let keys = keys.withLock({ $0 }) else { throw .closed }
+        return keys
+    }
 
-    /// The account's email, as stored when the database was created.
+    // MARK: Account, session and label
+
+    /// The account's email, as stored when the database was created. Sealed.
     public func email() async throws(StoreError) -> String {
-        try await account().email
+        try await accountRecord().email
     }
 
     /// The cached session, for LOGIN_CACHED; nil when none is cached.
     public func cachedSession() async throws(StoreError) -> SessionCredentials? {
-        try await account().session
+        try await accountRecord().session
     }
 
     /// Replaces the cached session: after a new login, or nil after a logout.
     ///
+    /// The previous session's sealed bytes are overwritten on disk, not only unlinked (SQLite's
+    /// `secure_delete`): after a logout no copy of the token is left in the file, even under the data key.
+    ///
     /// - Parameter session: The session to cache, or nil to forget it.
     public func storeSession(_ session: SessionCredentials?) async throws(StoreError) {
-        try await write("the session") { db in
-            var account = try self.readAccount(db)
+        try await write("the session") { db, sealer in
+            var account = try Self.readAccount(db, sealer)
             account.session = session
-            try self.writeAccount(account, db)
+            try Self.writeAccount(account, db, sealer)
         }
     }
 
-    func account() async throws(StoreError) -> AccountRecord {
-        try await read("the account") { try self.readAccount($0) }
-    }
-
-    // MARK: Chats
-
-    /// The most recently active chats, newest first: what the first screen shows.
+    /// Caches `session` (and writes `keyring`, if given, in the same transaction).
     ///
-    /// Reads `limit` rows through the `lastActivity` index and decrypts only those, so its cost does not grow
-    /// with the number of chats stored.
-    ///
-    /// - Parameter limit: How many chats; the spec's first screen is 10.
-    public func recentChats(limit: Int = 10) async throws(StoreError) -> [CachedChat] {
-        try await read("chats") { db in
-            try self.fetchChats(db, sql: Self.recentChatsSQL, arguments: [max(0, limit)])
+    /// - Returns: The session it replaced, if one was cached.
+    func replaceSession(
+        with session: SessionCredentials, keyring: Keyring? = nil
+    ) async throws(StoreError)
+        -> SessionCredentials?
+    {
+        try await write("the session") { db, sealer in
+            try keyring?.write(db)
+            var account = try Self.readAccount(db, sealer)
+            let replaced = account.session
+            account.session = session
+            try Self.writeAccount(account, db, sealer)
+            return replaced
         }
     }
 
-    /// The chats less recently active than `chat`, newest first: "then the rest" after ``recentChats(limit:)``.
-    ///
-    /// - Parameters:
-    ///   - chat: The last chat already shown (as read from this database).
-    ///   - limit: How many chats at most; nil for all of them.
-    public func chats(olderThan chat: CachedChat, limit: Int? = nil) async throws(StoreError) -> [CachedChat] {
-        let tag = sealer.rowTag("chat", chat.id)
-        let lastActivity = chat.lastActivity.storedMilliseconds
-        return try await read("chats") { db in
-            try self.fetchChats(
-                db,
-                sql: Self.olderChatsSQL,
-                arguments: [lastActivity, tag, limit ?? -1]
-            )
-        }
+    func accountRecord() async throws(StoreError) -> AccountRecord {
+        try await read("the account") { try Self.readAccount($0, $1) }
     }
 
-    /// Every chat, newest first, all decrypted. The baseline the first screen avoids.
-    public func allChats() async throws(StoreError) -> [CachedChat] {
-        try await read("chats") { db in
-            try self.fetchChats(db, sql: Self.allChatsSQL, arguments: [])
-        }
+    /// The label the login screen shows for this account (``StoredAccount/label``), if one was set.
+    public func label() async throws(StoreError) -> String? {
+        try await read("the label") { db, _ in try AccountStore.readLabel(db) }
     }
 
-    /// Inserts chats, or replaces those with the same id.
+    /// Sets or removes the label the login screen shows for this account, typically the username once the
+    /// session knows it.
     ///
-    /// - Parameter chats: The chats to store.
-    public func saveChats(_ chats: [CachedChat]) async throws(StoreError) {
-        try await write("chats") { db in
-            let statement = try db.cachedStatement(
-                sql: "INSERT OR REPLACE INTO chat (tag, lastActivity, payload) VALUES (?, ?, ?)"
-            )
-            for chat in chats {
-                let tag = self.sealer.rowTag("chat", chat.id)
-                let lastActivity = chat.lastActivity.storedMilliseconds
-                var payload = ByteWriter()
-                payload.append(Self.payloadVersion)
-                payload.append(chat.id)
-                payload.append(chat.name)
-                payload.append(chat.unreadCount)
-                let sealed = try self.sealer.seal(payload.data, Self.chatContext(tag: tag, lastActivity: lastActivity))
-                try statement.execute(arguments: [tag, lastActivity, sealed])
-            }
-        }
-    }
-
-    /// Removes a chat and its cached messages.
+    /// The label is the one value the store keeps in plaintext, so ``AccountStore/accounts()`` can list accounts
+    /// before any password is typed: never put an email, a token or anything secret in it.
     ///
-    /// - Parameter id: The chat's id.
-    public func deleteChat(id: String) async throws(StoreError) {
-        let tag = sealer.rowTag("chat", id)
-        try await write("a chat") { db in
-            try db.execute(sql: "DELETE FROM chat WHERE tag = ?", arguments: [tag])
-            try db.execute(sql: "DELETE FROM message WHERE chatTag = ?", arguments: [tag])
-        }
-    }
-
-    // MARK: Messages
-
-    /// A chat's most recent messages, newest first.
-    ///
-    /// - Parameters:
-    ///   - chatID: The chat's id.
-    ///   - limit: How many messages at most.
-    public func messages(inChat chatID: String, limit: Int) async throws(StoreError) -> [CachedMessage] {
-        let chatTag = sealer.rowTag("chat", chatID)
-        return try await read("messages") { db in
-            let rows = try Row.fetchCursor(
-                db,
-                sql: """
-                    SELECT tag, sentAt, payload FROM message WHERE chatTag = ?
-                    ORDER BY sentAt DESC, tag DESC LIMIT ?
-                    """,
-                arguments: [chatTag, max(0, limit)]
-            )
-            var messages: [CachedMessage] = []
-            while let row = try rows.next() {
-                messages.append(try self.decodeMessage(row, chatTag: chatTag))
-            }
-            return messages
-        }
-    }
-
-    /// Inserts messages, or replaces those with the same id.
-    ///
-    /// - Parameter messages: The messages to store.
-    public func saveMessages(_ messages: [CachedMessage]) async throws(StoreError) {
-        try await write("messages") { db in
-            let statement = try db.cachedStatement(
-                sql: "INSERT OR REPLACE INTO message (tag, chatTag, sentAt, payload) VALUES (?, ?, ?, ?)"
-            )
-            for message in messages {
-                let tag = self.sealer.rowTag("message", message.id)
-                let chatTag = self.sealer.rowTag("chat", message.chatID)
-                let sentAt = message.sentAt.storedMilliseconds
-                var payload = ByteWriter()
-                payload.append(Self.payloadVersion)
-                payload.append(message.id)
-                payload.append(message.chatID)
-                payload.append(message.authorID)
-                payload.append(message.body)
-                let context = Self.messageContext(tag: tag, chatTag: chatTag, sentAt: sentAt)
-                try statement.execute(arguments: [tag, chatTag, sentAt, try self.sealer.seal(payload.data, context)])
+    /// - Parameter label: The label, or nil to remove it.
+    public func setLabel(_ label: String?) async throws(StoreError) {
+        try await write("the label") { db, _ in
+            if let label {
+                try db.execute(sql: "INSERT OR REPLACE INTO label (id, text) VALUES (1, ?)", arguments: [label])
+            } else {
+                try db.execute(sql: "DELETE FROM label")
             }
         }
     }
@@ -194,12 +142,13 @@ public final class AccountDatabase: Sendable {
 
     /// The replay record: opaque entries, in the order they were recorded. Another module encodes them.
     public func replayRecord() async throws(StoreError) -> [Data] {
-        try await read("the replay record") { db in
+        try await read("the replay record") { db, sealer in
             let rows = try Row.fetchCursor(db, sql: "SELECT position, payload FROM replay ORDER BY position")
             var entries: [Data] = []
             while let row = try rows.next() {
-                let (position, sealed): (Int64, Data) = try Self.decodeColumns(row, table: "replay")
-                entries.append(try self.sealer.open(sealed, Self.replayContext(position: position)))
+                let position: Int64 = try Self.column(row, 0, table: "replay")
+                let sealed: Data = try Self.column(row, 1, table: "replay")
+                entries.append(try sealer.open(sealed, Self.replayContext(position: position)))
             }
             return entries
         }
@@ -209,10 +158,10 @@ public final class AccountDatabase: Sendable {
     ///
     /// - Parameter entries: The entries, in order.
     public func replaceReplayRecord(_ entries: [Data]) async throws(StoreError) {
-        try await write("the replay record") { db in
+        try await write("the replay record") { db, sealer in
             try db.execute(sql: "DELETE FROM replay")
             for (position, entry) in entries.enumerated() {
-                try self.insertReplayEntry(entry, at: Int64(position), db)
+                try Self.insertReplayEntry(entry, at: Int64(position), db, sealer)
             }
         }
     }
@@ -221,9 +170,9 @@ public final class AccountDatabase: Sendable {
     ///
     /// - Parameter entry: The encoded entry.
     public func appendToReplayRecord(_ entry: Data) async throws(StoreError) {
-        try await write("the replay record") { db in
+        try await write("the replay record") { db, sealer in
             let last = try Int64.fetchOne(db, sql: "SELECT MAX(position) FROM replay")
-            try self.insertReplayEntry(entry, at: (last ?? -1) + 1, db)
+            try Self.insertReplayEntry(entry, at: (last ?? -1) + 1, db, sealer)
         }
     }
 
@@ -232,256 +181,119 @@ public final class AccountDatabase: Sendable {
     /// Wraps the data key under a new password, with the configured key derivation and a fresh salt.
     ///
     /// Only the keyring row changes (one transaction): the records stay sealed under the same data key, so none
-    /// is re-encrypted and none can be lost. Afterwards only `newPassword` opens the database. Verify the new
-    /// password with the server first (``renewSession(password:verifier:)`` after a re-key does): a typo here
-    /// locks the user out of the cache.
+    /// is re-encrypted and none can be lost. The previous wrapped key is overwritten on disk (SQLite's
+    /// `secure_delete`), so the old password stops opening this file. Afterwards only `newPassword` opens the
+    /// database. Prefer ``renewSession(password:verifier:)``, which verifies the new password with the server
+    /// before re-keying: a typo here locks the user out of the cache.
     ///
     /// - Parameter newPassword: The account's new password.
+    /// - Throws: ``StoreError``; ``StoreError/Code/closed`` after ``close()``.
     public func rekey(newPassword: String) async throws(StoreError) {
-        let keyring: Keyring
-        do {
-            keyring = try Keyring.wrap(dataKey, password: newPassword, using: keyDerivation)
-        } catch {
-            throw StoreError(code: .encryptionFailure, message: "could not wrap the data key", cause: error)
-        }
-        try await write("the keyring") { try keyring.write($0) }
+        let keyring = try wrapDataKey(password: newPassword)
+        try await write("the keyring") { db, _ in try keyring.write(db) }
     }
 
-    /// Logs in again with the password this database opens with, and caches the new session.
+    func wrapDataKey(password: String) throws(StoreError) -> Keyring {
+        let dataKey = try requireKeys().dataKey
+        do {
+            return try Keyring.wrap(dataKey, password: password, using: store.configuration.keyDerivation)
+        } catch {
+            throw .from(error, "could not wrap the data key")
+        }
+    }
+
+    /// Logs in with a password and caches the new session: the sign-in flow's LOGIN_UNCACHED step, for an
+    /// open database.
     ///
-    /// Call it when the cached session is gone or refused. If the server refuses the password although it opens
-    /// this database, the password was changed on another device: this throws the spec's error, "passwords used
-    /// for db encryption and for account do not match" (``StoreError/Code/passwordMismatch``). Ask for the new
-    /// password, then ``rekey(newPassword:)`` and call this again with it.
+    /// Call it when no session is cached or the cached one was refused (after ``OpenedSession/serverUnreachable``
+    /// once the network is back, or after a logout), and after ``OpenedSession/passwordMismatch`` with the
+    /// account's new password.
+    ///
+    /// - A password that opens this database is verified with the server: right, the new session is cached
+    ///   (``OpenedSession/verified(_:)``); refused, the password was changed elsewhere
+    ///   (``OpenedSession/passwordMismatch``); unreachable or another failure, the database stays as it is.
+    /// - A password that does not open it is verified too: right, it is the account's new password, so the data
+    ///   key is re-wrapped under it and the session cached in one transaction (``OpenedSession/verified(_:)``);
+    ///   refused, ``SignInOutcome/wrongPassword``; unreachable, ``SignInOutcome/wrongPasswordUnconfirmed``.
+    /// - A second factor answers ``SignInOutcome/secondFactorRequired(_:)``, whose step continues here.
+    ///
+    /// The outcome's database is this one; it stays open whatever the outcome (close it yourself). A session
+    /// the server created that cannot be cached (a failed write) is ended through the verifier.
     ///
     /// - Parameters:
-    ///   - password: The password; it must open this database.
+    ///   - password: The password the user typed.
     ///   - verifier: Checks the password with the server.
-    /// - Returns: The new session, now cached.
-    /// - Throws: ``StoreError`` with code ``StoreError/Code/wrongPassword`` if `password` does not open this
-    ///   database, ``StoreError/Code/passwordMismatch`` if the server refuses it,
-    ///   ``StoreError/Code/serverUnreachable``, or ``StoreError/Code/verificationFailed`` with the server's
-    ///   failure as the cause.
-    public func renewSession(password: String, verifier: some PasswordVerifier) async throws(StoreError)
-        -> SessionCredentials
-    {
-        let keyring = try await read("the keyring") { db in
-            guard let keyring = try Keyring.read(db) else {
-                throw StoreError(code: .encryptionFailure, message: "the keyring has no row")
-            }
-            return keyring
-        }
-        let unwrapped: SymmetricKey?
-        do {
-            unwrapped = try keyring.unwrap(password: password)
-        } catch {
-            throw StoreError(code: .encryptionFailure, message: "the keyring is damaged", cause: error)
-        }
-        guard unwrapped == dataKey else {
-            throw StoreError(code: .wrongPassword, message: "the password does not open this database")
-        }
-        switch await verifier.verifyPassword(email: try await email(), password: password) {
-        case .verified(let session):
-            try await storeSession(session)
-            return session
-        case .wrongPassword:
-            throw StoreError.passwordMismatch
-        case .unreachable:
-            throw StoreError(code: .serverUnreachable, message: "the server could not be reached")
-        case .failed(let failure):
-            throw StoreError(code: .verificationFailed, message: "the server refused the login", cause: failure)
-        }
+    /// - Returns: ``SignInOutcome/opened(_:session:)`` with this database, or the outcomes above;
+    ///   ``SignInOutcome/storageFailure(_:)`` when the database cannot be read or written.
+    public func renewSession(password: String, verifier: some PasswordVerifier) async -> SignInOutcome {
+        await SignInFlow(store: store, verifier: verifier).renewSession(self, password: password)
     }
 }
 
-// MARK: - Records
-
-/// The account row's sealed content.
-struct AccountRecord: Sendable {
-    var email: String
-    var session: SessionCredentials?
-}
+// MARK: - Queue access
 
 extension AccountDatabase {
-    static let payloadVersion = 1
-
-    // Chats newest first; the index `chat_by_activity` serves all three without sorting.
-    static let recentChatsSQL =
-        "SELECT tag, lastActivity, payload FROM chat ORDER BY lastActivity DESC, tag DESC LIMIT ?"
-    static let olderChatsSQL = """
-        SELECT tag, lastActivity, payload FROM chat WHERE (lastActivity, tag) < (?, ?)
-        ORDER BY lastActivity DESC, tag DESC LIMIT ?
-        """
-    static let allChatsSQL = "SELECT tag, lastActivity, payload FROM chat ORDER BY lastActivity DESC, tag DESC"
-
-    static let accountContext = RecordContext(table: "account", column: "payload", row: Data("1".utf8))
-
-    static func chatContext(tag: Data, lastActivity: Int64) -> RecordContext {
-        RecordContext(table: "chat", column: "payload", row: tag, bound: [bytes(lastActivity)])
-    }
-
-    static func messageContext(tag: Data, chatTag: Data, sentAt: Int64) -> RecordContext {
-        RecordContext(table: "message", column: "payload", row: tag, bound: [chatTag, bytes(sentAt)])
-    }
-
-    static func replayContext(position: Int64) -> RecordContext {
-        RecordContext(table: "replay", column: "payload", row: bytes(position))
-    }
-
-    private static func bytes(_ value: Int64) -> Data {
-        var writer = ByteWriter()
-        writer.append(value)
-        return writer.data
-    }
-
-    func writeAccount(_ account: AccountRecord, _ db: Database) throws {
-        var payload = ByteWriter()
-        payload.append(Self.payloadVersion)
-        payload.append(account.email)
-        payload.append(account.session?.token)
-        payload.append(account.session?.userID)
-        payload.append(account.session?.sessionID)
-        let sealed = try sealer.seal(payload.data, Self.accountContext)
-        try db.execute(sql: "INSERT OR REPLACE INTO account (id, payload) VALUES (1, ?)", arguments: [sealed])
-    }
-
-    func readAccount(_ db: Database) throws -> AccountRecord {
-        guard let sealed = try Data.fetchOne(db, sql: "SELECT payload FROM account WHERE id = 1") else {
-            throw StoreError(code: .encryptionFailure, message: "the account record is missing")
-        }
-        return try Self.decodePayload(sealer.open(sealed, Self.accountContext), table: "account") { reader in
-            let email = try reader.readString()
-            let token = try reader.readOptionalString()
-            let userID = try reader.readOptionalString()
-            let sessionID = try reader.readOptionalString()
-            let session = token.map { SessionCredentials(token: $0, userID: userID, sessionID: sessionID) }
-            return AccountRecord(email: email, session: session)
-        }
-    }
-
-    private func fetchChats(_ db: Database, sql: String, arguments: StatementArguments) throws -> [CachedChat] {
-        let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-        var chats: [CachedChat] = []
-        while let row = try rows.next() {
-            let (tag, lastActivity, sealed): (Data, Int64, Data) = try Self.decodeColumns(row, table: "chat")
-            let plaintext = try sealer.open(sealed, Self.chatContext(tag: tag, lastActivity: lastActivity))
-            chats.append(
-                try Self.decodePayload(plaintext, table: "chat") { reader in
-                    CachedChat(
-                        id: try reader.readString(),
-                        name: try reader.readString(),
-                        lastActivity: Date(storedMilliseconds: lastActivity),
-                        unreadCount: try reader.readInt()
-                    )
-                }
-            )
-        }
-        return chats
-    }
-
-    private func decodeMessage(_ row: Row, chatTag: Data) throws -> CachedMessage {
-        let (tag, sentAt, sealed): (Data, Int64, Data) = try Self.decodeColumns(row, table: "message")
-        let plaintext = try sealer.open(sealed, Self.messageContext(tag: tag, chatTag: chatTag, sentAt: sentAt))
-        return try Self.decodePayload(plaintext, table: "message") { reader in
-            CachedMessage(
-                id: try reader.readString(),
-                chatID: try reader.readString(),
-                authorID: try reader.readString(),
-                body: try reader.readString(),
-                sentAt: Date(storedMilliseconds: sentAt)
-            )
-        }
-    }
-
-    private func insertReplayEntry(_ entry: Data, at position: Int64, _ db: Database) throws {
-        let sealed = try sealer.seal(entry, Self.replayContext(position: position))
-        try db.execute(sql: "INSERT INTO replay (position, payload) VALUES (?, ?)", arguments: [position, sealed])
-    }
-
-    /// Decodes a row's columns, turning a value of the wrong type (damage) into an encryption failure.
-    private static func decodeColumns<A: DatabaseValueConvertible, B: DatabaseValueConvertible>(
-        _ row: Row,
-        table: String
-    ) throws(StoreError) -> (A, B) {
-        do {
-            return (try row.decode(atIndex: 0), try row.decode(atIndex: row.count - 1))
-        } catch {
-            throw StoreError.damagedRecord(table, cause: error)
-        }
-    }
-
-    private static func decodeColumns<
-        A: DatabaseValueConvertible,
-        B: DatabaseValueConvertible,
-        C: DatabaseValueConvertible
-    >(_ row: Row, table: String) throws(StoreError) -> (A, B, C) {
-        do {
-            return (try row.decode(atIndex: 0), try row.decode(atIndex: 1), try row.decode(atIndex: 2))
-        } catch {
-            throw StoreError.damagedRecord(table, cause: error)
-        }
-    }
-
-    /// Reads an authenticated payload: its version, then what `body` reads, then nothing more.
-    private static func decodePayload<T>(
-        _ plaintext: Data,
-        table: String,
-        _ body: (inout ByteReader) throws -> T
-    ) throws(StoreError) -> T {
-        var reader = ByteReader(plaintext)
-        do {
-            guard try reader.readInt() == payloadVersion else { throw ByteReader.Malformed() }
-            let value = try body(&reader)
-            guard reader.isAtEnd else { throw ByteReader.Malformed() }
-            return value
-        } catch {
-            throw StoreError.damagedRecord(table, cause: error)
-        }
-    }
-
-    // MARK: Queue access
-
     // GRDB treats any use of a closed connection as a programmer error and crashes; these helpers check, on the
-    // database's own serial queue (so no close can slip in between), that the connection is open, and throw.
+    // database's own serial queue (so no close can slip in between), that the keys and the connection are
+    // there, and throw otherwise.
 
-    private func read<T: Sendable>(
+    /// Runs `body` in a read transaction with the record sealer.
+    func read<T: Sendable>(
         _ what: String,
-        _ body: @escaping @Sendable (Database) throws -> T
+        _ body: @escaping @Sendable (Database, RecordSealer) throws -> T
     ) async throws(StoreError) -> T {
         do {
-            // Every read is one SELECT, atomic on its own: no transaction needed.
             return try await queue.unsafeRead { db in
-                try Self.requireOpen(db)
-                return try body(db)
-            }
-        } catch {
-            throw .storage(error, "could not read \(what)")
-        }
-    }
-
-    private func write<T: Sendable>(
-        _ what: String,
-        _ body: @escaping @Sendable (Database) throws -> T
-    ) async throws(StoreError) -> T {
-        do {
-            return try await queue.writeWithoutTransaction { db in
-                try Self.requireOpen(db)
+                let sealer = try self.requireOpen(db)
                 var result: T?
-                try db.inTransaction {
-                    result = try body(db)
+                try db.inTransaction(.deferred) {
+                    result = try body(db, sealer)
                     return .commit
                 }
                 guard let result else { preconditionFailure("a committed transaction produced no result") }
                 return result
             }
         } catch {
-            throw .storage(error, "could not write \(what)")
+            throw .from(error, "could not read \(what)")
         }
     }
 
-    private static func requireOpen(_ db: Database) throws(StoreError) {
-        guard db.sqliteConnection != nil else {
-            throw StoreError(code: .storage, message: "the account database is closed")
+    /// Runs `body` in one write transaction with the record sealer: all of it is written, or none.
+    func write<T: Sendable>(
+        _ what: String,
+        _ body: @escaping @Sendable (Database, RecordSealer) throws -> T
+    ) async throws(StoreError) -> T {
+        do {
+            return try await queue.writeWithoutTransaction { db in
+                let sealer = try self.requireOpen(db)
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try body(db, sealer)
+                    return .commit
+                }
+                guard let result else { preconditionFailure("a committed transaction produced no result") }
+                return result
+            }
+        } catch {
+            throw .from(error, "could not write \(what)")
         }
+    }
+
+    private func requireOpen(_ db: Database) throws(StoreError) -> RecordSealer {
+        let sealer = try requireKeys().sealer
+        guard db.sqliteConnection != nil else { throw .closed }
+        return sealer
+    }
+}
+
+extension StoreError {
+    /// Wraps any error thrown while using the database as a ``StoreError``, keeping store errors as they are: a
+    /// full disk or file is ``Code/diskFull``, anything else from SQLite or the file system ``Code/storage``.
+    static func from(_ error: any Error, _ message: String) -> StoreError {
+        if let error = error as? StoreError { return error }
+        if let error = error as? DatabaseError, error.resultCode == .SQLITE_FULL {
+            return StoreError(code: .diskFull, message: "the disk is full: \(message)", cause: error)
+        }
+        return StoreError(code: .storage, message: message, cause: error)
     }
 }

@@ -16,21 +16,25 @@ internal import LifelineCore
 /// ```swift
 /// let store = AccountStore(directory: appSupport.appending(path: "accounts"))
 /// switch await store.signIn(email: email, password: password, verifier: stoatLogin) {
-/// case .opened(let database, let cachedSession):
+/// case .opened(let database, let session):
 ///     showHome(try await database.recentChats(limit: 10))   // never waits for the network
-///     session.start(cachedSession)                           // LOGIN_CACHED, in parallel
+///     if let credentials = session.credentials { connect(credentials) }  // in parallel
 /// case .created(let database, let session): …
+/// case .secondFactorRequired(let step): askForCode(step)      // step.submit(code) continues
 /// case .wrongPassword: showWrongPasswordLabel()
 /// case .encryptionFailure(let failure): offerErase(failure.eraseOption)
 /// …
 /// }
 /// ```
 ///
+/// The login screen lists the device's accounts with ``accounts()`` (a plaintext label each, nothing secret)
+/// and signs in by account with the password alone: ``signIn(account:password:email:verifier:)``.
+///
 /// The directory is created readable only by its owner (0700) if it does not exist; an existing directory's
 /// permissions are left as they are. Database files are created 0600, and SQLite gives its journal the
 /// database file's permissions. A file is named after a hash of the account's email (see ``databaseURL(email:)``).
 ///
-/// Nothing here erases an account as a side effect: only ``erase(email:)`` (or ``EraseOption/erase()``) does.
+/// Nothing here erases an account as a side effect: only ``erase(account:)`` (or ``EraseOption/erase()``) does.
 public struct AccountStore: Sendable {
     /// How the store derives keys, and the schema it expects.
     public struct Configuration: Sendable {
@@ -66,23 +70,38 @@ public struct AccountStore: Sendable {
         self.configuration = configuration
     }
 
-    /// The database file of an account: `account-<hex>.sqlite`, where hex is the first 128 bits of SHA-256 of
-    /// the trimmed, lowercased email.
+    /// The identifier of an account's database in this store: the first 128 bits of SHA-256 of the trimmed,
+    /// lowercased email, in hex.
+    ///
+    /// - Parameter email: The account's email.
+    public func accountID(email: String) -> StoredAccount.ID {
+        let normalized = email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        var writer = ByteWriter()
+        writer.append("lifeline.store.account-file")
+        writer.append(normalized)
+        let digits = Array("0123456789abcdef")
+        return String(
+            SHA256.hash(data: writer.bytes).prefix(16).flatMap { byte in
+                [digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]]
+            }
+        )
+    }
+
+    /// The database file of an account: `account-<id>.sqlite`, where id is ``accountID(email:)``.
     ///
     /// The name hides the email from a casual look, not from someone who can guess it: hashing a candidate
     /// email tells whether this directory holds its account.
     ///
     /// - Parameter email: The account's email.
     public func databaseURL(email: String) -> URL {
-        let normalized = email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        var writer = ByteWriter()
-        writer.append("lifeline.store.account-file")
-        writer.append(normalized)
-        let hex = SHA256.hash(data: writer.bytes).prefix(16).map { byte in
-            let digits = Array("0123456789abcdef")
-            return "\(digits[Int(byte >> 4)])\(digits[Int(byte & 0x0f)])"
-        }
-        return directory.appendingPathComponent("account-\(hex.joined()).sqlite", isDirectory: false)
+        databaseURL(account: accountID(email: email))
+    }
+
+    /// The database file of an account by its identifier.
+    ///
+    /// - Parameter account: An identifier from ``accounts()`` or ``accountID(email:)``.
+    public func databaseURL(account: StoredAccount.ID) -> URL {
+        directory.appendingPathComponent("account-\(account).sqlite", isDirectory: false)
     }
 
     /// Whether the account has a database in this store.
@@ -92,20 +111,60 @@ public struct AccountStore: Sendable {
         FileManager.default.fileExists(atPath: databaseURL(email: email).path)
     }
 
-    /// Runs the sign-in flow of spec/sign-in-flow.md for one account.
+    /// The accounts that have a database here, for the login screen: the most recently written first.
+    ///
+    /// Reads each file's plaintext label without a password and writes nothing, except that a transaction a
+    /// crash interrupted is rolled back first (SQLite would do the same at the next open; it restores the last
+    /// committed state). A file that cannot be read is still listed, without a label.
+    ///
+    /// - Returns: One entry per database file; none when the directory does not exist.
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/storage`` when the directory cannot be listed.
+    public func accounts() throws(StoreError) -> [StoredAccount] {
+        guard FileManager.default.fileExists(atPath: directory.path) else { return [] }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        } catch {
+            throw StoreError(code: .storage, message: "could not list the store directory", cause: error)
+        }
+        let accounts = names.compactMap { name -> StoredAccount? in
+            guard name.hasPrefix("account-"), name.hasSuffix(".sqlite") else { return nil }
+            let id = String(name.dropFirst("account-".count).dropLast(".sqlite".count))
+            guard Self.isAccountID(id) else { return nil }
+            let url = databaseURL(account: id)
+            let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+            return StoredAccount(
+                id: id,
+                label: Self.readLabel(at: url),
+                lastModified: attributes?[.modificationDate] as? Date
+            )
+        }
+        return accounts.sorted { first, second in
+            let (a, b) = (first.lastModified ?? .distantPast, second.lastModified ?? .distantPast)
+            return a != b ? a > b : first.id < second.id
+        }
+    }
+
+    /// Runs the sign-in flow of spec/sign-in-flow.md for one account, by email.
     ///
     /// 1. No database: verify the password with `verifier`; if right, create the database keyed with it and
     ///    store the new session (``SignInOutcome/created(_:session:)``).
-    /// 2. A database: read its keyring without writing, and unwrap the data key with `password`. If it does not
-    ///    unwrap, verify the password with `verifier`: right means ``SignInOutcome/encryptionFailure(_:)``,
-    ///    wrong ``SignInOutcome/wrongPassword``, unreachable ``SignInOutcome/wrongPasswordUnconfirmed``.
-    ///    Until the key unwraps, the file is not opened for writing: a wrong password changes no byte.
+    /// 2. A database: roll back a transaction a crash interrupted, if any (the last committed state), read the
+    ///    keyring without writing, and unwrap the data key with `password`. If it does not unwrap, verify the
+    ///    password with `verifier`: right means ``SignInOutcome/encryptionFailure(_:)`` (and the session the
+    ///    check created is ended), wrong ``SignInOutcome/wrongPassword``, unreachable
+    ///    ``SignInOutcome/wrongPasswordUnconfirmed``. Until the key unwraps, no committed byte changes.
     /// 3. Migrate the schema; a failure is ``SignInOutcome/migrationFailure(_:)`` and keeps the data.
     /// 4. Re-wrap the data key if its stored key derivation is weaker than ``Configuration/keyDerivation``.
-    /// 5. Decrypt the account record (email, cached session) and return ``SignInOutcome/opened(_:cachedSession:)``.
-    ///    The server is not asked: the first screen never waits for the network.
+    /// 5. Decrypt the account record (email, cached session). With a cached session:
+    ///    ``SignInOutcome/opened(_:session:)`` with ``OpenedSession/cached(_:)``, and the server is not asked.
+    ///    Without one: verify the password with the server (LOGIN_UNCACHED) and answer
+    ///    ``SignInOutcome/opened(_:session:)`` with what it said (``OpenedSession``); the database is open
+    ///    whatever it said, so the first screen never waits for a login.
     ///
-    /// A damaged keyring or file is an encryption failure without asking the server: no password can open it.
+    /// Wherever the server asks for a second factor, the outcome is ``SignInOutcome/secondFactorRequired(_:)``,
+    /// whose step continues the flow at that point. A damaged keyring or file is an encryption failure without
+    /// asking the server: no password can open it.
     ///
     /// - Parameters:
     ///   - email: The account's email.
@@ -113,29 +172,46 @@ public struct AccountStore: Sendable {
     ///   - verifier: Checks the password with the server when the flow needs it.
     /// - Returns: The branch of the flow the sign-in took. Never throws: every failure is an outcome.
     public func signIn(email: String, password: String, verifier: some PasswordVerifier) async -> SignInOutcome {
-        let url = databaseURL(email: email)
-        if FileManager.default.fileExists(atPath: url.path) {
-            return await openDatabase(at: url, email: email, password: password, verifier: verifier)
+        await SignInFlow(store: self, verifier: verifier)
+            .signIn(account: accountID(email: email), email: email, password: password)
+    }
+
+    /// Runs the sign-in flow for an account from ``accounts()``, with the password alone.
+    ///
+    /// The same flow as ``signIn(email:password:verifier:)``. When the password unwraps the key, the email is read
+    /// from the sealed account record and the server is asked nothing (or, with no cached session, asked with
+    /// that email). When it does not unwrap, the server can only be asked with an email: without one (or with one
+    /// that is not this account's, which is ignored) the outcome is ``SignInOutcome/wrongPasswordUnconfirmed``;
+    /// pass `email` to confirm online (see <doc:LifelineStore#Signing-in-by-account>).
+    ///
+    /// - Parameters:
+    ///   - account: The account's identifier, from ``accounts()``.
+    ///   - password: The password the user typed.
+    ///   - email: The account's email, if the user gave it: lets the flow ask the server about a password that
+    ///     does not open the database, and recreate a database erased since it was listed.
+    ///   - verifier: Checks the password with the server when the flow needs it.
+    /// - Returns: The branch of the flow the sign-in took; ``SignInOutcome/storageFailure(_:)`` with
+    ///   ``StoreError/Code/noSuchAccount`` when the store has no such account and no email was given.
+    public func signIn(
+        account: StoredAccount.ID,
+        password: String,
+        email: String? = nil,
+        verifier: some PasswordVerifier
+    ) async -> SignInOutcome {
+        guard Self.isAccountID(account) else {
+            return .storageFailure(StoreError(code: .noSuchAccount, message: "not an account identifier"))
         }
-        switch await verifier.verifyPassword(email: email, password: password) {
-        case .wrongPassword:
-            return .wrongPassword
-        case .unreachable:
-            return .serverUnreachable
-        case .failed(let failure):
-            return .verificationFailed(failure)
-        case .verified(let session):
-            do throws(StoreError) {
-                guard let database = try createDatabase(at: url, email: email, password: password, session: session)
-                else {
-                    // Another sign-in created the database while the server answered: open that one.
-                    return await openDatabase(at: url, email: email, password: password, verifier: verifier)
-                }
-                return .created(database, session: session)
-            } catch {
-                return .storageFailure(error)
-            }
-        }
+        let usableEmail = email.flatMap { accountID(email: $0) == account ? $0 : nil }
+        return await SignInFlow(store: self, verifier: verifier)
+            .signIn(account: account, email: usableEmail, password: password)
+    }
+
+    /// Erases an account's database, by email. See ``erase(account:)``.
+    ///
+    /// - Parameter email: The account whose database to erase.
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/storage`` when a file exists and cannot be removed.
+    public func erase(email: String) throws(StoreError) {
+        try erase(account: accountID(email: email))
     }
 
     /// Erases an account's database: the file, its journal, WAL and shared-memory files, and any temporary file a
@@ -144,10 +220,14 @@ public struct AccountStore: Sendable {
     /// The only way the store erases data. Close any ``AccountDatabase`` for the account first. Erasing an
     /// account that has no database does nothing.
     ///
-    /// - Parameter email: The account whose database to erase.
-    /// - Throws: ``StoreError`` with code ``StoreError/Code/storage`` when a file exists and cannot be removed.
-    public func erase(email: String) throws(StoreError) {
-        let url = databaseURL(email: email)
+    /// - Parameter account: The account whose database to erase.
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/storage`` when a file exists and cannot be removed,
+    ///   ``StoreError/Code/noSuchAccount`` when `account` is not an identifier the store makes.
+    public func erase(account: StoredAccount.ID) throws(StoreError) {
+        guard Self.isAccountID(account) else {
+            throw StoreError(code: .noSuchAccount, message: "not an account identifier")
+        }
+        let url = databaseURL(account: account)
         var paths = ["", "-journal", "-wal", "-shm"].map { url.path + $0 }
         // A creation interrupted by a crash leaves its temporary file (see `createDatabase`).
         let temporaryPrefix = ".\(url.lastPathComponent).creating-"
@@ -161,137 +241,40 @@ public struct AccountStore: Sendable {
             }
         }
     }
+
+    /// Whether `id` is an identifier this store makes: 32 lowercase hex digits. Anything else could name
+    /// another file.
+    static func isAccountID(_ id: String) -> Bool {
+        id.utf8.count == 32 && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
 }
 
-// MARK: - Opening
+// MARK: - Reading before the key unwraps
 
 extension AccountStore {
-    private func openDatabase(
-        at url: URL,
-        email: String,
-        password: String,
-        verifier: some PasswordVerifier
-    ) async -> SignInOutcome {
-        let eraseOption = EraseOption(store: self, email: email)
-        func encryptionFailure(_ reason: EncryptionFailure.Reason, cause: (any Error)? = nil) -> SignInOutcome {
-            .encryptionFailure(EncryptionFailure(reason: reason, cause: cause, eraseOption: eraseOption))
-        }
-
-        let keyring: Keyring
-        switch Self.readKeyring(at: url) {
-        case .success(let read):
-            keyring = read
-        case .failure(.damaged(let cause)):
-            return encryptionFailure(.damagedFile, cause: cause)
-        case .failure(.storage(let error)):
-            return .storageFailure(error)
-        }
-
-        let dataKey: SymmetricKey
-        do {
-            guard let unwrapped = try keyring.unwrap(password: password) else {
-                return switch await verifier.verifyPassword(email: email, password: password) {
-                case .verified(let session):
-                    .encryptionFailure(
-                        EncryptionFailure(
-                            reason: .passwordDoesNotUnwrapKey,
-                            verifiedSession: session,
-                            eraseOption: eraseOption
-                        )
-                    )
-                case .wrongPassword: .wrongPassword
-                case .unreachable: .wrongPasswordUnconfirmed
-                case .failed(let failure): .verificationFailed(failure)
-                }
-            }
-            dataKey = unwrapped
-        } catch .unsupported {
-            return encryptionFailure(.unsupportedKeyring)
-        } catch {
-            return encryptionFailure(.damagedKeyring, cause: error)
-        }
-
-        // The password is right: from here on the file may be written.
-        let queue: DatabaseQueue
-        do {
-            queue = try DatabaseQueue(path: url.path, configuration: Self.databaseConfiguration(readonly: false))
-        } catch {
-            return .storageFailure(.storage(error, "could not open the account database"))
-        }
-        let database = AccountDatabase(
-            queue: queue,
-            dataKey: dataKey,
-            keyDerivation: configuration.keyDerivation
-        )
-        let outcome = await finishOpening(database, password: password, keyring: keyring, eraseOption: eraseOption)
-        if outcome.database == nil {
-            try? database.close()
-        }
-        return outcome
-    }
-
-    /// Migrates, raises the key derivation, and reads the account record of a database whose key unwrapped.
-    private func finishOpening(
-        _ database: AccountDatabase,
-        password: String,
-        keyring: Keyring,
-        eraseOption: EraseOption
-    ) async -> SignInOutcome {
-        let schema = configuration.schema
-        let found: (version: String?, isNewer: Bool)
-        do {
-            found = try await database.queue.read { try schema.foundVersion($0) }
-        } catch {
-            return .storageFailure(.storage(error, "could not read the schema version"))
-        }
-        var migrationFailure = MigrationFailure(
-            foundVersion: found.version,
-            expectedVersion: schema.expectedVersion,
-            isNewerThanExpected: found.isNewer,
-            eraseOption: eraseOption
-        )
-        if found.isNewer {
-            return .migrationFailure(migrationFailure)
-        }
-        // Each migration runs in its own transaction: a failing one leaves the file as the previous left it. The
-        // asynchronous form keeps a cooperative thread from blocking on the database queue meanwhile.
-        let migrated = await withCheckedContinuation { continuation in
-            schema.migrator.asyncMigrate(database.queue) { result in
-                continuation.resume(returning: result.map { _ in () })
-            }
-        }
-        if case .failure(let error) = migrated {
-            migrationFailure.cause = error
-            return .migrationFailure(migrationFailure)
-        }
-
-        // Raise the key derivation to the configured one. A failure here keeps the old, valid keyring (the
-        // write is one transaction) and is retried at the next unlock; it is no reason to refuse the account.
-        if let stored = try? keyring.checkedKeyDerivation(), !stored.isAtLeast(configuration.keyDerivation) {
-            try? await database.rekey(newPassword: password)
-        }
-
-        do {
-            let account = try await database.account()
-            return .opened(database, cachedSession: account.session)
-        } catch where error.code == .encryptionFailure {
-            return .encryptionFailure(
-                EncryptionFailure(reason: .damagedRecord, cause: error, eraseOption: eraseOption)
-            )
-        } catch {
-            return .storageFailure(error)
-        }
-    }
-
-    private enum KeyringReadFailure: Error {
+    enum KeyringReadFailure: Error {
         /// The file is not a database, or has no readable keyring.
         case damaged(any Error)
         case storage(StoreError)
     }
 
-    /// Reads the keyring through a read-only connection, so nothing is written before the password is known.
-    private static func readKeyring(at url: URL) -> Result<Keyring, KeyringReadFailure> {
+    /// Rolls back a transaction a crash or kill left in the file's rollback journal, if there is one.
+    ///
+    /// A hot journal makes every read-only connection fail (SQLITE_READONLY_ROLLBACK), so without this a crash in
+    /// the middle of a large write would lock the account out for good. A read-write connection rolls it back
+    /// when it first reads (GRDB reads the schema on open): the file returns to its last committed state, which
+    /// is what any later open would see anyway, and nothing else is written.
+    static func rollBackInterruptedTransaction(at url: URL) throws {
+        guard FileManager.default.fileExists(atPath: url.path + "-journal") else { return }
+        let queue = try DatabaseQueue(path: url.path, configuration: databaseConfiguration(readonly: false))
+        try queue.close()
+    }
+
+    /// Reads the keyring through a read-only connection, after rolling back an interrupted transaction, so
+    /// nothing committed is written before the password is known.
+    static func readKeyring(at url: URL) -> Result<Keyring, KeyringReadFailure> {
         do {
+            try rollBackInterruptedTransaction(at: url)
             let queue = try DatabaseQueue(path: url.path, configuration: databaseConfiguration(readonly: true))
             defer { try? queue.close() }
             guard let keyring = try queue.read(Keyring.read) else {
@@ -304,18 +287,141 @@ extension AccountStore {
             // SQLITE_ERROR here is "no such table" or "no such column": not an account database.
             return .failure(.damaged(error))
         } catch let error as DatabaseError {
-            return .failure(.storage(.storage(error, "could not read the account database")))
+            return .failure(.storage(.from(error, "could not read the account database")))
         } catch {
             // A value of the wrong type in the keyring row.
             return .failure(.damaged(error))
         }
     }
 
+    /// The plaintext label of a database file, without a password; nil when it has none or cannot be read.
+    static func readLabel(at url: URL) -> String? {
+        do {
+            try rollBackInterruptedTransaction(at: url)
+            let queue = try DatabaseQueue(path: url.path, configuration: databaseConfiguration(readonly: true))
+            defer { try? queue.close() }
+            return try queue.read(readLabel)
+        } catch {
+            return nil
+        }
+    }
+
+    /// The label row; nil when there is none, or no label table (a `v1` file).
+    static func readLabel(_ db: Database) throws -> String? {
+        guard try db.tableExists("label") else { return nil }
+        return try String.fetchOne(db, sql: "SELECT text FROM label WHERE id = 1")
+    }
+
     static func databaseConfiguration(readonly: Bool) -> GRDB.Configuration {
         var configuration = GRDB.Configuration()
         configuration.readonly = readonly
         configuration.label = "LifelineStore"
+        // Another connection of this process (an open AccountDatabase) may hold the write lock for a moment.
+        configuration.busyMode = .timeout(10)
+        if !readonly {
+            // Deleted and replaced content (a logged-out session, an old wrapped key, trimmed messages) is
+            // overwritten with zeros, not left in free space. An 8 MiB page cache (SQLite's default is 2 MiB)
+            // keeps a large cache's indexes in memory while batches are written: about 15 % faster ingestion.
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA secure_delete = ON")
+                try db.execute(sql: "PRAGMA cache_size = -8192")
+            }
+        }
         return configuration
+    }
+}
+
+// MARK: - Opening
+
+extension AccountStore {
+    /// Opens a database whose key unwrapped: migrates, raises the key derivation, reads the account record.
+    ///
+    /// - Returns: The account record, or the outcome that ends the sign-in (the database is then closed).
+    func openUnwrapped(
+        at url: URL,
+        account: StoredAccount.ID,
+        dataKey: SymmetricKey,
+        password: String,
+        keyring: Keyring
+    ) async -> Result<(AccountDatabase, AccountRecord), OpeningFailure> {
+        let queue: DatabaseQueue
+        do {
+            queue = try DatabaseQueue(path: url.path, configuration: Self.databaseConfiguration(readonly: false))
+        } catch {
+            return .failure(OpeningFailure(.storageFailure(.from(error, "could not open the account database"))))
+        }
+        let database = AccountDatabase(
+            queue: queue,
+            dataKey: dataKey,
+            store: self,
+            accountID: account
+        )
+        let result = await finishOpening(database, password: password, keyring: keyring)
+        if case .failure = result {
+            try? database.close()
+        }
+        return result.map { (database, $0) }
+    }
+
+    /// A sign-in outcome that ends the flow before the database is open.
+    struct OpeningFailure: Error {
+        var outcome: SignInOutcome
+        init(_ outcome: SignInOutcome) { self.outcome = outcome }
+    }
+
+    private func finishOpening(
+        _ database: AccountDatabase,
+        password: String,
+        keyring: Keyring
+    ) async -> Result<AccountRecord, OpeningFailure> {
+        let eraseOption = EraseOption(store: self, account: database.accountID)
+        let schema = configuration.schema
+        let found: (version: String?, isNewer: Bool)
+        do {
+            found = try await database.queue.read { try schema.foundVersion($0) }
+        } catch {
+            return .failure(OpeningFailure(.storageFailure(.from(error, "could not read the schema version"))))
+        }
+        var migrationFailure = MigrationFailure(
+            foundVersion: found.version,
+            expectedVersion: schema.expectedVersion,
+            isNewerThanExpected: found.isNewer,
+            eraseOption: eraseOption
+        )
+        if found.isNewer {
+            return .failure(OpeningFailure(.migrationFailure(migrationFailure)))
+        }
+        // Each migration runs in its own transaction: a failing one leaves the file as the previous left it. The
+        // asynchronous form keeps a cooperative thread from blocking on the database queue meanwhile.
+        let migrated = await withCheckedContinuation { continuation in
+            schema.migrator.asyncMigrate(database.queue) { result in
+                continuation.resume(returning: result.map { _ in () })
+            }
+        }
+        if case .failure(let error) = migrated {
+            migrationFailure.cause = error
+            return .failure(OpeningFailure(.migrationFailure(migrationFailure)))
+        }
+
+        // Raise the key derivation to the configured one. A failure here keeps the old, valid keyring (the
+        // write is one transaction) and is retried at the next unlock; it is no reason to refuse the account.
+        if let stored = try? keyring.checkedKeyDerivation(), !stored.isAtLeast(configuration.keyDerivation) {
+            try? await database.rekey(newPassword: password)
+        }
+
+        do {
+            return .success(try await database.accountRecord())
+        } catch  where error.code == .encryptionFailure {
+            let failure = EncryptionFailure(
+                code: .damagedRecord,
+                message: "the account record does not authenticate",
+                cause: error,
+                eraseOption: eraseOption
+            )
+            return .failure(OpeningFailure(.encryptionFailure(failure)))
+        } catch {
+            return .failure(OpeningFailure(.storageFailure(error)))
+        }
     }
 }
 
@@ -325,12 +431,13 @@ extension AccountStore {
     /// Creates an account database under a temporary name, fills it, then links it into place.
     ///
     /// - Returns: The open database, or nil when another sign-in created the file first.
-    private func createDatabase(
-        at url: URL,
+    func createDatabase(
+        account: StoredAccount.ID,
         email: String,
         password: String,
         session: SessionCredentials
     ) throws(StoreError) -> AccountDatabase? {
+        let url = databaseURL(account: account)
         try createDirectoryIfMissing()
         let temporary = directory.appendingPathComponent(
             ".\(url.lastPathComponent).creating-\(UUID().uuidString)",
@@ -350,15 +457,15 @@ extension AccountStore {
                 path: temporary.path,
                 configuration: Self.databaseConfiguration(readonly: false)
             )
-            let database = AccountDatabase(queue: queue, dataKey: dataKey, keyDerivation: configuration.keyDerivation)
+            let sealer = RecordSealer(dataKey: dataKey)
             try configuration.schema.migrator.migrate(queue)
             try queue.write { db in
                 try keyring.write(db)
-                try database.writeAccount(AccountRecord(email: email, session: session), db)
+                try AccountDatabase.writeAccount(AccountRecord(email: email, session: session), db, sealer)
             }
             try queue.close()
         } catch {
-            throw .storage(error, "could not create the account database")
+            throw .from(error, "could not create the account database")
         }
 
         // link(2) fails rather than replace an existing file, unlike rename(2).
@@ -373,9 +480,14 @@ extension AccountStore {
         }
         do {
             let queue = try DatabaseQueue(path: url.path, configuration: Self.databaseConfiguration(readonly: false))
-            return AccountDatabase(queue: queue, dataKey: dataKey, keyDerivation: configuration.keyDerivation)
+            return AccountDatabase(
+                queue: queue,
+                dataKey: dataKey,
+                store: self,
+                accountID: account
+            )
         } catch {
-            throw .storage(error, "could not open the new account database")
+            throw .from(error, "could not open the new account database")
         }
     }
 

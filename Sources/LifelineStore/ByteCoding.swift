@@ -34,6 +34,36 @@ struct ByteWriter {
         }
     }
 
+    mutating func append(_ value: Int64?) {
+        if let value {
+            bytes.append(1)
+            append(value)
+        } else {
+            bytes.append(0)
+        }
+    }
+
+    mutating func append(_ value: Data) {
+        append(value.count)
+        bytes.append(contentsOf: value)
+    }
+
+    mutating func append(_ values: [String]) {
+        append(values.count)
+        for value in values {
+            append(value)
+        }
+    }
+
+    /// Appends bytes as they are, without a length: for a prefix that is already encoded.
+    mutating func appendRaw(_ value: [UInt8]) {
+        bytes.append(contentsOf: value)
+    }
+
+    mutating func reserveCapacity(_ count: Int) {
+        bytes.reserveCapacity(count)
+    }
+
     var data: Data { Data(bytes) }
 }
 
@@ -77,13 +107,37 @@ struct ByteReader {
         return string
     }
 
+    mutating func readData() throws(Malformed) -> Data {
+        Data(try readBytes())
+    }
+
     mutating func readOptionalString() throws(Malformed) -> String? {
+        try readFlag() ? try readString() : nil
+    }
+
+    mutating func readOptionalInt64() throws(Malformed) -> Int64? {
+        try readFlag() ? try readInt64() : nil
+    }
+
+    mutating func readStrings() throws(Malformed) -> [String] {
+        let count = try readInt64()
+        // Each string takes at least its 8-byte length: a count beyond that is damage, not a reason to allocate.
+        guard count >= 0, count <= (bytes.count - offset) / 8 else { throw Malformed() }
+        var values: [String] = []
+        values.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            values.append(try readString())
+        }
+        return values
+    }
+
+    private mutating func readFlag() throws(Malformed) -> Bool {
         guard offset < bytes.count else { throw Malformed() }
         let flag = bytes[offset]
         offset += 1
         switch flag {
-        case 0: return nil
-        case 1: return try readString()
+        case 0: return false
+        case 1: return true
         default: throw Malformed()
         }
     }

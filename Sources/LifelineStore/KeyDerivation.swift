@@ -2,6 +2,14 @@ internal import Crypto
 internal import CryptoExtras
 internal import Foundation
 
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// How a password becomes the key that wraps an account's data key: the function and its cost.
 ///
 /// The function's name and parameters are stored beside the wrapped key, so a database opened with a
@@ -11,9 +19,19 @@ internal import Foundation
 /// - ``default``: PBKDF2-HMAC-SHA512 with 210 000 rounds (OWASP's recommendation), about 30 ms on a
 ///   server core.
 /// - ``pbkdf2SHA512(rounds:)`` and ``scrypt(logN:blockSize:parallelism:)`` for stronger settings; both refuse
-///   parameters below the recommended minimum.
+///   parameters below the recommended minimum and above the ceilings.
 /// - ``unsafeUncheckedPBKDF2SHA512(rounds:)`` and ``unsafeUncheckedScrypt(logN:blockSize:parallelism:)``
-///   accept any cost. They exist for tests, which would otherwise spend a second per sign-in; never ship them.
+///   accept costs below the minimum. They exist for tests, which would otherwise spend a second per sign-in;
+///   never ship them.
+///
+/// ## One set of bounds
+///
+/// Every setting, checked or not, lies within the same ceilings the unlock enforces on a stored keyring:
+/// PBKDF2 at most ``maximumPBKDF2Rounds`` rounds; scrypt with N at most 2^``maximumScryptLogN``, r·p at most
+/// ``maximumScryptBlockSizeTimesParallelism`` and at most ``maximumScryptMemory`` bytes (128·r·N). A setting
+/// the store can write is therefore one it can read back, and a keyring planted in the file cannot make an
+/// unlock allocate gigabytes or run for minutes: it is an unsupported keyring at once (see
+/// <doc:LifelineStore#Key-derivation-bounds>).
 public struct KeyDerivation: Sendable, Hashable, CustomStringConvertible {
     enum Algorithm: Hashable, Sendable {
         case pbkdf2SHA512(rounds: Int)
@@ -22,35 +40,58 @@ public struct KeyDerivation: Sendable, Hashable, CustomStringConvertible {
 
     let algorithm: Algorithm
 
+    /// Creates a setting; internal, for tests that need one outside the bounds. Use the static constructors.
+    init(algorithm: Algorithm) {
+        self.algorithm = algorithm
+    }
+
     /// The fewest PBKDF2-HMAC-SHA512 rounds ``pbkdf2SHA512(rounds:)`` accepts: 210 000 (OWASP).
     public static let minimumPBKDF2Rounds = 210_000
+
+    /// The most PBKDF2-HMAC-SHA512 rounds any setting may have, written or read: 10 000 000, about 1.5 s here.
+    public static let maximumPBKDF2Rounds = 10_000_000
 
     /// The smallest scrypt cost exponent ``scrypt(logN:blockSize:parallelism:)`` accepts: 17, that is N = 2¹⁷
     /// with r = 8, p = 1 (OWASP), 128 MiB per derivation.
     public static let minimumScryptLogN = 17
+
+    /// The largest scrypt cost exponent any setting may have, written or read: 20 (N = 2²⁰).
+    public static let maximumScryptLogN = 20
+
+    /// The largest product of scrypt's r and p any setting may have, written or read: 16.
+    public static let maximumScryptBlockSizeTimesParallelism = 16
+
+    /// The most memory an scrypt setting may need (128·r·N bytes), written or read: 1 GiB.
+    public static let maximumScryptMemory = 1 << 30
 
     /// PBKDF2-HMAC-SHA512 with ``minimumPBKDF2Rounds`` rounds.
     public static let `default` = KeyDerivation(algorithm: .pbkdf2SHA512(rounds: minimumPBKDF2Rounds))
 
     /// PBKDF2-HMAC-SHA512 with the given number of rounds.
     ///
-    /// - Parameter rounds: At least ``minimumPBKDF2Rounds``.
-    /// - Throws: ``StoreError`` with code ``StoreError/Code/invalidParameter`` below the minimum.
+    /// - Parameter rounds: From ``minimumPBKDF2Rounds`` to ``maximumPBKDF2Rounds``.
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/invalidParameter`` outside that range.
     public static func pbkdf2SHA512(rounds: Int) throws(StoreError) -> KeyDerivation {
         guard rounds >= minimumPBKDF2Rounds else {
             throw StoreError(code: .invalidParameter, message: "PBKDF2 needs at least \(minimumPBKDF2Rounds) rounds")
         }
-        return KeyDerivation(algorithm: .pbkdf2SHA512(rounds: rounds))
+        let setting = KeyDerivation(algorithm: .pbkdf2SHA512(rounds: rounds))
+        try setting.checkBounds()
+        return setting
     }
 
     /// scrypt with N = 2^`logN`.
     ///
     /// - Parameters:
-    ///   - logN: The cost exponent, at least ``minimumScryptLogN``.
+    ///   - logN: The cost exponent, from ``minimumScryptLogN`` to ``maximumScryptLogN``.
     ///   - blockSize: scrypt's r, at least 8.
     ///   - parallelism: scrypt's p, at least 1.
-    /// - Throws: ``StoreError`` with code ``StoreError/Code/invalidParameter`` below the minimum.
-    public static func scrypt(logN: Int = minimumScryptLogN, blockSize: Int = 8, parallelism: Int = 1)
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/invalidParameter`` below the minimum or above a
+    ///   ceiling (r·p at most ``maximumScryptBlockSizeTimesParallelism``, 128·r·N at most
+    ///   ``maximumScryptMemory``).
+    public static func scrypt(
+        logN: Int = minimumScryptLogN, blockSize: Int = 8, parallelism: Int = 1
+    )
         throws(StoreError) -> KeyDerivation
     {
         guard logN >= minimumScryptLogN, blockSize >= 8, parallelism >= 1 else {
@@ -59,30 +100,73 @@ public struct KeyDerivation: Sendable, Hashable, CustomStringConvertible {
                 message: "scrypt needs at least N = 2^\(minimumScryptLogN), r = 8, p = 1"
             )
         }
-        return unsafeUncheckedScrypt(logN: logN, blockSize: blockSize, parallelism: parallelism)
+        let setting = KeyDerivation(algorithm: .scrypt(logN: logN, blockSize: blockSize, parallelism: parallelism))
+        try setting.checkBounds()
+        return setting
     }
 
-    /// PBKDF2-HMAC-SHA512 with any number of rounds. For tests only: a low count makes passwords cheap to guess.
+    /// PBKDF2-HMAC-SHA512 with any number of rounds up to the ceiling. For tests only: a low count makes
+    /// passwords cheap to guess.
     ///
-    /// - Parameter rounds: The number of rounds, at least 1.
+    /// - Parameter rounds: The number of rounds, clamped to 1…``maximumPBKDF2Rounds``.
     public static func unsafeUncheckedPBKDF2SHA512(rounds: Int) -> KeyDerivation {
-        KeyDerivation(algorithm: .pbkdf2SHA512(rounds: max(1, rounds)))
+        KeyDerivation(algorithm: .pbkdf2SHA512(rounds: min(max(1, rounds), maximumPBKDF2Rounds)))
     }
 
-    /// scrypt with any cost. For tests only: a low cost makes passwords cheap to guess.
+    /// scrypt with any cost up to the ceilings. For tests only: a low cost makes passwords cheap to guess.
     ///
     /// - Parameters:
-    ///   - logN: The cost exponent (N = 2^logN), from 1 to 24.
+    ///   - logN: The cost exponent (N = 2^logN), clamped to 1…``maximumScryptLogN``.
     ///   - blockSize: scrypt's r, at least 1.
     ///   - parallelism: scrypt's p, at least 1.
-    public static func unsafeUncheckedScrypt(logN: Int, blockSize: Int, parallelism: Int) -> KeyDerivation {
-        KeyDerivation(
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/invalidParameter`` when r·p or the memory exceed
+    ///   their ceilings.
+    public static func unsafeUncheckedScrypt(
+        logN: Int, blockSize: Int, parallelism: Int
+    ) throws(StoreError)
+        -> KeyDerivation
+    {
+        let setting = KeyDerivation(
             algorithm: .scrypt(
-                logN: min(max(1, logN), 24),
+                logN: min(max(1, logN), maximumScryptLogN),
                 blockSize: max(1, blockSize),
                 parallelism: max(1, parallelism)
             )
         )
+        try setting.checkBounds()
+        return setting
+    }
+
+    /// Checks the setting against the ceilings every stored keyring must meet: the one check for writing and
+    /// for reading.
+    ///
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/invalidParameter`` when a parameter is out of range.
+    func checkBounds() throws(StoreError) {
+        switch algorithm {
+        case .pbkdf2SHA512(let rounds):
+            guard (1...Self.maximumPBKDF2Rounds).contains(rounds) else {
+                throw StoreError(
+                    code: .invalidParameter,
+                    message: "PBKDF2 rounds must be from 1 to \(Self.maximumPBKDF2Rounds)"
+                )
+            }
+        case .scrypt(let logN, let r, let p):
+            // Each factor is checked before the products, so none of them can overflow.
+            guard (1...Self.maximumScryptLogN).contains(logN),
+                (1...Self.maximumScryptBlockSizeTimesParallelism).contains(r),
+                (1...Self.maximumScryptBlockSizeTimesParallelism).contains(p),
+                r * p <= Self.maximumScryptBlockSizeTimesParallelism,
+                128 * r << logN <= Self.maximumScryptMemory
+            else {
+                throw StoreError(
+                    code: .invalidParameter,
+                    message: """
+                        scrypt needs logN from 1 to \(Self.maximumScryptLogN), \
+                        r·p at most \(Self.maximumScryptBlockSizeTimesParallelism) and 128·r·N at most 1 GiB
+                        """
+                )
+            }
+        }
     }
 
     /// Whether this setting is at least as strong as OWASP's recommendation (the checked constructors' minimum).
@@ -116,7 +200,9 @@ public struct KeyDerivation: Sendable, Hashable, CustomStringConvertible {
     /// The password is normalised to Unicode NFC first, so the same password typed on two systems that
     /// compose accents differently gives the same key.
     func deriveKey(password: String, salt: Data) throws -> SymmetricKey {
-        let passwordBytes = Data(password.precomposedStringWithCanonicalMapping.utf8)
+        // The password's bytes are zeroed once the key is derived; the caller's `String` cannot be.
+        var passwordBytes = [UInt8](password.precomposedStringWithCanonicalMapping.utf8)
+        defer { passwordBytes.withUnsafeMutableBytes { zeroize($0) } }
         switch algorithm {
         case .pbkdf2SHA512(let rounds):
             return try KDF.Insecure.PBKDF2.deriveKey(
@@ -158,13 +244,8 @@ extension KeyDerivation {
         }
     }
 
-    /// The most any stored parameter may ask for. A damaged or hostile keyring could otherwise make an unlock
-    /// run for hours or allocate gigabytes.
-    static let storedRoundsCeiling = 50_000_000
-    static let storedScryptLogNCeiling = 22
-    static let storedScryptFactorCeiling = 64
-
-    /// Reads a stored name and parameters; nil when the name is unknown or a parameter is missing or out of range.
+    /// Reads a stored name and parameters; nil when the name is unknown, a parameter is missing, or the setting
+    /// is outside the bounds ``checkBounds()`` enforces when writing.
     init?(name: String, parameters: String) {
         var values: [String: Int] = [:]
         for pair in parameters.split(separator: ",") {
@@ -174,18 +255,31 @@ extension KeyDerivation {
         }
         switch name {
         case "pbkdf2-sha512":
-            guard values.count == 1, let rounds = values["rounds"], (1...Self.storedRoundsCeiling).contains(rounds)
-            else { return nil }
+            guard values.count == 1, let rounds = values["rounds"] else { return nil }
             self.init(algorithm: .pbkdf2SHA512(rounds: rounds))
         case "scrypt":
-            guard values.count == 3, let logN = values["logN"], let r = values["r"], let p = values["p"],
-                (1...Self.storedScryptLogNCeiling).contains(logN),
-                (1...Self.storedScryptFactorCeiling).contains(r),
-                (1...Self.storedScryptFactorCeiling).contains(p)
-            else { return nil }
+            guard values.count == 3, let logN = values["logN"], let r = values["r"], let p = values["p"] else {
+                return nil
+            }
             self.init(algorithm: .scrypt(logN: logN, blockSize: r, parallelism: p))
         default:
             return nil
         }
+        // The same bounds as for writing: what the store can write, it can read; nothing beyond.
+        do {
+            try checkBounds()
+        } catch {
+            return nil
+        }
     }
+}
+
+/// Overwrites memory that held secret bytes with zeros, with a call the optimiser may not remove.
+func zeroize(_ buffer: UnsafeMutableRawBufferPointer) {
+    guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
+    #if canImport(Darwin)
+        _ = memset_s(base, buffer.count, 0, buffer.count)
+    #else
+        explicit_bzero(base, buffer.count)
+    #endif
 }

@@ -35,7 +35,15 @@ struct Keyring: Sendable, Equatable {
     }
 
     /// Wraps `dataKey` under a key derived from `password` with a fresh random salt.
+    ///
+    /// The derivation is checked against the bounds the unlock enforces first, so a keyring this writes is one
+    /// ``unwrap(password:)`` accepts. The data key goes from its `SymmetricKey` straight into the seal: no copy
+    /// of it is left in an unzeroed buffer.
+    ///
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/invalidParameter`` for a derivation outside the
+    ///   bounds; a `CryptoKitError` if sealing fails.
     static func wrap(_ dataKey: SymmetricKey, password: String, using keyDerivation: KeyDerivation) throws -> Keyring {
+        try keyDerivation.checkBounds()
         let salt = Data(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) })
         var keyring = Keyring(
             format: currentFormat,
@@ -46,8 +54,10 @@ struct Keyring: Sendable, Equatable {
             checksum: Data()
         )
         let wrappingKey = try keyDerivation.deriveKey(password: password, salt: salt)
-        let rawKey = dataKey.withUnsafeBytes { Data($0) }
-        let box = try AES.GCM.seal(rawKey, using: wrappingKey, authenticating: keyring.associatedData)
+        let associatedData = keyring.associatedData
+        let box = try dataKey.withUnsafeBytes { rawKey in
+            try AES.GCM.seal(rawKey, using: wrappingKey, authenticating: associatedData)
+        }
         guard let combined = box.combined else {
             preconditionFailure("AES.GCM.seal returned a box without a combined form for a 12-byte nonce")
         }
@@ -77,8 +87,11 @@ struct Keyring: Sendable, Equatable {
             throw .malformed
         }
         guard let wrappingKey = try? keyDerivation.deriveKey(password: password, salt: salt),
-            let rawKey = try? AES.GCM.open(box, using: wrappingKey, authenticating: associatedData)
+            var rawKey = try? AES.GCM.open(box, using: wrappingKey, authenticating: associatedData)
         else { return nil }
+        // The opened bytes are the data key: copy them into a `SymmetricKey` (zeroed when released) and zero
+        // this buffer, which nothing else references.
+        defer { rawKey.withUnsafeMutableBytes { zeroize($0) } }
         guard rawKey.count == 32 else { throw .malformed }
         return SymmetricKey(data: rawKey)
     }

@@ -1,28 +1,50 @@
 internal import Crypto
 internal import Foundation
 
+/// A table's sealed column, with the start of the associated data of every value in it computed once.
+struct RecordTable: Sendable {
+    let name: String
+    /// "lifeline.store.record.v1", the table and the column, as ``ByteWriter`` encodes them.
+    let prefix: [UInt8]
+
+    init(_ name: String, column: String = "payload") {
+        self.name = name
+        var writer = ByteWriter()
+        writer.append("lifeline.store.record.v1")
+        writer.append(name)
+        writer.append(column)
+        prefix = writer.bytes
+    }
+
+    static let account = RecordTable("account")
+    static let chat = RecordTable("chat")
+    static let message = RecordTable("message")
+    static let space = RecordTable("space")
+    static let member = RecordTable("member")
+    static let user = RecordTable("user")
+    static let replay = RecordTable("replay")
+}
+
 /// Where a sealed value lives: its table, column and row, and the row's plaintext columns.
 ///
 /// It is the associated data of the value's AES-GCM seal, so a sealed value copied to another row, column or
 /// table, or a row whose plaintext ordering key was edited, fails authentication when read.
 struct RecordContext {
-    var table: String
-    var column: String
+    var table: RecordTable
     /// The row's identity: its keyed tag, or a fixed key for one-row tables.
     var row: Data
     /// The row's plaintext columns (ordering keys, chat tag), bound so they cannot be changed unnoticed.
     var bound: [Data] = []
 
-    var associatedData: Data {
+    var associatedData: [UInt8] {
         var writer = ByteWriter()
-        writer.append("lifeline.store.record.v1")
-        writer.append(table)
-        writer.append(column)
+        writer.reserveCapacity(table.prefix.count + 8 + row.count + bound.reduce(0) { $0 + 8 + $1.count })
+        writer.appendRaw(table.prefix)
         writer.append(row)
         for value in bound {
             writer.append(value)
         }
-        return writer.data
+        return writer.bytes
     }
 }
 
@@ -34,7 +56,8 @@ struct RecordContext {
 ///   a row be found by its id without storing the id, and reveal only whether two rows share an id.
 struct RecordSealer: Sendable {
     private let sealingKey: SymmetricKey
-    private let tagKey: SymmetricKey
+    /// HMAC-SHA256 already keyed with the row-tag key: each tag copies it, so the key's pads are hashed once.
+    private let keyedTagMAC: HMAC<SHA256>
 
     init(dataKey: SymmetricKey) {
         sealingKey = HKDF<SHA256>.deriveKey(
@@ -42,14 +65,16 @@ struct RecordSealer: Sendable {
             info: Data("lifeline.store.v1.sealing".utf8),
             outputByteCount: 32
         )
-        tagKey = HKDF<SHA256>.deriveKey(
+        let tagKey = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: dataKey,
             info: Data("lifeline.store.v1.row-tags".utf8),
             outputByteCount: 32
         )
+        keyedTagMAC = HMAC<SHA256>(key: tagKey)
     }
 
-    func seal(_ plaintext: Data, _ context: RecordContext) throws -> Data {
+    /// Seals a value under a fresh random nonce.
+    func seal(_ plaintext: some DataProtocol, _ context: RecordContext) throws -> Data {
         let box = try AES.GCM.seal(plaintext, using: sealingKey, authenticating: context.associatedData)
         // `combined` is non-nil for the default 12-byte nonce.
         guard let combined = box.combined else {
@@ -67,7 +92,7 @@ struct RecordSealer: Sendable {
             let box = try AES.GCM.SealedBox(combined: sealed)
             return try AES.GCM.open(box, using: sealingKey, authenticating: context.associatedData)
         } catch {
-            throw StoreError.damagedRecord(context.table, cause: error)
+            throw StoreError.damagedRecord(context.table.name, cause: error)
         }
     }
 
@@ -76,7 +101,21 @@ struct RecordSealer: Sendable {
         var writer = ByteWriter()
         writer.append(kind)
         writer.append(id)
-        let mac = HMAC<SHA256>.authenticationCode(for: writer.bytes, using: tagKey)
-        return Data(mac.prefix(16))
+        return tag(writer.bytes)
+    }
+
+    /// The keyed tag of a record identified by two ids (a member: its space and its user).
+    func rowTag(_ kind: String, _ first: String, _ second: String) -> Data {
+        var writer = ByteWriter()
+        writer.append(kind)
+        writer.append(first)
+        writer.append(second)
+        return tag(writer.bytes)
+    }
+
+    private func tag(_ bytes: [UInt8]) -> Data {
+        var mac = keyedTagMAC
+        mac.update(data: bytes)
+        return mac.finalize().withUnsafeBytes { Data($0.prefix(16)) }
     }
 }

@@ -3,39 +3,47 @@
 /// Messages are fixed sentences: they never contain a password, a token or a stored value.
 public struct StoreError: Error, CustomStringConvertible {
     /// What kind of failure this is. Compare with the static members: `error.code == .encryptionFailure`.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         /// The code's stable name, for logs and JSON.
-        public let name: String
+        public let rawValue: String
 
-        private init(_ name: String) {
-            self.name = name
+        /// Creates a code from its stable name. Prefer the static members.
+        ///
+        /// - Parameter rawValue: The code's stable name.
+        public init(rawValue: String) {
+            self.rawValue = rawValue
         }
 
         /// Stored data could not be authenticated: a sealed record, the wrapped data key or the file itself was
         /// damaged or tampered with. No password can fix it; erasing the account's database can.
-        public static let encryptionFailure = Code("encryptionFailure")
-
-        /// The password does not unwrap this database's data key.
-        public static let wrongPassword = Code("wrongPassword")
+        public static let encryptionFailure = Code(rawValue: "encryptionFailure")
 
         /// The server refused the password the database was opened with: the account's password was changed
         /// elsewhere. The spec's "passwords used for db encryption and for account do not match".
-        public static let passwordMismatch = Code("passwordMismatch")
+        public static let passwordMismatch = Code(rawValue: "passwordMismatch")
 
-        /// The server could not be reached to verify a password.
-        public static let serverUnreachable = Code("serverUnreachable")
+        /// Reading or writing the database failed (I/O, permissions, a lock, SQLite): ``StoreError/cause`` says
+        /// why. Nothing already stored was changed by the failed write.
+        public static let storage = Code(rawValue: "storage")
 
-        /// The server answered a password verification with a failure other than a wrong password.
-        public static let verificationFailed = Code("verificationFailed")
+        /// The disk (or the file's size limit) is full: the write was rolled back whole and nothing already stored
+        /// was changed. Free some space and write again.
+        public static let diskFull = Code(rawValue: "diskFull")
 
-        /// Reading or writing the database failed (disk, permissions, SQLite): ``StoreError/cause`` says why.
-        public static let storage = Code("storage")
+        /// The ``AccountDatabase`` was closed: its data key is gone and it reads and writes nothing more. Sign in
+        /// again for a new one.
+        public static let closed = Code(rawValue: "closed")
 
-        /// The store's parameters were refused: a key derivation below the recommended minimum.
-        public static let invalidParameter = Code("invalidParameter")
+        /// The store has no database for the account asked for (it was erased, or the identifier is not one the
+        /// store listed).
+        public static let noSuchAccount = Code(rawValue: "noSuchAccount")
+
+        /// A parameter was refused: a key derivation outside the bounds the store can read back, a negative
+        /// limit.
+        public static let invalidParameter = Code(rawValue: "invalidParameter")
 
         /// The code's name.
-        public var description: String { name }
+        public var description: String { rawValue }
     }
 
     /// What kind of failure this is.
@@ -59,29 +67,23 @@ public struct StoreError: Error, CustomStringConvertible {
         self.cause = cause
     }
 
-    /// The code, the message and the cause.
-    public var description: String {
-        guard let cause else { return "\(code): \(message)" }
-        return "\(code): \(message) (cause: \(cause))"
-    }
+    /// The code and the message: `code: message`.
+    public var description: String { "\(code): \(message)" }
 }
 
 extension StoreError {
     /// The spec's error for a password the server refuses although the database opened with it:
     /// "passwords used for db encryption and for account do not match".
     ///
-    /// ``AccountDatabase/renewSession(password:verifier:)`` throws it; a session runtime that sees the same refusal
-    /// elsewhere can show this one.
+    /// The sign-in flow answers it as ``OpenedSession/passwordMismatch``; a session runtime that sees the same
+    /// refusal later can show this one.
     public static let passwordMismatch = StoreError(
         code: .passwordMismatch,
         message: "passwords used for db encryption and for account do not match"
     )
 
-    /// Wraps any error thrown while using the database as a ``StoreError``, keeping store errors as they are.
-    static func storage(_ error: any Error, _ message: String) -> StoreError {
-        if let error = error as? StoreError { return error }
-        return StoreError(code: .storage, message: message, cause: error)
-    }
+    /// The error of every call on a closed ``AccountDatabase``.
+    static let closed = StoreError(code: .closed, message: "the account database is closed")
 
     /// A sealed record that fails authentication.
     static func damagedRecord(_ table: String, cause: (any Error)? = nil) -> StoreError {

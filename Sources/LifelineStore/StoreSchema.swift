@@ -3,45 +3,83 @@ internal import GRDB
 /// The account database's schema: GRDB migrations with named versions, applied in order after the data key
 /// unwraps.
 ///
-/// Version names are the migrations' identifiers (`v1`, …). ``MigrationFailure`` reports the last one the file
-/// had and the last one this code expects. Rules for adding a version: append a migration, never edit or
-/// remove one, and never change table `keyring` (it is read before migrations run).
+/// Version names are the migrations' identifiers (`v1`, `v2`, …). ``MigrationFailure`` reports the last one the
+/// file had and the last one this code expects. Rules for adding a version: append a migration, never edit or
+/// remove one, and never change tables `keyring` and `label` (they are read before migrations run). The schema
+/// is drawn in <doc:LifelineStore#Schema>.
 struct StoreSchema: Sendable {
     private(set) var migrator: DatabaseMigrator
 
     /// The schema this version of the code writes.
     static let current: StoreSchema = {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(sql: Keyring.createTableSQL)
-            // One row: the account's email and cached session, sealed together.
-            try db.execute(sql: "CREATE TABLE account (id INTEGER PRIMARY KEY CHECK (id = 1), payload BLOB NOT NULL)")
-            // tag: keyed hash of the chat id. lastActivity: milliseconds since 1970, plaintext for ordering.
-            try db.execute(
-                sql: """
-                    CREATE TABLE chat (
-                        tag BLOB NOT NULL PRIMARY KEY,
-                        lastActivity INTEGER NOT NULL,
-                        payload BLOB NOT NULL
-                    )
-                    """
-            )
-            try db.execute(sql: "CREATE INDEX chat_by_activity ON chat (lastActivity DESC, tag DESC)")
-            try db.execute(
-                sql: """
-                    CREATE TABLE message (
-                        tag BLOB NOT NULL PRIMARY KEY,
-                        chatTag BLOB NOT NULL,
-                        sentAt INTEGER NOT NULL,
-                        payload BLOB NOT NULL
-                    )
-                    """
-            )
-            try db.execute(sql: "CREATE INDEX message_by_chat ON message (chatTag, sentAt DESC, tag DESC)")
-            try db.execute(sql: "CREATE TABLE replay (position INTEGER PRIMARY KEY, payload BLOB NOT NULL)")
-        }
+        migrator.registerMigration("v1", migrate: migrateToVersion1)
+        migrator.registerMigration("v2", migrate: migrateToVersion2)
         return StoreSchema(migrator: migrator)
     }()
+
+    /// The schema as version `v1` wrote it. Tests create files with it to check that today's code reads them.
+    static let version1: StoreSchema = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1", migrate: migrateToVersion1)
+        return StoreSchema(migrator: migrator)
+    }()
+
+    /// The one-row table of the login screen's label. Its shape never changes: it is read before the key
+    /// unwraps and before migrations run.
+    static let createLabelTableSQL = "CREATE TABLE label (id INTEGER PRIMARY KEY CHECK (id = 1), text TEXT NOT NULL)"
+
+    /// v1: the keyring, the account's session, chats, messages and the replay record.
+    private static func migrateToVersion1(_ db: Database) throws {
+        try db.execute(sql: Keyring.createTableSQL)
+        // One row: the account's email and cached session, sealed together.
+        try db.execute(sql: "CREATE TABLE account (id INTEGER PRIMARY KEY CHECK (id = 1), payload BLOB NOT NULL)")
+        // tag: keyed hash of the chat id. lastActivity: milliseconds since 1970, plaintext for ordering.
+        try db.execute(
+            sql: """
+                CREATE TABLE chat (
+                    tag BLOB NOT NULL PRIMARY KEY,
+                    lastActivity INTEGER NOT NULL,
+                    payload BLOB NOT NULL
+                )
+                """
+        )
+        try db.execute(sql: "CREATE INDEX chat_by_activity ON chat (lastActivity DESC, tag DESC)")
+        try db.execute(
+            sql: """
+                CREATE TABLE message (
+                    tag BLOB NOT NULL PRIMARY KEY,
+                    chatTag BLOB NOT NULL,
+                    sentAt INTEGER NOT NULL,
+                    payload BLOB NOT NULL
+                )
+                """
+        )
+        try db.execute(sql: "CREATE INDEX message_by_chat ON message (chatTag, sentAt DESC, tag DESC)")
+        try db.execute(sql: "CREATE TABLE replay (position INTEGER PRIMARY KEY, payload BLOB NOT NULL)")
+    }
+
+    /// v2: the rest of an account's cache. New tables only: every v1 row stays as it is, and v1 payloads still
+    /// decode (each payload starts with its own version).
+    private static func migrateToVersion2(_ db: Database) throws {
+        // The login screen's label, in plaintext, readable before the key unwraps.
+        try db.execute(sql: createLabelTableSQL)
+        // tag: keyed hash of the space id. Nothing else in plaintext.
+        try db.execute(sql: "CREATE TABLE space (tag BLOB NOT NULL PRIMARY KEY, payload BLOB NOT NULL)")
+        // tag: keyed hash of (space id, user id); spaceTag: keyed hash of the space id, to list a space's members.
+        try db.execute(
+            sql: """
+                CREATE TABLE member (
+                    tag BLOB NOT NULL PRIMARY KEY,
+                    spaceTag BLOB NOT NULL,
+                    payload BLOB NOT NULL
+                )
+                """
+        )
+        try db.execute(sql: "CREATE INDEX member_by_space ON member (spaceTag)")
+        // tag: keyed hash of the user id.
+        try db.execute(sql: "CREATE TABLE user (tag BLOB NOT NULL PRIMARY KEY, payload BLOB NOT NULL)")
+    }
 
     /// The version a fully migrated database has.
     var expectedVersion: String {

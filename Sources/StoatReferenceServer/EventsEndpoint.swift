@@ -10,7 +10,8 @@ import NIOWebSocket
 /// The reader hands each client frame to ``ServerState`` in order; the writer drains the connection's
 /// outbound queue, so that frames from the state actor, fan-out and faults never interleave with a fragmented
 /// Ready. A malformed or unknown frame changes nothing but the record; a message above the size limit closes
-/// this connection alone with 1009.
+/// this connection alone with 1009. The upgrade takes `version`, `format` (`json`, or anything but `msgpack`, which is refused),
+/// `token` and `ready` from the query, as bonfire's handshake callback does.
 struct EventsEndpoint: Sendable {
     typealias Handler = WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
 
@@ -21,7 +22,8 @@ struct EventsEndpoint: Sendable {
         let uri = URI(request.path ?? "/")
         guard uri.path == "/events" else { return .dontUpgrade }
         let query = uri.queryParameters
-        if let format = query["format"], format != "json" { return .dontUpgrade }
+        // bonfire reads an unknown format as JSON; MessagePack is not spoken here, so it is refused.
+        if query["format"] == "msgpack" { return .dontUpgrade }
         guard await state.admitUpgrade() else { return .dontUpgrade }
         let filter = ReadyFilter(queryValues: query.getAll("ready").map { String($0) })
         let token = query["token"].map { String($0) }
@@ -39,10 +41,12 @@ struct EventsEndpoint: Sendable {
         let state = state
         let maxSize = configuration.maxInboundFrameSize
         let fragmentSize = configuration.outboundFragmentSize
+        let closeTimeout = configuration.closeTimeout
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    try await Self.write(queue, to: outbound, channel: channel, fragmentSize: fragmentSize)
+                    try await Self.write(
+                        queue, to: outbound, channel: channel, fragmentSize: fragmentSize, closeTimeout: closeTimeout)
                 }
                 group.addTask {
                     if let token { await state.authenticate(token: token, connectionID: id) }
@@ -69,7 +73,7 @@ struct EventsEndpoint: Sendable {
 
     private static func write(
         _ queue: AsyncStream<Outbound>, to outbound: WebSocketOutboundWriter, channel: any Channel,
-        fragmentSize: Int
+        fragmentSize: Int, closeTimeout: Duration
     ) async throws {
         for await command in queue {
             switch command {
@@ -90,6 +94,13 @@ struct EventsEndpoint: Sendable {
                 try await outbound.close(code, reason: reason)
                 return
             case .drop:
+                // bonfire returns: what was written is flushed, then the connection is shut down without a close
+                // frame. The input stays open until the peer closes or the close timeout passes, so that the
+                // peer's late frames never turn the shutdown into a reset that could discard what it was sent.
+                try? await channel.close(mode: .output)
+                try? await Task.sleep(for: closeTimeout)
+                return
+            case .abort:
                 // A closed channel is the point of the fault; an error closing it changes nothing.
                 try? await channel.close()
                 return

@@ -8,43 +8,65 @@ import NIOCore
     import Foundation
 #endif
 
-extension StoatErrorKind {
-    /// The kinds the admin API can name, by wire name.
-    static let known: [String: StoatErrorKind] = Dictionary(
-        uniqueKeysWithValues: [
-            invalidSession, notAuthenticated, invalidCredentials, invalidToken, unverifiedAccount, lockedOut,
-            compromisedPassword, blockedByShield, captchaFailed, usernameTaken, alreadyOnboarded, failedValidation,
-            internalError, notFound,
-        ].map { ($0.name, $0) })
-}
-
 extension HTTPRoutes {
-    /// The admin API under `/admin`: each fault and seed of ``ReferenceServer`` as a JSON `POST`, callable only
-    /// from loopback (anyone else gets 403).
+    /// The admin API under `/admin`: each fault, seed and world action of ``ReferenceServer`` as a JSON `POST`,
+    /// and `GET` for observation. Only for loopback peers naming a loopback `Host`, from no foreign `Origin`,
+    /// with `Content-Type: application/json` on every `POST` (see ``AdminAccess``).
     func addAdminRoutes(to router: Router<ServerRequestContext>) {
+        addAdminObservation(to: router)
+        addAdminFaults(to: router)
+        addAdminWorld(to: router)
+    }
+
+    private func addAdminObservation(to router: Router<ServerRequestContext>) {
         let state = state
         admin(router, .get, "state") { _, _ in
             let counters = await state.counters()
-            let connections = await state.connectionRecords().map { record -> JSONValue in
+            let connections = await state.connectionRecords().map { record -> Wire in
                 .object([
-                    "id": .integer(Int64(record.id)),
+                    "id": .integer(record.id),
                     "accepted_at": .string(StoatTimestamp.string(record.acceptedAt)),
                     "user_id": record.userID.map { .string($0) } ?? .null,
+                    "bot": .bool(record.isBot),
                     "open": .bool(record.isOpen),
-                    "frames_received": .integer(Int64(record.receivedFrames.count)),
-                    "subscriptions": .array(record.subscriptions.map { .string($0) }),
+                    "frames_received": .integer(record.receivedFrames.count),
+                    "subscriptions": .strings(record.subscriptions),
+                    "active_subscriptions": .strings(record.activeSubscriptions),
+                    "lapsed_subscriptions": .strings(record.lapsedSubscriptions),
                 ])
             }
             return Self.json(
-                JSONValue.object([
-                    "upgrades_accepted": .integer(Int64(counters.upgradesAccepted)),
-                    "upgrades_refused": .integer(Int64(counters.upgradesRefused)),
-                    "live_sockets": .integer(Int64(counters.liveSockets)),
+                .object([
+                    "upgrades_accepted": .integer(counters.upgradesAccepted),
+                    "upgrades_refused": .integer(counters.upgradesRefused),
+                    "live_sockets": .integer(counters.liveSockets),
+                    "outage_session_checks": .integer(counters.outageSessionChecks),
+                    "outage_socket_refusals": .integer(counters.outageSocketRefusals),
+                    "rate_limited": .integer(counters.rateLimited),
+                    "arrivals": Self.arrivalsWire(await state.arrivals()),
                     "connections": .array(connections),
                 ]))
         }
+        admin(router, .get, "arrivals") { _, _ in Self.json(Self.arrivalsWire(await state.arrivals())) }
+        admin(router, .post, "arrivals/mark") { _, _ in
+            await state.markArrivals()
+            return Response(status: .noContent)
+        }
+    }
+
+    static func arrivalsWire(_ histogram: ArrivalHistogram) -> Wire {
+        .object([
+            "bin_ms": .integer(histogram.binMilliseconds),
+            "since_mark_ms": .integer(histogram.millisecondsSinceMark),
+            "total": .integer(histogram.total),
+            "bins": .array(histogram.bins.map { .integer($0) }),
+        ])
+    }
+
+    private func addAdminFaults(to router: Router<ServerRequestContext>) {
+        let state = state
         admin(router, .post, "drop-sockets") { _, _ in
-            Self.json(["dropped": await state.dropAllSockets()])
+            Self.json(.object(["dropped": .integer(await state.dropAllSockets())]))
         }
         admin(router, .post, "refuse-upgrades") { body, _ in
             await state.refuseUpgrades(try body.int("count"))
@@ -56,6 +78,10 @@ extension HTTPRoutes {
         }
         admin(router, .post, "ignore-pings") { body, _ in
             await state.setIgnorePings(try body.bool("enabled"))
+            return Response(status: .noContent)
+        }
+        admin(router, .post, "close-frames") { body, _ in
+            await state.setCloseFramesOnServerEnds(try body.bool("enabled"))
             return Response(status: .noContent)
         }
         admin(router, .post, "ready-delay") { body, _ in
@@ -75,59 +101,68 @@ extension HTTPRoutes {
             case "MFA": answer = .mfa
             case "Disabled": answer = .disabled
             default:
-                guard let kind = StoatErrorKind.known[name] else {
-                    throw APIError(kind: .failedValidation, location: "admin/next-logins: unknown answer")
-                }
+                guard let kind = StoatErrorKind.known[name] else { throw AdminFailure.invalid("answer") }
                 answer = .error(kind)
             }
             await state.forceLogins(answer, count: body.optionalInt("count") ?? 1)
             return Response(status: .noContent)
         }
         admin(router, .post, "revoke-session") { body, _ in
-            let revoked = await state.revoke(token: try body.string("token"))
-            return revoked ? Response(status: .noContent) : Self.notFound("admin/revoke-session")
+            try Self.found(await state.revoke(token: try body.string("token")))
         }
         admin(router, .post, "user-flags") { body, _ in
             let flags = UInt32(clamping: try body.int("flags"))
-            let found = await state.setFlags(flags, userID: try body.string("user_id"))
-            return found ? Response(status: .noContent) : Self.notFound("admin/user-flags")
+            return try Self.found(await state.setFlags(flags, userID: try body.string("user_id")))
         }
         admin(router, .post, "disable-account") { body, _ in
-            let found = await state.disableAccount(userID: try body.string("user_id"))
-            return found ? Response(status: .noContent) : Self.notFound("admin/disable-account")
+            try Self.found(await state.disableAccount(userID: try body.string("user_id")))
+        }
+        admin(router, .post, "suspend-account") { body, _ in
+            try Self.found(await state.suspendAccount(userID: try body.string("user_id")))
+        }
+        admin(router, .post, "session-outage") { body, _ in
+            if body["enabled"]?.boolValue == false {
+                await state.restoreSessionLookups()
+            } else {
+                await state.failSessionLookups(
+                    for: body.optionalNumber("seconds").map { .milliseconds(Int64($0 * 1000)) })
+            }
+            return Response(status: .noContent)
         }
         admin(router, .post, "health") { body, _ in
             var alert: HealthAlert?
             if let value = body["alert"], value != .null {
-                let data = try JSONEncoder().encode(value)
-                alert = try JSONDecoder().decode(HealthAlert.self, from: data)
+                do {
+                    alert = try JSONDecoder().decode(HealthAlert.self, from: JSONEncoder().encode(value))
+                } catch {
+                    throw AdminFailure.invalid("alert")
+                }
             }
             await state.setHealth(alert: alert, pollRate: body.optionalInt("poll_rate"))
             return Response(status: .noContent)
         }
         admin(router, .post, "clock-skew") { body, _ in
             await state.setClockSkew(.milliseconds(Int64(try body.number("seconds") * 1000)))
+            _ = await state.expireOperations()
             return Response(status: .noContent)
         }
         admin(router, .post, "raw-frame") { body, _ in
             let count = await state.sendRaw(try body.string("text"), token: body["token"]?.stringValue)
-            return Self.json(["sockets": count])
+            return Self.json(.object(["sockets": .integer(count)]))
         }
         admin(router, .post, "operations") { body, _ in
             let operation = await state.addOperation(
                 kind: try body.string("kind"), userID: try body.string("user_id"),
                 expiresIn: .milliseconds(Int64(try body.number("expires_in_seconds") * 1000)))
             return Self.json(
-                JSONValue.object([
-                    "id": .string(operation.id), "kind": .string(operation.kind),
-                    "user_id": .string(operation.userID),
+                .object([
+                    "id": .string(operation.id), "kind": .string(operation.kind), "user_id": .string(operation.userID),
                     "expires_at": .string(StoatTimestamp.string(operation.expiresAt)),
                 ]))
         }
         admin(router, .post, "operations/:id/finish") { body, context in
             let result = OperationResult(rawValue: try body.string("result"))
-            let found = await state.finishOperation(id: context.parameters.get("id") ?? "", result: result)
-            return found ? Response(status: .noContent) : Self.notFound("admin/operations/finish")
+            return try Self.found(await state.finishOperation(id: context.parameters.get("id") ?? "", result: result))
         }
         admin(router, .post, "reset") { _, _ in
             await state.resetFaults()
@@ -135,47 +170,202 @@ extension HTTPRoutes {
         }
     }
 
+    private func addAdminWorld(to router: Router<ServerRequestContext>) {
+        let state = state
+        admin(router, .post, "users") { body, _ in
+            let username = try body.string("username")
+            let email =
+                body["email"]?.stringValue ?? "\(username.lowercased())-\(Identifiers.token().prefix(8))@lifeline.test"
+            let password = body["password"]?.stringValue ?? Identifiers.token()
+            let account = try await Self.world {
+                try await state.addUser(
+                    email: email, password: password, username: username, verified: true, totpSecret: nil,
+                    recoveryCodes: [])
+            }
+            return Self.json(
+                .object([
+                    "user_id": .string(account.userID), "token": .string(account.token),
+                    "email": .string(account.email),
+                    "password": .string(account.password),
+                ]))
+        }
+        admin(router, .post, "bots") { body, _ in
+            let bot = try await Self.world {
+                try await state.addBot(username: try body.string("username"), ownerID: try body.string("owner_id"))
+            }
+            return Self.json(.object(["user_id": .string(bot.userID), "bot_token": .string(bot.token)]))
+        }
+        admin(router, .post, "members") { body, _ in
+            let member = try await Self.world {
+                try await state.join(userID: try body.string("user_id"), serverID: try body.string("server_id"))
+            }
+            return Self.json(member.wire)
+        }
+        admin(router, .post, "members/remove") { body, _ in
+            try await Self.world {
+                try await state.removeMember(
+                    userID: try body.string("user_id"), serverID: try body.string("server_id"),
+                    reason: body["reason"]?.stringValue ?? "Leave")
+            }
+            return Response(status: .noContent)
+        }
+        admin(router, .post, "timeout") { body, _ in
+            var until: Date?
+            if let value = body["until"]?.stringValue {
+                guard let date = StoatTimestamp.date(value) else { throw AdminFailure.invalid("until") }
+                until = date
+            }
+            try await Self.world {
+                try await state.setTimeout(
+                    userID: try body.string("user_id"), serverID: try body.string("server_id"), until: until)
+            }
+            return Response(status: .noContent)
+        }
+        admin(router, .post, "friends") { body, _ in
+            try await Self.world {
+                try await state.makeFriends(try body.string("user_id"), try body.string("other_id"))
+            }
+            return Response(status: .noContent)
+        }
+        admin(router, .post, "direct-messages") { body, _ in
+            let channel = try await Self.world {
+                try await state.openDirectMessage(try body.string("user_id"), try body.string("other_id"))
+            }
+            return Self.json(channel.wire)
+        }
+        admin(router, .post, "channels") { body, _ in
+            let slowmode = body.optionalInt("slowmode").map { UInt64(max(0, $0)) }
+            let channel = try await Self.world {
+                try await state.addTextChannel(
+                    serverID: try body.string("server_id"), name: try body.string("name"), slowmode: slowmode)
+            }
+            return Self.json(channel.wire)
+        }
+        admin(router, .post, "slowmode") { body, _ in
+            let seconds = body.optionalInt("seconds").flatMap { $0 > 0 ? UInt64($0) : nil }
+            try await Self.world {
+                try await state.setSlowmode(channelID: try body.string("channel_id"), seconds: seconds)
+            }
+            return Response(status: .noContent)
+        }
+        admin(router, .post, "display-name") { body, _ in
+            try await Self.world {
+                try await state.setDisplayName(
+                    userID: try body.string("user_id"), displayName: body["display_name"]?.stringValue)
+            }
+            return Response(status: .noContent)
+        }
+        admin(router, .post, "messages") { body, _ in
+            let message = try await Self.world {
+                try await state.postMessage(
+                    as: try body.string("user_id"), channelID: try body.string("channel_id"),
+                    content: try body.string("content"), nonce: body["nonce"]?.stringValue)
+            }
+            return Self.json(message.wire)
+        }
+        admin(router, .post, "messages/:id/edit") { body, context in
+            let message = try await Self.world {
+                try await state.editMessage(id: context.parameters.get("id") ?? "", content: try body.string("content"))
+            }
+            return Self.json(message.wire)
+        }
+        admin(router, .post, "messages/:id/delete") { _, context in
+            try await Self.world { try await state.deleteMessage(id: context.parameters.get("id") ?? "") }
+            return Response(status: .noContent)
+        }
+    }
+
+    /// Registers an admin route behind ``AdminAccess``; its failures answer `{"type", "location"}` JSON.
     private func admin(
         _ router: Router<ServerRequestContext>, _ method: HTTPRequest.Method, _ path: String,
         _ handler: @escaping @Sendable ([String: JSONValue], ServerRequestContext) async throws -> Response
     ) {
         router.on(RouterPath("/admin/\(path)"), method: method) { request, context in
-            guard AdminAccess.isAllowed(context.remoteAddress) else {
+            if let refusal = AdminAccess.refusal(
+                peer: context.remoteAddress, host: request.head.authority, origin: request.headers[.origin],
+                isPost: method == .post, contentType: request.headers[.contentType])
+            {
                 return Self.json(
-                    ["type": "Forbidden", "location": "admin: loopback only"], status: .forbidden)
+                    .object(["type": .string("Forbidden"), "location": .string("admin: \(refusal)")]),
+                    status: refusal.status)
             }
-            return await Self.respond {
+            do {
                 var body: [String: JSONValue] = [:]
                 if method == .post {
                     var request = request
                     let buffer = try await request.collectBody(upTo: 1 << 20)
                     if buffer.readableBytes > 0 {
-                        body = try JSONDecoder().decode([String: JSONValue].self, from: Data(buffer.readableBytesView))
+                        guard
+                            case .object(let object) = try? JSONDecoder().decode(
+                                JSONValue.self, from: Data(buffer.readableBytesView))
+                        else { throw AdminFailure.invalid("body") }
+                        body = object
                     }
                 }
                 return try await handler(body, context)
+            } catch let failure as AdminFailure {
+                return failure.response
+            } catch {
+                return AdminFailure.invalid("body").response
             }
         }
     }
 
-    static func notFound(_ location: String) -> Response {
-        errorResponse(APIError(kind: .notFound, location: location))
+    /// Runs a world action, turning its ``ReferenceServerError`` into an admin failure.
+    static func world<Value>(_ body: () async throws -> Value) async throws -> Value {
+        do {
+            return try await body()
+        } catch let error as ReferenceServerError {
+            throw AdminFailure.world(error)
+        }
+    }
+
+    static func found(_ found: Bool) throws -> Response {
+        guard found else { throw AdminFailure.notFound }
+        return Response(status: .noContent)
+    }
+}
+
+/// Why an admin call failed.
+enum AdminFailure: Error {
+    case invalid(String)
+    case notFound
+    case world(ReferenceServerError)
+
+    var response: Response {
+        switch self {
+        case .invalid(let key):
+            HTTPRoutes.json(
+                .object(["type": .string("FailedValidation"), "location": .string("admin: missing or mistyped \(key)")]
+                ),
+                status: 400)
+        case .notFound:
+            HTTPRoutes.json(.object(["type": .string("NotFound"), "location": .string("admin")]), status: 404)
+        case .world(let error):
+            HTTPRoutes.json(
+                .object([
+                    "type": .string(
+                        error.stoatError?.name ?? (error.code == .notFound ? "NotFound" : "FailedValidation")),
+                    "location": .string("admin: \(error.message)"),
+                ]),
+                status: error.code == .notFound ? 404 : (error.code == .emailTaken ? 409 : 400))
+        }
     }
 }
 
 extension [String: JSONValue] {
-    func string(_ key: String) throws(APIError) -> String {
-        guard let value = self[key]?.stringValue else { throw Self.missing(key) }
+    func string(_ key: String) throws -> String {
+        guard let value = self[key]?.stringValue else { throw AdminFailure.invalid(key) }
         return value
     }
 
-    func bool(_ key: String) throws(APIError) -> Bool {
-        guard case .bool(let value) = self[key] else { throw Self.missing(key) }
+    func bool(_ key: String) throws -> Bool {
+        guard let value = self[key]?.boolValue else { throw AdminFailure.invalid(key) }
         return value
     }
 
-    func int(_ key: String) throws(APIError) -> Int {
-        guard let value = optionalInt(key) else { throw Self.missing(key) }
+    func int(_ key: String) throws -> Int {
+        guard let value = optionalInt(key) else { throw AdminFailure.invalid(key) }
         return value
     }
 
@@ -187,16 +377,17 @@ extension [String: JSONValue] {
         }
     }
 
-    func number(_ key: String) throws(APIError) -> Double {
+    func optionalNumber(_ key: String) -> Double? {
         switch self[key] {
-        case .integer(let value): return Double(value)
-        case .unsigned(let value): return Double(value)
-        case .number(let value): return value
-        default: throw Self.missing(key)
+        case .integer(let value): Double(value)
+        case .unsigned(let value): Double(value)
+        case .number(let value): value
+        default: nil
         }
     }
 
-    private static func missing(_ key: String) -> APIError {
-        APIError(kind: .failedValidation, location: "admin: missing or mistyped \(key)")
+    func number(_ key: String) throws -> Double {
+        guard let value = optionalNumber(key) else { throw AdminFailure.invalid(key) }
+        return value
     }
 }

@@ -48,3 +48,25 @@ enum JSONValue: Sendable, Equatable, Codable {
         if case .string(let value) = self { value } else { nil }
     }
 }
+
+extension JSONValue {
+    /// The value as the server writes it (object keys sorted, for a stable text).
+    var wire: Wire {
+        switch self {
+        case .null: .null
+        case .bool(let value): .bool(value)
+        case .integer(let value): .int(value)
+        case .unsigned(let value): .uint(value)
+        case .number(let value): .double(value)
+        case .string(let value): .string(value)
+        case .array(let values): .array(values.map(\.wire))
+        case .object(let members):
+            .object(members.keys.sorted().map { Wire.Field(key: $0, value: members[$0]!.wire) })
+        }
+    }
+
+    /// The value when it is a boolean.
+    var boolValue: Bool? {
+        if case .bool(let value) = self { value } else { nil }
+    }
+}

@@ -22,7 +22,9 @@ extension ReferenceServer {
         public var outboundFragmentSize: Int
         /// How long a closing socket waits for the client's close frame.
         public var closeTimeout: Duration
-        /// The wall clock the server's clock is based on (before ``ReferenceServer/setClockSkew(_:)``).
+        /// The wall clock the server's clock is based on (before ``ReferenceServer/setClockSkew(_:)``). Every
+        /// rule that tells time reads the server's clock: lockouts, MFA tickets, member timeouts, slowmodes,
+        /// subscription expiry, rate-limit windows, the session-lookup outage, operations and the `Date` header.
         /// Tests inject their own to move time without waiting.
         public var now: @Sendable () -> Date
         /// How often operations are checked for expiry, on the wall clock. Tests call
@@ -33,6 +35,13 @@ extension ReferenceServer {
         /// The upper bound of the random delay added to each login (Stoat adds up to 1 s); zero by default so
         /// that tests are fast.
         public var maximumLoginDelay: Duration
+        /// How long a socket's `Subscribe` to a server lasts unrenewed (Stoat: 900 s), in the server's clock.
+        public var subscriptionLifetime: Duration
+        /// How many servers a socket's active subscriptions hold (Stoat: 5); a further one evicts the least
+        /// recently renewed.
+        public var maximumSubscriptions: Int
+        /// The REST rate limits (Stoat's by default; ``RateLimitPolicy/disabled`` turns them off).
+        public var rateLimits: RateLimitPolicy
         /// The email and password of the ready-to-use account seeded at start.
         public var defaultCredentials: (email: String, password: String)
         /// The email and password of the second, not-yet-onboarded account seeded at start.
@@ -42,7 +51,7 @@ extension ReferenceServer {
         /// The logger; it never receives a token or a password.
         public var logger: Logger
 
-        /// A configuration for tests: loopback, a free port, in memory, no login delay.
+        /// A configuration for tests: loopback, a free port, in memory, no login delay, Stoat's rules.
         public init(
             host: String = "127.0.0.1",
             port: Int = 0,
@@ -54,6 +63,9 @@ extension ReferenceServer {
             expiryCheckInterval: Duration = .milliseconds(250),
             lockoutPolicy: LoginLockoutPolicy = .stoat,
             maximumLoginDelay: Duration = .zero,
+            subscriptionLifetime: Duration = .seconds(900),
+            maximumSubscriptions: Int = 5,
+            rateLimits: RateLimitPolicy = .stoat,
             defaultCredentials: (email: String, password: String) = ("demo@lifeline.test", "lifeline-demo"),
             pendingCredentials: (email: String, password: String) = ("newcomer@lifeline.test", "lifeline-newcomer"),
             supportedClientVersions: String = ">=0.1.0",
@@ -69,6 +81,9 @@ extension ReferenceServer {
             self.expiryCheckInterval = expiryCheckInterval
             self.lockoutPolicy = lockoutPolicy
             self.maximumLoginDelay = maximumLoginDelay
+            self.subscriptionLifetime = subscriptionLifetime
+            self.maximumSubscriptions = max(1, maximumSubscriptions)
+            self.rateLimits = rateLimits
             self.defaultCredentials = defaultCredentials
             self.pendingCredentials = pendingCredentials
             self.supportedClientVersions = supportedClientVersions

@@ -39,8 +39,9 @@ extension ReferenceServer {
         await state.forceLogins(answer, count: count)
     }
 
-    /// Deletes the session `token`: its sockets receive `{"type":"Logout"}`, then a close; REST calls with it get
-    /// `InvalidSession`.
+    /// Deletes the session `token`, as an admin or another device would: its sockets receive `{"type":"Logout"}`
+    /// and are dropped without a close frame; REST calls with it get the framework's 401; the user's other
+    /// sockets receive `DeleteSession`, which bonfire forwards as it is.
     ///
     /// - Returns: Whether the session existed.
     @discardableResult
@@ -57,13 +58,48 @@ extension ReferenceServer {
         await state.setFlags(flags, userID: userID)
     }
 
-    /// Disables the account as its owner would: every session is deleted (its sockets receive `Logout`), and a
-    /// later login answers `Disabled`.
+    /// Disables the account as its owner would: every session is deleted (its sockets receive `Logout`, then
+    /// the drop), and a later login answers `Disabled`. The user's flags stay as they are (0).
     ///
     /// - Returns: Whether the account exists.
     @discardableResult
     public func disableAccount(userID: String) async -> Bool {
         await state.disableAccount(userID: userID)
+    }
+
+    /// Suspends the account as stoatchat's `User::suspend` does: it is disabled, every session deleted (its
+    /// sockets receive `Logout`, then the drop), and the user's flags set to 1 (`UserUpdate`); a later login
+    /// answers `Disabled`.
+    ///
+    /// - Returns: Whether the account or user exists.
+    @discardableResult
+    public func suspendAccount(userID: String) async -> Bool {
+        await state.suspendAccount(userID: userID)
+    }
+
+    /// Makes session-token lookups fail, as stoatchat's do when its database fails during the lookup: the
+    /// socket answers `Error{InvalidSession}` (then drops) to valid tokens, and REST session checks answer the
+    /// framework's 401, for `duration` of the server's clock or, when nil, until
+    /// ``restoreSessionLookups()``. ``SocketCounters/outageSessionChecks`` counts the REST checks so refused,
+    /// from zero, so that a test can wait for a client to have re-checked K times.
+    public func failSessionLookups(for duration: Duration?) async {
+        await state.failSessionLookups(for: duration)
+    }
+
+    /// Ends the session-lookup outage.
+    public func restoreSessionLookups() async {
+        await state.restoreSessionLookups()
+    }
+
+    /// While on, the server ends a socket after `Logout` or `Error` with a close frame (1000) instead of
+    /// dropping it as bonfire does.
+    public func setCloseFramesOnServerEnds(_ enabled: Bool) async {
+        await state.setCloseFramesOnServerEnds(enabled)
+    }
+
+    /// Forgets every rate-limit bucket, so that the next requests start fresh windows.
+    public func resetRateLimits() async {
+        await state.resetRateLimits()
     }
 
     /// Sets or clears the health endpoint's outage alert and `poll_rate` (milliseconds).
@@ -86,7 +122,8 @@ extension ReferenceServer {
         await state.sendRaw(text, token: token)
     }
 
-    /// Clears every fault: upgrades, silence, pings, Ready delay and size, forced logins, health alert, clock skew.
+    /// Clears every fault: upgrades, silence, pings, Ready delay and size, forced logins, health alert, clock skew,
+    /// close frames and the session-lookup outage.
     public func resetFaults() async {
         await state.resetFaults()
     }
@@ -98,7 +135,7 @@ extension ReferenceServer {
         await state.addOperation(kind: kind, userID: userID, expiresIn: expiresIn)
     }
 
-    /// Ends an operation: the owner's authenticated sockets receive
+    /// Ends an operation (Lifeline's extension): the owner's authenticated sockets receive
     /// `{"type":"OperationFinished","id":…,"result":…}` and `GET /operations` stops listing it.
     ///
     /// - Returns: Whether the operation was pending.

@@ -10,7 +10,17 @@ extension ReferenceServer {
         await state.connectionRecords().filter { $0.token == token }.flatMap(\.receivedFrames)
     }
 
-    /// Upgrades accepted and refused, and sockets open now.
+    /// Starts counting socket arrivals (upgrades accepted) afresh, in 100 ms bins from now.
+    public func markArrivals() async {
+        await state.markArrivals()
+    }
+
+    /// Socket arrivals since the last ``markArrivals()`` (or the start), in 100 ms bins.
+    public func arrivals() async -> ArrivalHistogram {
+        await state.arrivals()
+    }
+
+    /// Upgrades accepted and refused, sockets open now, and the fault and rate-limit counters.
     public func socketCounters() async -> SocketCounters {
         await state.counters()
     }
@@ -49,13 +59,4 @@ extension ReferenceServer {
         }
         if !met { throw ObservationTimeout(timeout: timeout) }
     }
-}
-
-/// ``ReferenceServer/waitUntil(timeout:_:)`` gave up: the condition did not hold in time.
-public struct ObservationTimeout: Error, Sendable, CustomStringConvertible {
-    /// The bound that was reached.
-    public let timeout: Duration
-
-    /// A human-readable message.
-    public var description: String { "The server did not reach the expected state within \(timeout)" }
 }

@@ -23,9 +23,10 @@ import ServiceLifecycle
 /// await server.dropAllSockets()
 /// ```
 ///
-/// It speaks the protocol from its own code and imports no Lifeline module, so a client that passes against
-/// it has shown interoperability rather than shared code. Every method is safe to call from any task.
-/// See the catalog's overview for the endpoints, the faults and the admin API.
+/// It speaks the protocol from its own code, following stoatchat's source rule by rule, and imports no Lifeline
+/// module, so a client that passes against it has shown interoperability rather than shared code. Every method
+/// is safe to call from any task. See the catalog for the endpoints, the behaviour table, the faults and the
+/// admin API.
 public final class ReferenceServer: Sendable {
     let state: ServerState
     let configuration: Configuration
@@ -49,6 +50,9 @@ public final class ReferenceServer: Sendable {
     /// A second account that has not finished onboarding (`GET /onboard/hello` says `true`; its socket is
     /// answered `InvalidSession`).
     public let pendingAccount: SeededAccount
+    /// A bot owned by the default user and a member of the lobby: `X-Bot-Token` on REST, its token on the
+    /// events socket.
+    public let defaultBot: SeededBot
     /// The id of the server ("Lifeline Lobby") the default user is a member of.
     public let lobbyServerID: String
     /// The id of the lobby's `#general` text channel.
@@ -73,6 +77,7 @@ public final class ReferenceServer: Sendable {
         self.healthURL = URL(string: "http://\(authority)/api/health")!
         self.defaultAccount = world.defaultAccount
         self.pendingAccount = world.pendingAccount
+        self.defaultBot = world.defaultBot
         self.lobbyServerID = world.lobbyServerID
         self.lobbyChannelID = world.lobbyChannelID
     }
@@ -118,7 +123,7 @@ public final class ReferenceServer: Sendable {
                 } catch let error as any HTTPResponseError {
                     response = try error.response(from: request, context: context)
                 } catch {
-                    response = HTTPRoutes.errorResponse(APIError(kind: .internalError, location: "server"))
+                    response = HTTPRoutes.catcherResponse(status: 500, accept: request.headers[.accept])
                 }
                 // The Date header states the server's clock, skew included, so clients can compare expiries.
                 response.headers[.date] = HTTPDate.string(await state.now())

@@ -1,12 +1,15 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 @Suite("lifeline serve", .timeLimit(.minutes(1)))
 struct ServeCommandTests {
-    @Test("--json prints one line with the addresses and a ready account once it accepts connections, and SIGTERM stops it with exit 0")
+    @Test(
+        "--json prints one line with the addresses, a ready account and a bot once it accepts connections, and SIGTERM stops it with exit 0"
+    )
     func serveJSON() async throws {
         let process = Process()
         process.executableURL = try Executable.url
@@ -17,12 +20,23 @@ struct ServeCommandTests {
         var lines = LineReader(output.fileHandleForReading).lines.makeAsyncIterator()
         let line = try #require(await lines.next())
         let object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])
-        #expect(Set(object.keys) == ["api", "events", "admin", "email", "password", "token", "user_id"])
+        #expect(
+            Set(object.keys) == [
+                "api", "events", "admin", "email", "password", "token", "user_id", "bot_token", "bot_id",
+            ])
         let api = try #require(object["api"].flatMap(URL.init(string:)))
         let (body, response) = try await URLSession.shared.data(from: api)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         let configuration = try #require(JSONSerialization.jsonObject(with: body) as? [String: Any])
         #expect((configuration["ws"] as? String)?.hasPrefix("ws://127.0.0.1:") == true)
+        // The printed bot token authenticates the printed bot.
+        var botRequest = URLRequest(url: api.appendingPathComponent("users/@me"))
+        botRequest.setValue(object["bot_token"], forHTTPHeaderField: "X-Bot-Token")
+        let (botBody, botResponse) = try await URLSession.shared.data(for: botRequest)
+        #expect((botResponse as? HTTPURLResponse)?.statusCode == 200)
+        let bot = try #require(JSONSerialization.jsonObject(with: botBody) as? [String: Any])
+        #expect(bot["_id"] as? String == object["bot_id"])
+        #expect((bot["bot"] as? [String: Any])?["owner"] as? String == object["user_id"])
         process.terminate()
         process.waitUntilExit()
         #expect(process.terminationReason == .exit)

@@ -117,7 +117,7 @@ struct RESTTransportTests {
         try await withReferenceServer(logger: logger) { server, api in
             let account = try await server.addAccount(
                 email: "secret@lifeline.test", password: "Pa55word-SECRET", username: "secret",
-                recoveryCodes: ["RECOVERY-SECRET"])
+                totpSecret: Array("TOTP-SECRET".utf8), recoveryCodes: ["RECOVERY-SECRET"])
             var secrets = [account.password, account.token, "RECOVERY-SECRET", "WRONG-PASSWORD-SECRET"]
             var descriptions: [String] = []
 

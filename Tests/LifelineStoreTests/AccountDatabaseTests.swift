@@ -81,7 +81,7 @@ struct AccountDatabaseTests {
         let even = try await database.messages(inChat: "even", limit: 4)
         #expect(even == messages.filter { $0.chatID == "even" }.reversed().prefix(4).map { $0 })
 
-        try await database.deleteChat(id: "even")
+        try await database.apply([.deleteChat(id: "even")])
         #expect(try await database.messages(inChat: "even", limit: 100).isEmpty)
         #expect(try await database.messages(inChat: "odd", limit: 100).count == 10)
     }
@@ -114,10 +114,36 @@ struct AccountDatabaseTests {
         #expect(try await again.email() == testEmail)
     }
 
-    @Test("A closed database throws a storage error, not a crash")
+    @Test("A closed database drops its key: every later call throws closed, none crashes")
     func closedDatabase() async throws {
+        try await database.saveChats(sampleChats(count: 3))
         try database.close()
-        let error = await #expect(throws: StoreError.self) { try await database.recentChats() }
-        #expect(error?.code == .storage)
+        try database.close()  // Closing again does nothing.
+        let keyError = #expect(throws: StoreError.self) { try database.requireKeys() }
+        #expect(keyError?.code == .closed)
+        let calls: [(String, @Sendable () async throws -> Void)] = [
+            ("recentChats", { _ = try await database.recentChats() }),
+            ("allChats", { _ = try await database.allChats() }),
+            ("chat", { _ = try await database.chat(id: "chat-1") }),
+            ("messages", { _ = try await database.messages(inChat: "chat-1", limit: 5) }),
+            ("members", { _ = try await database.members(inSpace: "s") }),
+            ("users", { _ = try await database.users(ids: ["u"]) }),
+            ("apply", { try await database.apply([.deleteUser(id: "u")]) }),
+            ("storeSession", { try await database.storeSession(nil) }),
+            ("cachedSession", { _ = try await database.cachedSession() }),
+            ("setLabel", { try await database.setLabel("x") }),
+            ("replayRecord", { _ = try await database.replayRecord() }),
+            ("rekey", { try await database.rekey(newPassword: "p") }),
+        ]
+        for (name, call) in calls {
+            let error = await #expect(throws: StoreError.self, "\(name)") { try await call() }
+            #expect(error?.code == .closed, "\(name)")
+        }
+        let renewed = await database.renewSession(password: testPassword, verifier: FakeServer())
+        guard case .storageFailure(let error) = renewed else {
+            Issue.record("expected storageFailure, got \(renewed.name)")
+            return
+        }
+        #expect(error.code == .closed)
     }
 }

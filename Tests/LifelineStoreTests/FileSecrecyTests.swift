@@ -18,32 +18,48 @@ struct FileSecrecyTests {
         directory = try TemporaryDirectory()
     }
 
-    @Test("The token, user id, session id, email, chat names, ids and message text never appear in the files")
+    @Test("Nothing but the label and ordering keys is in clear: no token, id, email, name, text or role")
     func noPlaintext() async throws {
         let store = directory.store()
         let database = try await store.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
             .requireDatabase
-        let chat = CachedChat(
-            id: "01CHANNELQ8W2E4R6T",
-            name: "Secret Garden Club",
-            lastActivity: Date(),
-            unreadCount: 3
-        )
+        let space = CachedSpace(id: "01SPACEIDK3J5H7G9F", name: "Hidden Valley Guild", details: Data("banner-png".utf8))
         let message = CachedMessage(
             id: "01MESSAGEZ1X3C5V7B",
-            chatID: chat.id,
+            chatID: "01CHANNELQ8W2E4R6T",
             authorID: "01AUTHORM9N8B7V6C",
             body: "the eagle lands at midnight",
-            sentAt: Date()
+            sentAt: Date(),
+            details: Data("attachment-secret-plan.pdf".utf8)
         )
-        try await database.saveChats([chat])
-        try await database.saveMessages([message])
+        let chat = CachedChat(
+            id: "01CHANNELQ8W2E4R6T",
+            kind: .channel,
+            name: "Secret Garden Club",
+            parentID: space.id,
+            lastActivity: Date(),
+            lastMessageID: message.id,
+            unreadCount: 3,
+            details: Data("channel-topic-xyzzy".utf8),
+            lastMessage: message
+        )
+        let member = CachedMember(
+            spaceID: space.id,
+            userID: "01MEMBERUSERP4O6I8U",
+            nickname: "Nightingale",
+            roles: ["01ROLEMODERATORZZZ"],
+            timeout: Date()
+        )
+        let user = CachedUser(id: "01MEMBERUSERP4O6I8U", username: "florence_n", displayName: "Florence Lamp")
+        try await database.apply([.upsertSpace(space), .upsertChat(chat), .upsertMember(member), .upsertUser(user)])
         try await database.appendToReplayRecord(Data("replayed-subscription-frame".utf8))
+        try await database.setLabel("ada_lovelace")
 
         let secrets = [
             testSession.token, try #require(testSession.userID), try #require(testSession.sessionID), testEmail,
-            testPassword, chat.id, chat.name, message.id, message.authorID, message.body,
-            "replayed-subscription-frame",
+            testPassword, chat.id, chat.name, "channel-topic-xyzzy", message.id, message.authorID, message.body,
+            "attachment-secret-plan.pdf", space.id, space.name, "banner-png", member.userID, "Nightingale",
+            "01ROLEMODERATORZZZ", user.username, "Florence Lamp", "replayed-subscription-frame",
         ]
         func scan(_ moment: String) throws {
             let files = fileBytes(store.databaseURL(email: testEmail))
@@ -53,10 +69,16 @@ struct FileSecrecyTests {
                     #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(moment): '\(secret)' in file\(suffix)")
                 }
             }
+            // The label is in clear by design: the login screen reads it without a password.
+            #expect(files[""]?.range(of: Data("ada_lovelace".utf8)) != nil)
         }
         try scan("while open")
         try database.close()
         try scan("after close")
+        #expect(try store.accounts().map(\.label) == ["ada_lovelace"])
+        // Nor do the directory's names say anything but a hash.
+        let names = try FileManager.default.contentsOfDirectory(atPath: store.directory.path)
+        #expect(names == ["account-\(store.accountID(email: testEmail)).sqlite"])
     }
 
     @Test("The store creates its directory 0700 and database files 0600")

@@ -57,7 +57,7 @@ struct KeyDerivationTests {
     func switchToScrypt() async throws {
         let directory = try TemporaryDirectory()
         let url = try await createAccount(in: directory.store())
-        let scrypt = directory.store(keyDerivation: .unsafeUncheckedScrypt(logN: 10, blockSize: 8, parallelism: 1))
+        let scrypt = directory.store(keyDerivation: try .unsafeUncheckedScrypt(logN: 10, blockSize: 8, parallelism: 1))
         var outcome = await scrypt.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
         try outcome.requireDatabase.close()
         #expect(try rawValue(url, "SELECT kdf FROM keyring") == "scrypt")

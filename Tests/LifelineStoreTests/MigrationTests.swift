@@ -30,7 +30,7 @@ struct MigrationTests {
     func failingMigration() async throws {
         let chats = try await accountWithChats()
         // The failing migration first destroys data, then throws: its transaction must roll back.
-        let broken = StoreSchema.current.appending("v2-broken") { db in
+        let broken = StoreSchema.current.appending("v3-broken") { db in
             try db.execute(sql: "DROP TABLE chat")
             throw MigrationBroke()
         }
@@ -38,11 +38,11 @@ struct MigrationTests {
         let outcome = await directory.store(schema: broken)
             .signIn(email: testEmail, password: testPassword, verifier: server)
         let failure = try #require(outcome.migrationFailure, "got \(outcome.name)")
-        #expect(failure.foundVersion == "v1")
-        #expect(failure.expectedVersion == "v2-broken")
+        #expect(failure.foundVersion == "v2")
+        #expect(failure.expectedVersion == "v3-broken")
         #expect(!failure.isNewerThanExpected)
         #expect(failure.cause is MigrationBroke)
-        #expect(failure.eraseOption.email == testEmail)
+        #expect(failure.eraseOption.account == directory.store().accountID(email: testEmail))
         #expect(server.calls == 0)
 
         // The data is kept: the current code opens it with every chat.
@@ -55,7 +55,7 @@ struct MigrationTests {
     @Test("A database migrated by a newer version: migration failure that says so, and the data is kept")
     func newerDatabase() async throws {
         let chats = try await accountWithChats()
-        let newer = StoreSchema.current.appending("v2-future") { db in
+        let newer = StoreSchema.current.appending("v3-future") { db in
             try db.execute(sql: "CREATE TABLE future (id INTEGER PRIMARY KEY)")
         }
         let opened = await directory.store(schema: newer)
@@ -64,8 +64,8 @@ struct MigrationTests {
 
         let outcome = await directory.store().signIn(email: testEmail, password: testPassword, verifier: FakeServer())
         let failure = try #require(outcome.migrationFailure, "got \(outcome.name)")
-        #expect(failure.foundVersion == "v2-future")
-        #expect(failure.expectedVersion == "v1")
+        #expect(failure.foundVersion == "v3-future")
+        #expect(failure.expectedVersion == "v2")
         #expect(failure.isNewerThanExpected)
 
         let database = try await directory.store(schema: newer)
@@ -76,13 +76,89 @@ struct MigrationTests {
     @Test("A successful new migration runs at unlock and keeps every record")
     func successfulMigration() async throws {
         let chats = try await accountWithChats()
-        let next = StoreSchema.current.appending("v2-draft") { db in
+        let next = StoreSchema.current.appending("v3-draft") { db in
             try db.execute(sql: "ALTER TABLE chat ADD COLUMN draft BLOB")
         }
         let database = try await directory.store(schema: next)
             .signIn(email: testEmail, password: testPassword, verifier: FakeServer()).requireDatabase
         #expect(try await database.allChats().count == chats.count)
         let applied = try await database.queue.read { try next.foundVersion($0) }
-        #expect(applied.version == "v2-draft")
+        #expect(applied.version == "v3-draft")
+    }
+
+    @Test("A v1 file migrates to v2 at unlock: every v1 chat, message and the session still read, and v2 writes work")
+    func fromVersion1() async throws {
+        let v1 = directory.store(schema: .version1)
+        var database = try await v1.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
+            .requireDatabase
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        // Rows exactly as the v1 code wrote them: payload version 1.
+        let sealer = try database.requireKeys().sealer
+        try await database.queue.write { db in
+            for index in 0..<3 {
+                let tag = sealer.rowTag("chat", "chat-\(index)")
+                let lastActivity = start.addingTimeInterval(Double(index)).storedMilliseconds
+                var payload = ByteWriter()
+                payload.append(1)
+                payload.append("chat-\(index)")
+                payload.append("Chat \(index)")
+                payload.append(index)
+                let sealed = try sealer.seal(
+                    payload.bytes, AccountDatabase.chatContext(tag: tag, lastActivity: lastActivity))
+                try db.execute(
+                    sql: "INSERT INTO chat (tag, lastActivity, payload) VALUES (?, ?, ?)",
+                    arguments: [tag, lastActivity, sealed]
+                )
+            }
+            let tag = sealer.rowTag("message", "m1")
+            let chatTag = sealer.rowTag("chat", "chat-2")
+            let sentAt = start.storedMilliseconds
+            var payload = ByteWriter()
+            payload.append(1)
+            payload.append("m1")
+            payload.append("chat-2")
+            payload.append("author")
+            payload.append("hello from v1")
+            let sealed = try sealer.seal(
+                payload.bytes,
+                AccountDatabase.messageContext(tag: tag, chatTag: chatTag, sentAt: sentAt)
+            )
+            try db.execute(
+                sql: "INSERT INTO message (tag, chatTag, sentAt, payload) VALUES (?, ?, ?, ?)",
+                arguments: [tag, chatTag, sentAt, sealed]
+            )
+        }
+        #expect(try await database.queue.read { try StoreSchema.current.foundVersion($0) }.version == "v1")
+        try database.close()
+        #expect(try directory.store().accounts().map(\.label) == [nil])
+
+        let outcome = await directory.store().signIn(email: testEmail, password: testPassword, verifier: FakeServer())
+        #expect(outcome.cachedSession == testSession)
+        database = try outcome.requireDatabase
+        #expect(try await database.queue.read { try StoreSchema.current.foundVersion($0) }.version == "v2")
+        let message = CachedMessage(
+            id: "m1", chatID: "chat-2", authorID: "author", body: "hello from v1", sentAt: start)
+        let chats = try await database.allChats()
+        #expect(
+            chats == [
+                CachedChat(
+                    id: "chat-2", kind: .unknown, name: "Chat 2", lastActivity: start.addingTimeInterval(2),
+                    unreadCount: 2, lastMessage: message),
+                CachedChat(
+                    id: "chat-1", kind: .unknown, name: "Chat 1", lastActivity: start.addingTimeInterval(1),
+                    unreadCount: 1),
+                CachedChat(id: "chat-0", kind: .unknown, name: "Chat 0", lastActivity: start, unreadCount: 0),
+            ]
+        )
+        // The v2 tables work, and v1 rows are replaced by v2 rows on upsert.
+        try await database.setLabel("ada")
+        try await database.apply([
+            .upsertSpace(CachedSpace(id: "s", name: "Space")),
+            .upsertChat(CachedChat(id: "chat-0", kind: .channel, name: "Renamed", parentID: "s", lastActivity: start)),
+        ])
+        #expect(try await database.chat(id: "chat-0")?.kind == .channel)
+        #expect(try await database.spaces().map(\.name) == ["Space"])
+        try database.close()
+        #expect(try directory.store().accounts().map(\.label) == ["ada"])
     }
 }

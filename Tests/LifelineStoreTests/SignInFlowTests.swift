@@ -55,13 +55,17 @@ struct SignInFlowTests {
     func emptyDatabaseOtherFailure() async throws {
         let store = directory.store()
         let server = FakeServer()
-        server.alwaysAnswer(.failed(PasswordVerificationFailure(code: .mfaRequired, message: "needs a TOTP code")))
+        let blocked = URL(string: "https://support.example.com/blocked")
+        server.alwaysAnswer(
+            .failed(PasswordVerificationFailure(code: .blocked, message: "blocked by the shield", supportURL: blocked))
+        )
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: server)
         guard case .verificationFailed(let failure) = outcome else {
             Issue.record("expected verificationFailed, got \(outcome.name)")
             return
         }
-        #expect(failure.code == .mfaRequired)
+        #expect(failure.code == .blocked)
+        #expect(failure.supportURL == blocked)
         #expect(!store.hasDatabase(email: testEmail))
     }
 
@@ -74,8 +78,9 @@ struct SignInFlowTests {
         let server = FakeServer()
         server.alwaysAnswer(.unreachable)
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: server)
-        #expect(outcome.name == "opened")
+        #expect(outcome.openedSessionName == "cached")
         #expect(outcome.cachedSession == testSession)
+        #expect(outcome.session == testSession)
         #expect(server.calls == 0)
     }
 
@@ -102,7 +107,7 @@ struct SignInFlowTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory.path) == listingBefore)
     }
 
-    @Test("Database present, password does not unwrap, server says right: encryption failure with erase option")
+    @Test("Database present, password does not unwrap, server says right: encryption failure, the session ended")
     func rightPasswordThatDoesNotUnwrap() async throws {
         let store = directory.store()
         let url = try await createAccount(in: store)
@@ -112,9 +117,11 @@ struct SignInFlowTests {
         server.changePassword(to: "new password")
         let outcome = await store.signIn(email: testEmail, password: "new password", verifier: server)
         let failure = try #require(outcome.encryptionFailure, "got \(outcome.name)")
-        #expect(failure.reason == .passwordDoesNotUnwrapKey)
-        #expect(failure.verifiedSession == testSession)
-        #expect(outcome.eraseOption?.email == testEmail)
+        #expect(failure.code == .passwordDoesNotUnwrapKey)
+        #expect(outcome.eraseOption?.account == store.accountID(email: testEmail))
+        // The session the check created is not orphaned: the flow ended it.
+        #expect(server.sessionsCreated == [testSession])
+        #expect(server.sessionsEnded == [testSession])
         // Offering the erase erases nothing.
         #expect(fileBytes(url) == before)
     }
@@ -183,6 +190,7 @@ struct SignInFlowTests {
             func verifyPassword(email: String, password: String) async -> PasswordVerification {
                 .verified(SessionCredentials(token: "bob-token"))
             }
+            func endSession(_ session: SessionCredentials) async {}
         }
         let outcome = await store.signIn(email: "bob@example.com", password: "pw", verifier: Always())
         try outcome.requireDatabase.close()

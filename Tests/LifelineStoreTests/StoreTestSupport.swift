@@ -39,13 +39,16 @@ final class TemporaryDirectory: Sendable {
     }
 }
 
-/// A stand-in for the server's login: knows one account's current password, can be made unreachable, and
-/// counts how often it was asked.
+/// A stand-in for the server's login: knows one account's current password, can be made unreachable or to ask
+/// for a second factor, counts how often it was asked, and records the sessions the flow ended.
 final class FakeServer: PasswordVerifier {
     private struct State {
         var password: String
         var answerOverride: PasswordVerification?
+        var secondFactorCode: String?
         var calls = 0
+        var sessionsCreated: [SessionCredentials] = []
+        var sessionsEnded: [SessionCredentials] = []
     }
 
     private let state: Mutex<State>
@@ -66,14 +69,54 @@ final class FakeServer: PasswordVerifier {
         state.withLock { $0.answerOverride = answer }
     }
 
+    /// The account needs a second factor: a right password is answered with a challenge that `code` passes.
+    func requireSecondFactor(code: String?) {
+        state.withLock { $0.secondFactorCode = code }
+    }
+
     var calls: Int { state.withLock { $0.calls } }
 
+    /// Every session a verification created, in order.
+    var sessionsCreated: [SessionCredentials] { state.withLock { $0.sessionsCreated } }
+
+    /// Every session the flow ended, in order.
+    var sessionsEnded: [SessionCredentials] { state.withLock { $0.sessionsEnded } }
+
     func verifyPassword(email: String, password: String) async -> PasswordVerification {
-        state.withLock { state in
-            state.calls += 1
-            if let answer = state.answerOverride { return answer }
-            return email == testEmail && password == state.password ? .verified(session) : .wrongPassword
+        enum Step {
+            case answer(PasswordVerification)
+            case challenge(code: String)
         }
+        let step: Step = state.withLock { state in
+            state.calls += 1
+            if let answer = state.answerOverride { return .answer(answer) }
+            guard email == testEmail, password == state.password else { return .answer(.wrongPassword) }
+            if let code = state.secondFactorCode { return .challenge(code: code) }
+            state.sessionsCreated.append(session)
+            return .answer(.verified(session))
+        }
+        switch step {
+        case .answer(let answer):
+            return answer
+        case .challenge(let code):
+            return .secondFactorRequired(
+                SecondFactorChallenge(methods: [.totp, .recoveryCode]) { response in
+                    self.state.withLock { state in
+                        guard response.method == .totp, response.code == code else {
+                            return .failed(
+                                PasswordVerificationFailure(code: .secondFactorRefused, message: "wrong code")
+                            )
+                        }
+                        state.sessionsCreated.append(self.session)
+                        return .verified(self.session)
+                    }
+                }
+            )
+        }
+    }
+
+    func endSession(_ session: SessionCredentials) async {
+        state.withLock { $0.sessionsEnded.append(session) }
     }
 }
 
@@ -95,8 +138,15 @@ extension SignInOutcome {
         return nil
     }
 
+    /// The cached session an opened database started with (LOGIN_CACHED); nil otherwise.
     var cachedSession: SessionCredentials? {
-        if case .opened(_, let session) = self { return session }
+        if case .opened(_, .cached(let session)) = self { return session }
+        return nil
+    }
+
+    /// The name of the opened outcome's session, or nil.
+    var openedSessionName: String? {
+        if case .opened(_, let session) = self { return session.name }
         return nil
     }
 }
@@ -151,10 +201,49 @@ func sampleChats(count: Int, start: Date = Date(timeIntervalSince1970: 1_700_000
     (0..<count).map { index in
         CachedChat(
             id: "chat-\(index)",
+            kind: index.isMultiple(of: 3) ? .directMessage : .channel,
             name: "Chat number \(index)",
+            parentID: index.isMultiple(of: 3) ? nil : "space-\(index % 4)",
             // Shuffled activity, so insertion order is not the answer.
             lastActivity: start.addingTimeInterval(Double((index * 7_919) % count) * 60),
-            unreadCount: index % 5
+            lastMessageID: "last-\(index)",
+            unreadCount: index % 5,
+            details: Data([UInt8(index % 256), 0, 7])
         )
+    }
+}
+
+/// `count` messages in one chat, one second apart from `start`, oldest first.
+func sampleMessages(
+    chat: String, count: Int, start: Date = Date(timeIntervalSince1970: 1_700_000_000)
+)
+    -> [CachedMessage]
+{
+    (0..<count).map { index in
+        CachedMessage(
+            id: "\(chat)-m\(index)",
+            chatID: chat,
+            authorID: "author-\(index % 3)",
+            body: "message \(index) in \(chat) ✉️",
+            sentAt: start.addingTimeInterval(Double(index)),
+            editedAt: index.isMultiple(of: 4) ? start.addingTimeInterval(Double(index) + 0.5) : nil,
+            details: Data("attachments-\(index)".utf8)
+        )
+    }
+}
+
+extension AccountDatabase {
+    /// Upserts chats through the batch write.
+    func saveChats(_ chats: [CachedChat]) async throws {
+        try await apply(chats.map { .upsertChat($0) })
+    }
+
+    /// Upserts messages through the batch write.
+    func saveMessages(
+        _ messages: [CachedMessage], perChat: Int = AccountDatabase.defaultMessagesPerChat
+    )
+        async throws
+    {
+        try await apply(messages.map { .upsertMessage($0) }, messagesPerChat: perChat)
     }
 }

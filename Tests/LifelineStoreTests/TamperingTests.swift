@@ -27,7 +27,7 @@ struct TamperingTests {
         server.alwaysAnswer(answer)
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: server)
         let failure = try #require(outcome.encryptionFailure, "got \(outcome.name)")
-        #expect(failure.reason == .damagedKeyring)
+        #expect(failure.code == .damagedKeyring)
         #expect(store.hasDatabase(email: testEmail))
     }
 
@@ -38,7 +38,7 @@ struct TamperingTests {
         let salt: Data = try #require(try rawValue(url, "SELECT salt FROM keyring"))
         try flipByte(of: salt, in: url)
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
-        #expect(outcome.encryptionFailure?.reason == .damagedKeyring)
+        #expect(outcome.encryptionFailure?.code == .damagedKeyring)
     }
 
     @Test("Lowered KDF rounds with a recomputed checksum: the right password is an encryption failure")
@@ -56,7 +56,7 @@ struct TamperingTests {
         }
         try queue.close()
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
-        #expect(outcome.encryptionFailure?.reason == .passwordDoesNotUnwrapKey)
+        #expect(outcome.encryptionFailure?.code == .passwordDoesNotUnwrapKey)
     }
 
     @Test("A flipped byte in the account record: encryption failure at sign-in")
@@ -66,7 +66,7 @@ struct TamperingTests {
         let payload: Data = try #require(try rawValue(url, "SELECT payload FROM account"))
         try flipByte(of: payload, in: url)
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
-        #expect(outcome.encryptionFailure?.reason == .damagedRecord)
+        #expect(outcome.encryptionFailure?.code == .damagedRecord)
         #expect(store.hasDatabase(email: testEmail))
     }
 
@@ -140,7 +140,7 @@ struct TamperingTests {
         let garbage = Data(repeating: 0x5A, count: 8_192)
         try garbage.write(to: url)
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
-        #expect(outcome.encryptionFailure?.reason == .damagedFile)
+        #expect(outcome.encryptionFailure?.code == .damagedFile)
         #expect(outcome.eraseOption != nil)
         #expect(try Data(contentsOf: url) == garbage)
     }

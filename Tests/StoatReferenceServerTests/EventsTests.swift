@@ -5,28 +5,42 @@ import WSClient
 
 @testable import StoatReferenceServer
 
-@Suite("Events socket")
+@Suite("Events socket: authentication, Ready and the connection's life")
 struct EventsTests {
-    @Test("Authenticate is answered Authenticated, then a Ready built from the server's data")
+    @Test("Authenticate is answered Authenticated, then stoatchat's default Ready with the signed-in user last")
     func authenticateThenReady() async throws {
         try await withServer { server throws in
             let account = server.defaultAccount
+            let friend = try await server.addUser(username: "friend")
+            try await server.makeFriends(account.userID, friend.userID)
+            let member = try await server.addUser(username: "member")
+            try await server.join(userID: member.userID, serverID: server.lobbyServerID)
             let socket = await TestSocket.connect(server.eventsURL())
             await socket.send(#"{"type":"Authenticate","token":"\#(account.token)"}"#)
             #expect(try await socket.nextType() == "Authenticated")
-            let ready = try #require(try await socket.nextJSON())
+            let text = try #require(try await socket.next())
+            let ready = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
             #expect(ready["type"] as? String == "Ready")
+            #expect(
+                Set(ready.keys)
+                    == ["type", "users", "servers", "channels", "members", "emojis", "voice_states", "policy_changes"])
+            #expect(text.hasPrefix(#"{"type":"Ready","users":"#))
             let users = try #require(ready["users"] as? [[String: Any]])
-            #expect(users.first?["_id"] as? String == account.userID)
-            #expect(users.first?["relationship"] as? String == "User")
+            // A friend is listed; a fellow server member is not; the user comes last.
+            #expect(users.map { $0["_id"] as? String } == [friend.userID, account.userID])
+            #expect(users.last?["relationship"] as? String == "User")
+            #expect(users.last?["online"] as? Bool == true)
+            #expect(users.first?["relationship"] as? String == "Friend")
             let servers = try #require(ready["servers"] as? [[String: Any]])
             #expect(servers.map { $0["_id"] as? String } == [server.lobbyServerID])
             let channels = try #require(ready["channels"] as? [[String: Any]])
+            #expect(channels.first?["channel_type"] as? String == "SavedMessages")
             #expect(channels.contains { $0["_id"] as? String == server.lobbyChannelID })
-            #expect(channels.contains { $0["channel_type"] as? String == "SavedMessages" })
             let members = try #require(ready["members"] as? [[String: Any]])
             #expect(
-                members.first?["_id"] as? [String: String] == ["server": server.lobbyServerID, "user": account.userID])
+                members.map { $0["_id"] as? [String: String] } == [
+                    ["server": server.lobbyServerID, "user": account.userID]
+                ])
             #expect((ready["emojis"] as? [[String: Any]])?.count == 1)
             await socket.close()
         }
@@ -35,16 +49,53 @@ struct EventsTests {
     @Test("A token in the query authenticates without a frame, and the ready filter cuts Ready's fields")
     func queryTokenAndFilter() async throws {
         try await withServer { server throws in
-            let socket = await TestSocket.connect(
-                server.eventsURL("&token=\(server.defaultAccount.token)&ready=users&ready=servers"))
+            let token = server.defaultAccount.token
+            let socket = await TestSocket.connect(server.eventsURL("&token=\(token)&ready=users&ready=servers"))
             #expect(try await socket.nextType() == "Authenticated")
             let ready = try #require(try await socket.nextJSON())
             #expect(Set(ready.keys) == ["type", "users", "servers"])
+            let unreads = await TestSocket.connect(
+                server.eventsURL("&token=\(token)&ready=channel_unreads&ready=user_settings[ordering]"))
+            #expect(try await unreads.nextType() == "Authenticated")
+            #expect(Set(try #require(try await unreads.nextJSON()).keys) == ["type", "channel_unreads"])
+            await socket.close()
+            await unreads.close()
+        }
+    }
+
+    @Test("An unknown format is read as JSON, as bonfire does; msgpack, not spoken here, is refused")
+    func formats() async throws {
+        try await withServer { server throws in
+            let url = server.eventsURL.absoluteString + "?version=1&format=xml&token=\(server.defaultAccount.token)"
+            let socket = await TestSocket.connect(url)
+            #expect(try await socket.nextType() == "Authenticated")
+            await socket.close()
+            let refused = await TestSocket.connect(server.eventsURL.absoluteString + "?version=1&format=msgpack")
+            #expect(try await refused.next() == nil)
+            guard case .failure = await refused.outcome() else {
+                Issue.record("The msgpack upgrade should have failed")
+                return
+            }
+        }
+    }
+
+    @Test("Before Authenticate every frame is ignored, Ping included")
+    func framesBeforeAuthenticate() async throws {
+        try await withServer { server throws in
+            let socket = await TestSocket.connect(server.eventsURL())
+            await socket.send(#"{"type":"Ping","data":1}"#)
+            await socket.send(#"{"type":"Subscribe","server_id":"\#(server.lobbyServerID)"}"#)
+            await socket.send(#"{"type":"Authenticate","token":"\#(server.defaultAccount.token)"}"#)
+            #expect(try await socket.nextType() == "Authenticated")
+            #expect(try await socket.nextType() == "Ready")
+            await socket.send(#"{"type":"Ping","data":2}"#)
+            #expect(try await socket.next() == #"{"type":"Pong","data":2}"#)
+            #expect(await server.connections().first?.subscriptions.isEmpty == true)
             await socket.close()
         }
     }
 
-    @Test("Ping is answered Pong with the same data; bad data gets no Pong")
+    @Test("Ping is answered Pong with the same data; bad data or a responded field gets no Pong")
     func pingPong() async throws {
         try await withServer { server throws in
             let socket = try await server.connectReady(token: server.defaultAccount.token)
@@ -53,7 +104,10 @@ struct EventsTests {
             await socket.send(#"{"type":"Ping","data":[1,2,3]}"#)
             let bytes = try #require(try await socket.nextJSON())
             #expect(bytes["data"] as? [Int] == [1, 2, 3])
-            for bad in [#"{"type":"Ping","data":-5}"#, #"{"type":"Ping","data":"x"}"#, #"{"type":"Ping"}"#] {
+            for bad in [
+                #"{"type":"Ping","data":-5}"#, #"{"type":"Ping","data":"x"}"#, #"{"type":"Ping"}"#,
+                #"{"type":"Ping","data":5,"responded":1}"#,
+            ] {
                 await socket.send(bad)
             }
             // Frames of one socket are handled in order: a Pong for bad data would arrive before this one.
@@ -63,7 +117,7 @@ struct EventsTests {
         }
     }
 
-    @Test("An unknown token is answered InvalidSession, then the server closes")
+    @Test("An unknown token is answered InvalidSession, then the connection is dropped without a close frame")
     func invalidSession() async throws {
         try await withServer { server throws in
             let socket = await TestSocket.connect(server.eventsURL())
@@ -74,8 +128,19 @@ struct EventsTests {
             #expect(data["type"] as? String == "InvalidSession")
             #expect(data["location"] is String)
             #expect(try await socket.next() == nil)
-            let closed = try await socket.outcome().get()
-            #expect(closed?.closeCode == .normalClosure)
+            if case .success(let frame) = await socket.outcome() { #expect(frame == nil) }
+        }
+    }
+
+    @Test("Under the close-frame fault, the server's ends send a close frame (1000) instead")
+    func closeFrameFault() async throws {
+        try await withServer { server throws in
+            await server.setCloseFramesOnServerEnds(true)
+            let socket = await TestSocket.connect(server.eventsURL())
+            await socket.send(#"{"type":"Authenticate","token":"nope"}"#)
+            #expect(try await socket.nextType() == "Error")
+            #expect(try await socket.next() == nil)
+            #expect(try await socket.outcome().get()?.closeCode == .normalClosure)
         }
     }
 
@@ -90,7 +155,7 @@ struct EventsTests {
         }
     }
 
-    @Test("Revoking a session sends Logout to its sockets, then closes them; others stay")
+    @Test("Revoking a session sends Logout to its sockets, then drops them; the user's others get DeleteSession")
     func logoutOnRevocation() async throws {
         try await withServer { server throws in
             let account = server.defaultAccount
@@ -103,7 +168,11 @@ struct EventsTests {
             for socket in [first, second] {
                 #expect(try await socket.nextType() == "Logout")
                 #expect(try await socket.next() == nil)
+                if case .success(let frame) = await socket.outcome() { #expect(frame == nil) }
             }
+            let forwarded = try #require(try await bystander.nextJSON())
+            #expect(forwarded["type"] as? String == "DeleteSession")
+            #expect(forwarded["user_id"] as? String == account.userID)
             try await server.waitUntil { _, counters in counters.liveSockets == 1 }
             await bystander.send(#"{"type":"Ping","data":1}"#)
             #expect(try await bystander.nextType() == "Pong")
@@ -111,7 +180,7 @@ struct EventsTests {
         }
     }
 
-    @Test("A REST logout sends Logout to the session's socket")
+    @Test("A REST logout sends Logout to the session's socket, then drops it")
     func restLogout() async throws {
         try await withServer { server throws in
             let socket = try await server.connectReady(token: server.defaultAccount.token)
@@ -121,28 +190,18 @@ struct EventsTests {
         }
     }
 
-    @Test("Typing is fanned out to other connected members of the channel's server, not to the typist")
-    func typingFanOut() async throws {
+    @Test("A bot authenticates on the socket with its bot token and receives its server's member events")
+    func botSocket() async throws {
         try await withServer { server throws in
-            let friend = try await server.addAccount(email: "f@lifeline.test", password: "pw", username: "friend")
-            let stranger = try await server.addAccount(email: "s@lifeline.test", password: "pw", username: "stranger")
-            await server.join(userID: friend.userID, serverID: server.lobbyServerID)
-            let typist = try await server.connectReady(token: server.defaultAccount.token)
-            let friendSocket = try await server.connectReady(token: friend.token)
-            let strangerSocket = try await server.connectReady(token: stranger.token)
-            let channel = server.lobbyChannelID
-            await typist.send(#"{"type":"BeginTyping","channel":"\#(channel)"}"#)
-            let start = try #require(try await friendSocket.nextJSON())
-            #expect(start["type"] as? String == "ChannelStartTyping")
-            #expect(start["id"] as? String == channel)
-            #expect(start["user"] as? String == server.defaultAccount.userID)
-            await typist.send(#"{"type":"EndTyping","channel":"\#(channel)"}"#)
-            #expect(try await friendSocket.nextType() == "ChannelStopTyping")
-            // Neither the typist nor a non-member got anything: their next frame is this marker.
-            await server.sendRawFrame("marker")
-            #expect(try await typist.next() == "marker")
-            #expect(try await strangerSocket.next() == "marker")
-            for socket in [typist, friendSocket, strangerSocket] { await socket.close() }
+            let bot = try await server.connectReady(token: server.defaultBot.token)
+            let record = try #require(await server.connections().last)
+            #expect(record.isBot)
+            #expect(record.userID == server.defaultBot.userID)
+            #expect(record.memberEventServers == [server.lobbyServerID])
+            try await server.setDisplayName(userID: server.defaultAccount.userID, displayName: "Demo")
+            let update = try #require(try await bot.nextEvent("UserUpdate"))
+            #expect((update["data"] as? [String: Any])?["display_name"] as? String == "Demo")
+            await bot.close()
         }
     }
 
@@ -156,16 +215,16 @@ struct EventsTests {
             await socket.send(#"{"type":"Ping","data":1}"#)
             _ = try await socket.next()
             let frames = await server.receivedFrames(token: token)
-            #expect(frames.count == 4)
+            #expect(frames.count == 5)
             #expect(frames.first?.contains("Authenticate") == true)
             #expect(frames.last == #"{"type":"Ping","data":1}"#)
             let record = try #require(await server.connections().last)
             #expect(record.subscriptions == [server.lobbyServerID])
-            #expect(record.isAuthenticated && record.receivedReady && record.isOpen)
+            #expect(record.activeSubscriptions == [server.lobbyServerID])
+            #expect(record.isAuthenticated && record.receivedReady && record.isOpen && !record.isBot)
             #expect(record.userID == server.defaultAccount.userID)
-            #expect(
-                await server.socketCounters() == SocketCounters(upgradesAccepted: 1, upgradesRefused: 0, liveSockets: 1)
-            )
+            let counters = await server.socketCounters()
+            #expect(counters.upgradesAccepted == 1 && counters.upgradesRefused == 0 && counters.liveSockets == 1)
             await socket.close()
             try await server.waitUntil { records, counters in counters.liveSockets == 0 && !records[0].isOpen }
         }

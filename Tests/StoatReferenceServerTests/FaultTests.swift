@@ -72,7 +72,8 @@ struct FaultTests {
             let socket = try await server.connectReady(token: server.defaultAccount.token)
             await server.setIgnoresPings(true)
             await socket.send(#"{"type":"Ping","data":1}"#)
-            try await server.waitUntil { records, _ in records.first?.receivedFrames.count == 2 }
+            // Authenticate, connectReady's own Ping, and this one.
+            try await server.waitUntil { records, _ in records.first?.receivedFrames.count == 3 }
             await server.sendRawFrame("marker")
             #expect(try await socket.next() == "marker")
             await server.setIgnoresPings(false)
@@ -82,18 +83,19 @@ struct FaultTests {
         }
     }
 
-    @Test("A Ready delay holds Ready back after Authenticated, and Pongs still answer meanwhile")
+    @Test("A Ready delay holds Ready back after Authenticated; a Ping meanwhile is answered only after Ready")
     func readyDelay() async throws {
         try await withServer { server throws in
-            // Long enough that the Ping below is answered first even on a loaded machine.
+            // Long enough that the Ping below is recorded before Ready even on a loaded machine.
             await server.setReadyDelay(.seconds(2))
             let socket = await TestSocket.connect(server.eventsURL())
             await socket.send(#"{"type":"Authenticate","token":"\#(server.defaultAccount.token)"}"#)
             #expect(try await socket.nextType() == "Authenticated")
             await socket.send(#"{"type":"Ping","data":1}"#)
-            // The order proves the delay: Ready was held back while the Ping was answered.
-            #expect(try await socket.nextType() == "Pong")
+            try await server.waitUntil { records, _ in records.first?.receivedFrames.count == 2 }
+            #expect(await server.connections().first?.receivedReady == false)
             #expect(try await socket.nextType() == "Ready")
+            #expect(try await socket.nextType() == "Pong")
             await socket.close()
         }
     }
@@ -111,8 +113,8 @@ struct FaultTests {
             let ready = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
             #expect(ready["type"] as? String == "Ready")
             let users = try #require(ready["users"] as? [[String: Any]])
-            #expect(users.first?["_id"] as? String == server.defaultAccount.userID)
-            #expect((users.last?["_id"] as? String)?.hasPrefix("PADDING") == true)
+            #expect((users.first?["_id"] as? String)?.hasPrefix("PADDING") == true)
+            #expect(users.last?["_id"] as? String == server.defaultAccount.userID)
             await socket.close()
         }
     }
@@ -159,7 +161,7 @@ struct FaultTests {
     func adminFaults() async throws {
         try await withServer { server throws in
             let admin = server.adminURL
-            #expect(try await server.http(.POST, "/refuse-upgrades", json: #"{"count":1}"#, base: admin).status == 204)
+            #expect(try await server.admin(.POST, "/refuse-upgrades", json: #"{"count":1}"#).status == 204)
             let refused = await TestSocket.connect(server.eventsURL())
             #expect(try await refused.next() == nil)
             let socket = try await server.connectReady(token: server.defaultAccount.token)
@@ -170,6 +172,7 @@ struct FaultTests {
                 .POST, "/revoke-session", json: #"{"token":"\#(server.defaultAccount.token)"}"#, base: admin)
             #expect(revoke.status == 204)
             #expect(try await socket.nextType() == "Logout")
+            #expect(try await socket.next() == nil)
             let logins = try await server.http(
                 .POST, "/next-logins", json: #"{"answer":"BlockedByShield"}"#, base: admin)
             #expect(logins.status == 204)
@@ -178,6 +181,71 @@ struct FaultTests {
             #expect(login.errorType == "BlockedByShield")
             let state = try await server.http(.GET, "/state", base: admin)
             #expect(state.json?["upgrades_refused"] as? Int == 1)
+        }
+    }
+
+    @Test(
+        "During a session-lookup outage valid tokens get the framework's 401 and InvalidSession, counted, until cleared"
+    )
+    func sessionOutage() async throws {
+        try await withServer { server throws in
+            let token = server.defaultAccount.token
+            await server.failSessionLookups(for: nil)
+            for _ in 0..<3 {
+                let me = try await server.http(.GET, "/users/@me", token: token)
+                #expect(me.status == 401)
+                #expect(me.catcherCode == 401)
+            }
+            try await server.waitUntil { _, counters in counters.outageSessionChecks == 3 }
+            let socket = await TestSocket.connect(server.eventsURL())
+            await socket.send(#"{"type":"Authenticate","token":"\#(token)"}"#)
+            #expect((try await socket.nextJSON()?["data"] as? [String: Any])?["type"] as? String == "InvalidSession")
+            #expect(try await socket.next() == nil)
+            #expect(await server.socketCounters().outageSocketRefusals == 1)
+            await server.restoreSessionLookups()
+            #expect(try await server.http(.GET, "/users/@me", token: token).status == 200)
+            let again = try await server.connectReady(token: token)
+            await again.close()
+            #expect(await server.socketCounters().outageSessionChecks == 3)
+        }
+    }
+
+    @Test("A timed session-lookup outage ends by itself on the server's clock; the admin route sets it too")
+    func timedSessionOutage() async throws {
+        let clock = ManualClock()
+        try await withServer(clock: clock) { server throws in
+            let token = server.defaultAccount.token
+            let set = try await server.admin(.POST, "/session-outage", json: #"{"seconds":30}"#)
+            #expect(set.status == 204)
+            #expect(try await server.http(.GET, "/users/@me", token: token).status == 401)
+            let state = try await server.admin(.GET, "/state")
+            #expect(state.json?["outage_session_checks"] as? Int == 1)
+            clock.advance(by: 30)
+            #expect(try await server.http(.GET, "/users/@me", token: token).status == 200)
+            _ = try await server.admin(.POST, "/session-outage", json: #"{}"#)
+            #expect(try await server.http(.GET, "/users/@me", token: token).status == 401)
+            _ = try await server.admin(.POST, "/session-outage", json: #"{"enabled":false}"#)
+            #expect(try await server.http(.GET, "/users/@me", token: token).status == 200)
+        }
+    }
+
+    @Test("Socket arrivals are counted in 100 ms bins since a mark, over the admin API too")
+    func arrivals() async throws {
+        try await withServer { server throws in
+            let before = try await server.connectReady(token: server.defaultAccount.token)
+            #expect(await server.arrivals().total == 1)
+            #expect(try await server.admin(.POST, "/arrivals/mark").status == 204)
+            #expect(await server.arrivals().total == 0)
+            var sockets: [TestSocket] = []
+            for _ in 0..<3 { sockets.append(try await server.connectReady(token: server.defaultAccount.token)) }
+            let histogram = await server.arrivals()
+            #expect(histogram.total == 3)
+            #expect(histogram.binMilliseconds == 100)
+            #expect(histogram.bins.count <= histogram.millisecondsSinceMark / 100 + 1)
+            let answer = try await server.admin(.GET, "/arrivals")
+            #expect(answer.json?["total"] as? Int == 3)
+            #expect((answer.json?["bins"] as? [Int])?.reduce(0, +) == 3)
+            for socket in sockets + [before] { await socket.close() }
         }
     }
 }

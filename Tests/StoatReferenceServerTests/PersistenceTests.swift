@@ -17,11 +17,20 @@ struct PersistenceTests {
             .POST, "/onboard/complete", token: first.pendingAccount.token, json: #"{"username":"onboarded"}"#)
         let defaultAccount = first.defaultAccount
         let lobby = first.lobbyServerID
+        let message = try await first.postMessage(
+            as: defaultAccount.userID, in: first.lobbyChannelID, content: "kept across restarts")
+        let bot = first.defaultBot
         await first.stop()
 
         let second = try await ReferenceServer.forTest { $0.dataFile = file }
         #expect(second.defaultAccount == defaultAccount)
         #expect(second.lobbyServerID == lobby)
+        #expect(second.defaultBot == bot)
+        let history = try await second.http(
+            .GET, "/channels/\(second.lobbyChannelID)/messages", token: defaultAccount.token)
+        #expect(history.jsonArray?.first?["_id"] as? String == message.id)
+        #expect(history.jsonArray?.first?["content"] as? String == "kept across restarts")
+        #expect(await second.channel(id: second.lobbyChannelID)?.lastMessageID == message.id)
         #expect(try await second.http(.GET, "/users/@me", token: added.token).json?["username"] as? String == "kept")
         let pending = try await second.http(.GET, "/users/@me", token: second.pendingAccount.token)
         #expect(pending.json?["username"] as? String == "onboarded")
@@ -36,13 +45,19 @@ struct PersistenceTests {
     @Test("A dataset shaped for about 1 MB gives the default user a Ready of about 1 MB")
     func datasetSize() async throws {
         try await withServer { server throws in
-            let servers = try await server.seedDataset(.approximateReadyBytes(1_000_000))
-            #expect(servers.count == 27)
+            let shape = DatasetShape.approximateReadyBytes(1_000_000)
+            let servers = try await server.seedDataset(shape)
+            #expect(servers.count == shape.servers)
             let ready = try await server.readyFrame(for: server.defaultAccount.userID)
-            #expect(ready.count > 850_000)
-            #expect(ready.count < 1_150_000)
+            #expect(ready.count > 950_000, "\(ready.count)")
+            #expect(ready.count < 1_050_000, "\(ready.count)")
             let parsed = try #require(try JSONSerialization.jsonObject(with: ready) as? [String: Any])
-            #expect((parsed["servers"] as? [Any])?.count == 28)
+            #expect((parsed["servers"] as? [Any])?.count == shape.servers + 1)
+            // The friends are Ready's users, the user last with their relations.
+            let users = try #require(parsed["users"] as? [[String: Any]])
+            #expect(users.count == shape.servers * shape.friendsPerServer + 1)
+            #expect(users.last?["_id"] as? String == server.defaultAccount.userID)
+            #expect((users.last?["relations"] as? [Any])?.count == shape.servers * shape.friendsPerServer)
         }
     }
 }

@@ -31,6 +31,9 @@ struct HTTPAnswer {
     var json: [String: Any]? { try? JSONSerialization.jsonObject(with: body) as? [String: Any] }
     var jsonArray: [[String: Any]]? { try? JSONSerialization.jsonObject(with: body) as? [[String: Any]] }
     var errorType: String? { json?["type"] as? String }
+    var text: String { String(decoding: body, as: UTF8.self) }
+    /// The `error.code` of Rocket's JSON catcher body, nil for anything else.
+    var catcherCode: Int? { (json?["error"] as? [String: Any])?["code"] as? Int }
 }
 
 extension ReferenceServer {
@@ -46,15 +49,23 @@ extension ReferenceServer {
         return try await ReferenceServer.start(configuration)
     }
 
-    /// Calls the REST API with plain HTTP.
+    /// Calls the REST API with plain HTTP, asking for JSON (`Accept: application/json`) unless `headers` say
+    /// otherwise.
     func http(
-        _ method: HTTPMethod, _ path: String, token: String? = nil, json: String? = nil, base: URL? = nil
+        _ method: HTTPMethod, _ path: String, token: String? = nil, json: String? = nil, base: URL? = nil,
+        headers extra: [(String, String)] = []
     ) async throws -> HTTPAnswer {
         var request = HTTPClientRequest(url: (base ?? apiURL).absoluteString + path)
         request.method = method
+        if !extra.contains(where: { $0.0.lowercased() == "accept" }) {
+            request.headers.add(name: "Accept", value: "application/json")
+        }
+        for (name, value) in extra { request.headers.replaceOrAdd(name: name, value: value) }
         if let token { request.headers.add(name: "X-Session-Token", value: token) }
         if let json {
-            request.headers.add(name: "Content-Type", value: "application/json")
+            if !extra.contains(where: { $0.0.lowercased() == "content-type" }) {
+                request.headers.add(name: "Content-Type", value: "application/json")
+            }
             request.body = .bytes(ByteBuffer(string: json))
         }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
@@ -69,12 +80,21 @@ extension ReferenceServer {
         eventsURL.absoluteString + "?version=1&format=json" + extra
     }
 
-    /// Connects a plain socket, authenticates with `token` by frame, and reads Authenticated and Ready.
+    /// Calls the admin API with a JSON body (`{}` for a POST without one).
+    func admin(_ method: HTTPMethod, _ path: String, json: String? = nil) async throws -> HTTPAnswer {
+        try await http(method, path, json: json ?? (method == .POST ? "{}" : nil), base: adminURL)
+    }
+
+    /// Connects a plain socket, authenticates with `token` by frame, reads Authenticated and Ready, and waits
+    /// until the server treats the socket as listening (its presence counted).
     func connectReady(token: String) async throws -> TestSocket {
         let socket = await TestSocket.connect(eventsURL())
         await socket.send(#"{"type":"Authenticate","token":"\#(token)"}"#)
         #expect(try await socket.nextType() == "Authenticated")
         #expect(try await socket.nextType() == "Ready")
+        // Ready is written before the socket starts listening: a Ping's Pong proves that it listens.
+        await socket.send(#"{"type":"Ping","data":424242}"#)
+        #expect(try await socket.next(skipping: ["UserUpdate", "UserSlowmodes"]) == #"{"type":"Pong","data":424242}"#)
         return socket
     }
 }

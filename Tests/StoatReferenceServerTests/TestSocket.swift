@@ -83,6 +83,34 @@ actor TestSocket {
         return buffer.isEmpty ? nil : buffer.removeFirst()
     }
 
+    /// The next message whose `type` is not in `types` (others are read and dropped).
+    func next(skipping types: Set<String>, timeout: Duration = .seconds(10)) async throws -> String? {
+        while let text = try await next(timeout: timeout) {
+            let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+            if let type = object?["type"] as? String, types.contains(type) { continue }
+            return text
+        }
+        return nil
+    }
+
+    /// The next message of type `type`, skipping others; nil if the socket closes first.
+    nonisolated func nextEvent(_ type: String, timeout: Duration = .seconds(10)) async throws -> [String: Any]? {
+        while let object = try await nextJSON(timeout: timeout) {
+            if object["type"] as? String == type { return object }
+        }
+        return nil
+    }
+
+    /// The next message parsed as a JSON object, skipping messages of `types`.
+    nonisolated func nextJSON(
+        skipping types: Set<String>, timeout: Duration = .seconds(10)
+    ) async throws
+        -> [String: Any]?
+    {
+        guard let text = try await next(skipping: types, timeout: timeout) else { return nil }
+        return try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+    }
+
     /// The next message parsed as a JSON object.
     nonisolated func nextJSON(timeout: Duration = .seconds(10)) async throws -> [String: Any]? {
         guard let text = try await next(timeout: timeout) else { return nil }

@@ -1,0 +1,74 @@
+/// The observation facet: connection records, counters, socket arrivals, and a change stream that
+/// ``ReferenceServer/waitUntil(timeout:_:)`` re-checks its condition on.
+extension ServerState {
+    func connectionRecords() -> [ConnectionRecord] {
+        let instant = now()
+        let lifetime = configuration.subscriptionLifetime.seconds
+        let open = connections.values.map { connection in
+            var record = connection.record
+            record.activeSubscriptions = connection.activeServers
+                .filter { $0.renewedAt.addingTimeInterval(lifetime) >= instant }
+                .map(\.id)
+            record.memberEventServers = connection.topics.filter {
+                $0.hasSuffix("u") && servers[String($0.dropLast())] != nil
+            }
+            .map { String($0.dropLast()) }
+            .sorted()
+            return record
+        }
+        return (closedRecords + open).sorted { $0.id < $1.id }
+    }
+
+    func counters() -> SocketCounters {
+        SocketCounters(
+            upgradesAccepted: upgradesAccepted, upgradesRefused: upgradesRefused, liveSockets: connections.count,
+            outageSessionChecks: outageSessionChecks, outageSocketRefusals: outageSocketRefusals,
+            rateLimited: rateLimited)
+    }
+
+    func liveSockets(token: String) -> Int {
+        connections.values.count { $0.record.token == token }
+    }
+
+    // MARK: Arrivals
+
+    /// Starts counting socket arrivals afresh from now.
+    func markArrivals() {
+        arrivalMark = .now
+        arrivalBins = []
+        changed()
+    }
+
+    func countArrival() {
+        let elapsed = arrivalMark.duration(to: .now)
+        let bin = Int(elapsed.milliseconds / 100)
+        guard bin >= 0 else { return }
+        if arrivalBins.count <= bin {
+            arrivalBins.append(contentsOf: repeatElement(0, count: bin + 1 - arrivalBins.count))
+        }
+        arrivalBins[bin] += 1
+    }
+
+    func arrivals() -> ArrivalHistogram {
+        ArrivalHistogram(
+            binMilliseconds: 100, millisecondsSinceMark: Int(arrivalMark.duration(to: .now).milliseconds),
+            bins: arrivalBins)
+    }
+
+    // MARK: Changes
+
+    /// A stream that yields once now and once after every observable change.
+    func changes() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let id = nextObserverID
+        nextObserverID += 1
+        observers[id] = continuation
+        continuation.yield()
+        continuation.onTermination = { _ in Task { await self.removeObserver(id) } }
+        return stream
+    }
+
+    private func removeObserver(_ id: Int) {
+        observers[id] = nil
+    }
+}

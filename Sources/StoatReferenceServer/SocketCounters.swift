@@ -1,0 +1,17 @@
+/// Counts of the server's activity since it started, for ``ReferenceServer/waitUntil(timeout:_:)`` and the
+/// admin `state`.
+public struct SocketCounters: Sendable, Equatable {
+    /// WebSocket upgrades accepted.
+    public var upgradesAccepted: Int
+    /// WebSocket upgrades refused by the ``ReferenceServer/refuseNextUpgrades(_:)`` fault.
+    public var upgradesRefused: Int
+    /// Sockets open now.
+    public var liveSockets: Int
+    /// REST session checks answered 401 because the session-lookup outage fault was in force
+    /// (``ReferenceServer/failSessionLookups(for:)``), since the fault was last set.
+    public var outageSessionChecks: Int
+    /// Socket authentications answered `InvalidSession` because of the same fault, since it was last set.
+    public var outageSocketRefusals: Int
+    /// REST requests answered 429 by the rate limiter.
+    public var rateLimited: Int
+}

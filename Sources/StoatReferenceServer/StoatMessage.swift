@@ -1,0 +1,73 @@
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
+/// A message in a channel.
+///
+/// Written in stoatchat's field order: `_id`, `nonce`, `channel`, `author`, then `user` and `member` where the
+/// answer includes them (the `Message` event and the answer to a send), `content`, `edited`, `embeds`,
+/// `mentions`, `replies`, and `flags` (left out when 0). Its id is a ULID whose time part is when it was sent
+/// in the server's clock.
+public struct StoatMessage: Sendable, Equatable, Codable {
+    /// The message's id.
+    public var id: String
+    /// The nonce: the sender's `Idempotency-Key`, their deprecated `nonce`, or one the server made up.
+    public var nonce: String?
+    /// The channel it was sent in.
+    public var channel: String
+    /// The author's user id.
+    public var author: String
+    /// The text, if any.
+    public var content: String?
+    /// When it was last edited, if it was.
+    public var edited: Date?
+    /// The ids of the users it mentions.
+    public var mentions: [String]?
+    /// The ids of the messages it replies to.
+    public var replies: [String]?
+    /// Message flag bits (1 suppresses notifications); left out on the wire when 0.
+    public var flags: UInt32
+    /// The embeds; an edit leaves an empty list, as stoatchat's does.
+    var embeds: [JSONValue]?
+
+    /// Creates a message.
+    public init(
+        id: String, nonce: String? = nil, channel: String, author: String, content: String?, edited: Date? = nil,
+        mentions: [String]? = nil, replies: [String]? = nil, flags: UInt32 = 0
+    ) {
+        self.id = id
+        self.nonce = nonce
+        self.channel = channel
+        self.author = author
+        self.content = content
+        self.edited = edited
+        self.mentions = mentions
+        self.replies = replies
+        self.flags = flags
+    }
+
+    /// The message with its author's user and member objects, as the `Message` event and a send's answer
+    /// carry them.
+    func wire(user: StoatUser?, member: StoatMember?) -> Wire {
+        .object([
+            "_id": .string(id),
+            "nonce": .str(nonce),
+            "channel": .string(channel),
+            "author": .string(author),
+            "user": user?.wire,
+            "member": member?.wire,
+            "content": .str(content),
+            "edited": .str(edited.map(StoatTimestamp.string)),
+            "embeds": embeds.map { list in .array(list.map(\.wire)) },
+            "mentions": mentions.map { .strings($0) },
+            "replies": replies.map { .strings($0) },
+            "flags": flags == 0 ? nil : .uint(UInt64(flags)),
+        ])
+    }
+}
+
+extension StoatMessage: WireEncodable {
+    var wire: Wire { wire(user: nil, member: nil) }
+}
