@@ -76,6 +76,78 @@ extension StoatClient {
         return cachedHistory(of: channel)
     }
 
+    /// A server's members: from the cache, refetched from the server first when stale (never fetched,
+    /// loaded from the store, or invalidated by a reconnect); the cached list as it is when the server
+    /// cannot be asked.
+    ///
+    /// - Parameter server: The server's id.
+    public func members(of server: String) async -> MemberList {
+        if cachedMembers(of: server).members.isEmpty, let store = cache.store {
+            if let stored = try? await store.members(in: server) {
+                cache.update { $0.loadStored(members: stored, server: server) }
+            }
+        }
+        guard cachedMembers(of: server).isStale else { return cachedMembers(of: server) }
+        _ = try? await refreshMembers(of: server)
+        return cachedMembers(of: server)
+    }
+
+    /// Fetches a server's members from the server now (`GET /servers/{id}/members`) and replaces the
+    /// cached list; concurrent refreshes of one server share one request.
+    ///
+    /// - Parameter server: The server's id.
+    /// - Throws: ``StoatClientError`` with ``StoatClientError/Code/notSignedIn`` or
+    ///   ``StoatClientError/Code/requestFailed``.
+    @discardableResult
+    public func refreshMembers(of server: String) async throws(StoatClientError) -> MemberList {
+        guard let credentials = currentCredentials else {
+            throw StoatClientError(code: .notSignedIn, message: "a member list needs a session")
+        }
+        let result: Result<Void, StoatClientError> = await memberFetches.run(key: server) { [cache, api] in
+            do {
+                let list = try await api.members(of: server, credentials)
+                cache.update { $0.membersFetched(server: server, members: list.members, users: list.users) }
+                return .success(())
+            } catch {
+                return .failure(
+                    StoatClientError(code: .requestFailed, message: "fetching members failed", cause: error))
+            }
+        }
+        if case .failure(let error) = result {
+            logger.info("a member list could not be fetched", metadata: ["lifeline.error": "\(error)"])
+            throw error
+        }
+        return cachedMembers(of: server)
+    }
+
+    // MARK: - Sending
+
+    /// Sends a text message to a channel (`POST /channels/{id}/messages`) and adds it to the cache at once.
+    ///
+    /// The message carries an idempotency key: sending the same ``OutgoingMessage`` again after a failure
+    /// that left it unclear whether the server stored it never posts it twice.
+    ///
+    /// - Parameters:
+    ///   - message: The message; `OutgoingMessage(content:)` for text.
+    ///   - channel: The channel's id.
+    /// - Returns: The message as the server stored it.
+    /// - Throws: ``StoatClientError`` with ``StoatClientError/Code/notSignedIn``, or
+    ///   ``StoatClientError/Code/requestFailed`` with the ``StoatAPIError`` (a slowmode, a timeout, a missing
+    ///   permission, the network) as its cause.
+    @discardableResult
+    public func send(_ message: OutgoingMessage, to channel: String) async throws(StoatClientError) -> Message {
+        guard let credentials = currentCredentials else {
+            throw StoatClientError(code: .notSignedIn, message: "sending needs a session")
+        }
+        do {
+            let sent = try await api.sendMessage(message, in: channel, credentials)
+            cache.update { $0.sent(sent) }
+            return sent
+        } catch {
+            throw StoatClientError(code: .requestFailed, message: "the message was not sent", cause: error)
+        }
+    }
+
     /// Fills an empty history from the account's store, if one is attached (stale until refetched).
     func loadStoredHistory(_ channel: String) async {
         guard cachedHistory(of: channel).messages.isEmpty, let store = cache.store else { return }
@@ -89,14 +161,25 @@ extension StoatClient {
 
     // MARK: - Following the session
 
-    /// Refetches the open channels' stale histories each time the session connects.
+    /// Follows the session: refetches the open channels' stale histories each time it connects, labels
+    /// the stored account with the user's name, and forgets the stored session when the user or the
+    /// server ended it (a logout, or an invalid session in ERROR).
     func followSession() async {
         await withDiscardingTaskGroup { group in
             for await snapshot in session.states {
-                guard snapshot.transitions.contains(where: { $0.to == .connected }) else { continue }
-                let open = openChannels.withLock { $0 }
-                for channel in open where cachedHistory(of: channel).isStale {
-                    group.addTask { _ = try? await self.refreshHistory(of: channel) }
+                for transition in snapshot.transitions {
+                    switch (transition.event, transition.to) {
+                    case (_, .connected):
+                        let open = openChannels.withLock { $0 }
+                        for channel in open where cachedHistory(of: channel).isStale {
+                            group.addTask { _ = try? await self.refreshHistory(of: channel) }
+                        }
+                        group.addTask { await self.labelStoredAccount() }
+                    case (.logout, _), (.permanentFailure, .error):
+                        await forgetStoredSession()
+                    default:
+                        break
+                    }
                 }
             }
         }

@@ -2,6 +2,7 @@ public import AsyncHTTPClient
 public import Foundation
 public import Lifeline
 public import LifelineCore
+import LifelineStore
 public import Logging
 import Synchronization
 
@@ -77,14 +78,18 @@ public final class StoatClient: Sendable {
     /// What the sockets tolerated (unknown events, undecodable frames).
     public let statistics: StoatConnectionFactory.Statistics
     let cache: CacheEngine
-    private let friendlyName: String?
+    let friendlyName: String?
     let logger: Logger
     /// The channels the interface shows, refetched after every reconnect.
     let openChannels = Mutex<Set<String>>([])
     /// History fetches in flight, one per channel.
     let historyFetches = SharedFetches<Result<Void, StoatClientError>>()
+    /// Member list fetches in flight, one per server.
+    let memberFetches = SharedFetches<Result<Void, StoatClientError>>()
     /// The session the client logged in with, for its REST calls; `nil` in READY.
-    private let credentials: ClientCaches.Credentials
+    let credentials: ClientCaches.Credentials
+    /// The account's store, once a sign-in opened it; closed when another replaces it or ``run()`` ends.
+    let signedInAccount = Mutex<AccountDatabase?>(nil)
 
     /// The session the client uses for REST calls, if it has one.
     var currentCredentials: SessionCredentials? { credentials.value }
@@ -97,7 +102,8 @@ public final class StoatClient: Sendable {
     ///   - network: The device's network.
     ///   - clock: The clock every timer runs on.
     ///   - random: The retry jitter's random source.
-    ///   - httpClient: The HTTP client for REST calls.
+    ///   - httpClient: The HTTP client for REST calls; `nil` (the default) is `StoatAPI.sharedHTTPClient`. A
+    ///     client you pass stays yours to shut down; make it with `StoatAPI.httpClientConfiguration()`.
     ///   - logger: Where the client logs (never a token or password).
     public init(
         apiURL: URL,
@@ -105,7 +111,7 @@ public final class StoatClient: Sendable {
         network: any NetworkMonitor = ManualNetworkMonitor(.online),
         clock: some Clock<Duration> = ContinuousClock(),
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
-        httpClient: HTTPClient = .shared,
+        httpClient: HTTPClient? = nil,
         logger: Logger = Logger(label: "lifeline.stoat", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         let api = StoatAPI(baseURL: apiURL, httpClient: httpClient, logger: logger)
@@ -151,6 +157,11 @@ public final class StoatClient: Sendable {
         let cache = cache
         await Task { await cache.flush() }.value
         cache.finish()
+        let account = signedInAccount.withLock { account in
+            defer { account = nil }
+            return account
+        }
+        try? account?.close()
     }
 
     /// Logs in with an email and a password at the login interface.
