@@ -10,13 +10,14 @@ extension Session {
     /// played again (it expires on the server after 15 minutes).
     public func unsubscribe(server: String) { request(SignificantEvent(.unsubscribe, server), playable: false) }
 
-    /// Shows the user typing in a channel, now and again after a reconnect until ``endTyping(channel:)``.
+    /// Shows the user typing in a channel, on the current connection only: a typing indicator lives
+    /// seconds, so it is never recorded nor replayed after a reconnect (and dropped when disconnected).
     public func beginTyping(channel: String) { request(SignificantEvent(.beginTyping, channel)) }
 
-    /// Stops showing the user typing in a channel.
+    /// Stops showing the user typing in a channel, on the current connection only.
     public func endTyping(channel: String) { request(SignificantEvent(.endTyping, channel)) }
 
-    /// Records and plays any significant event.
+    /// Plays any significant event, and records it for replay when its kind is recorded.
     ///
     /// - Parameters:
     ///   - event: The event.
@@ -39,7 +40,17 @@ extension Session {
             case .play(let play):
                 startPlay(play)
             case .cancelTimeout(let id):
-                playTimeouts.removeValue(forKey: id)?.cancel()
+                plays.removeValue(forKey: id)?.cancel()
+            case .armRetry(let id, let delay):
+                let work = Work(client: true)
+                playRetries[id] = work
+                let deadline = clock.elapsed() + delay
+                start(work, racing: true) { [clock] in
+                    do { try await clock.sleepUntil(deadline) } catch { return }
+                    await self.playRetryDue(id)
+                }
+            case .cancelRetry(let id):
+                playRetries.removeValue(forKey: id)?.cancel()
             case .surface(let event, let attempts):
                 logger.info(
                     "significant event failed", metadata: ["lifeline.event": "\(event)", "lifeline.attempts": "\(attempts)"])
@@ -55,7 +66,9 @@ extension Session {
             return
         }
         let timeout = configuration.replayTimeout
-        playTimeouts[play.id] = spawn(client: true) { [clock] in
+        let work = Work(client: true)
+        plays[play.id] = work
+        start(work, racing: true) { [clock] in
             let succeeded = await withTaskGroup(of: Bool?.self) { group in
                 group.addTask {
                     do {
@@ -79,16 +92,23 @@ extension Session {
     }
 
     private func playFinished(_ id: UInt64, succeeded: Bool) {
-        guard playTimeouts.removeValue(forKey: id) != nil else { return }  // answered after it was abandoned
+        guard plays.removeValue(forKey: id) != nil else { return }  // answered after it was abandoned
         perform(succeeded ? replay.played(id) : replay.failed(id))
         publish(transitions: [])
+    }
+
+    private func playRetryDue(_ id: UInt64) {
+        guard playRetries.removeValue(forKey: id) != nil else { return }  // cancelled after it fired
+        perform(replay.retryTimerFired(id))
     }
 
     /// Plays the recorded subscriptions again every ``Configuration/subscriptionRenewal`` while connected.
     func startRenewal() {
         guard let interval = configuration.subscriptionRenewal else { return }
         renewal?.cancel()
-        renewal = spawn(client: true) { [clock] in
+        let work = Work(client: true)
+        renewal = work
+        start(work, racing: true) { [clock] in
             while true {
                 do { try await clock.sleepUntil(clock.elapsed() + interval) } catch { return }
                 await self.renewSubscriptions()

@@ -130,7 +130,14 @@ public final class ScriptedConnection: SessionConnection {
         self.factory = factory
     }
 
-    /// Whether the session cancelled (closed) this connection.
+    /// Closes the connection, as the session does when it is done with it: like a cancellation, `run`
+    /// returns at once (or, with ``ScriptedConnectionFactory/closesSlowly``, when the test says so).
+    public func close() {
+        state.withLock { $0.wasCancelled = true }
+        if !factory.closesSlowly { finishRun() }
+    }
+
+    /// Whether the session closed (or cancelled) this connection.
     public var wasCancelled: Bool { state.withLock { $0.wasCancelled } }
 
     /// The significant events played successfully on this connection, in order.
@@ -145,7 +152,7 @@ public final class ScriptedConnection: SessionConnection {
             state.attempts.append(event)
             return state.running && !state.finished
         }
-        guard running else { throw ScriptedError(message: "the connection is not running") }
+        guard running else { throw ScriptedError(code: .notRunning, message: "the connection is not running") }
         let behaviour = factory.playBehaviour(event)
         if behaviour.hangs {
             await untilCancelled()

@@ -11,7 +11,7 @@ enum MachineBenchmark {
         .socketConnected,
         .temporaryFailure(.socketDropped),
         .retry,
-        .temporaryFailure(.init(.connectFailed)),
+        .temporaryFailure(.init(code: .connectFailed, message: "refused")),
         .reconnectNow,
         .socketConnected,
         .temporaryFailure(.socketDropped),
