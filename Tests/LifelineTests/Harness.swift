@@ -71,6 +71,14 @@ final class Harness: Sendable {
         return await connections.nextConnection()
     }
 
+    /// Lets the session confirm an `InvalidSession` with the standard policy: the scripted checks answer,
+    /// and the clock is advanced through the two waits between the three checks.
+    func confirmInvalidSession() async {
+        for _ in 1..<SessionCheckPolicy.standard.checks {
+            clock.advance(to: await clock.nextSleep())
+        }
+    }
+
     /// The current state.
     var state: SessionState { session.snapshot.state }
 }

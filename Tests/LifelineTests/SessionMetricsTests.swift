@@ -14,7 +14,7 @@ struct SessionMetricsTests {
         let first = await harness.connections.nextConnection()
         harness.clock.advance(by: .milliseconds(250))
         await first.ready()
-        await first.end(.temporary(.init(.heartbeatTimeout)))
+        await first.end(.temporary(.init(code: .heartbeatTimeout, message: "heartbeatTimeout")))
         harness.clock.advance(to: await harness.clock.nextSleep())
         let second = await harness.connections.nextConnection()
         await first.ready()  // stale
