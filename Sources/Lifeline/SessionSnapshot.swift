@@ -39,8 +39,12 @@ public struct SessionSnapshot: Sendable, Hashable {
     public static let maximumPendingTransitions = 1_000
 
     /// `newer`, carrying the transitions of `pending` that its observer has not read: how an observer's
-    /// one-snapshot buffer merges.
-    static func merging(_ pending: SessionSnapshot, _ newer: SessionSnapshot) -> SessionSnapshot {
+    /// one-snapshot buffer merges (the oldest beyond ``maximumPendingTransitions`` are dropped and counted).
+    ///
+    /// - Parameters:
+    ///   - pending: The snapshot the observer has not read.
+    ///   - newer: The snapshot published after it.
+    public static func merging(_ pending: SessionSnapshot, _ newer: SessionSnapshot) -> SessionSnapshot {
         var merged = newer
         merged.transitions = pending.transitions + newer.transitions
         merged.droppedTransitions = pending.droppedTransitions + newer.droppedTransitions

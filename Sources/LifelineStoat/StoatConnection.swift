@@ -216,13 +216,13 @@ final class StoatConnection: SessionConnection {
                     let end = await self.runSocket(report)
                     self.end(end)
                 }
-                while let command = await nextCommand() {
+                commands: while let command = await nextCommand() {
                     switch command {
                     case .ping(let data): await writePing(data)
-                    case .end: group.cancelAll()
+                    case .end: break commands
                     }
                 }
-                // Cancelled: the session is stopping; the reading loop is cancelled with this task.
+                // The end, or this task was cancelled (the session is stopping): abort the socket.
                 group.cancelAll()
             }
         }

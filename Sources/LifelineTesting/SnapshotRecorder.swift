@@ -35,10 +35,13 @@ public actor SnapshotRecorder {
         await next { $0.transitions.contains { $0.to == state } }
     }
 
-    /// The state of the first snapshot seen, then the state every transition since entered, with
-    /// consecutive repeats collapsed.
+    /// Every state the snapshots seen went through, in order — each snapshot's state, or the states its
+    /// transitions left and entered — with consecutive repeats collapsed.
     public var stateTrail: [SessionState] {
-        let states = (seen.first.map { [$0.state] } ?? []) + seen.flatMap { $0.transitions.map(\.to) }
+        let states = seen.flatMap { snapshot in
+            snapshot.transitions.isEmpty
+                ? [snapshot.state] : [snapshot.transitions[0].from] + snapshot.transitions.map(\.to)
+        }
         return states.reduce(into: []) { trail, state in
             if trail.last != state { trail.append(state) }
         }

@@ -63,9 +63,36 @@ final class StoatHarness: Sendable {
 
 /// The data events the connection delivered.
 final class EventLog: Sendable {
-    private let events = Mutex<[BonfireEvent]>([])
-    var all: [BonfireEvent] { events.withLock { $0 } }
-    func append(_ event: BonfireEvent) { events.withLock { $0.append(event) } }
+    private struct State {
+        var events: [BonfireEvent] = []
+        var waiters: [(condition: @Sendable ([BonfireEvent]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let state = Mutex(State())
+    var all: [BonfireEvent] { state.withLock { $0.events } }
+
+    func append(_ event: BonfireEvent) {
+        let ready = state.withLock { state in
+            state.events.append(event)
+            let events = state.events
+            let ready = state.waiters.filter { $0.condition(events) }
+            state.waiters.removeAll { $0.condition(events) }
+            return ready.map(\.continuation)
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
+    /// Waits until the delivered events satisfy `condition` (the test's time limit bounds it).
+    func wait(until condition: @escaping @Sendable ([BonfireEvent]) -> Bool) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state in
+                if condition(state.events) { return true }
+                state.waiters.append((condition, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
 }
 
 import Synchronization
