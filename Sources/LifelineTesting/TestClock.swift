@@ -184,6 +184,16 @@ public final class TestClock: Clock, Sendable {
         }
     }
 
+    /// Waits until a sleep is scheduled whose deadline satisfies `predicate`, consuming the sleeps
+    /// ``nextSleep()`` reports before it, and returns its deadline: for a timer whose deadline is known
+    /// only within its jitter. Returns early when the waiting task is cancelled.
+    public func nextSleep(where predicate: (Instant) -> Bool) async -> Instant {
+        while true {
+            let deadline = await nextSleep()
+            if predicate(deadline) || Task.isCancelled { return deadline }
+        }
+    }
+
     /// Moves the clock forward to `instant` and wakes every sleep due by then, earliest first.
     public func advance(to instant: Instant) {
         let (due, settled): ([Sleeper], [CheckedContinuation<Void, Never>]) = state.withLock { state in

@@ -139,12 +139,7 @@ struct StoatConnectionTests {
         let harness = try await StoatHarness()
         harness.authenticator.setStanding(.banned, for: "someone")
         await harness.session.logIn(SessionCredentials(token: "revoked-or-unknown", userID: "someone"), cached: true)
-        await harness.recorder.next { $0.isConfirmingSession }
-        for _ in 1..<SessionCheckPolicy.standard.checks {
-            // The socket's timer for the closed connection is gone; the next sleep is the check's wait.
-            await harness.clock.waitForPendingSleeps(1)
-            harness.clock.advance(to: harness.clock.pendingDeadlines[0])
-        }
+        await harness.clock.advanceThroughSessionChecks()
         let error = await harness.recorder.next(.error)
         #expect(error?.transitions.last?.cause == .permanent(.invalidSession))
         #expect(harness.authenticator.sessionChecks == 3)

@@ -96,3 +96,19 @@ final class EventLog: Sendable {
 }
 
 import Synchronization
+
+extension TestClock {
+    /// Advances through the waits between the session checks that confirm an `InvalidSession` (each
+    /// known only within its jitter), so the last check can answer.
+    func advanceThroughSessionChecks(_ policy: SessionCheckPolicy = .standard) async {
+        for answers in 1..<max(1, policy.checks) {
+            let nominal = policy.backoff.nominalDelay(failures: answers)
+            let now = self.now
+            let wait = await nextSleep { deadline in
+                let delay = now.duration(to: deadline)
+                return delay >= nominal * 0.79 && delay <= nominal * 1.21
+            }
+            advance(to: wait)
+        }
+    }
+}

@@ -74,8 +74,14 @@ final class Harness: Sendable {
     /// Lets the session confirm an `InvalidSession` with the standard policy: the scripted checks answer,
     /// and the clock is advanced through the two waits between the three checks.
     func confirmInvalidSession() async {
-        for _ in 1..<SessionCheckPolicy.standard.checks {
-            clock.advance(to: await clock.nextSleep())
+        for answers in 1..<SessionCheckPolicy.standard.checks {
+            let nominal = SessionCheckPolicy.standard.backoff.nominalDelay(failures: answers)
+            let now = clock.now
+            let wait = await clock.nextSleep { deadline in
+                let delay = now.duration(to: deadline)
+                return delay >= nominal * 0.79 && delay <= nominal * 1.21
+            }
+            clock.advance(to: wait)
         }
     }
 
