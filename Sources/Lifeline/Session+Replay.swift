@@ -53,7 +53,8 @@ extension Session {
                 playRetries.removeValue(forKey: id)?.cancel()
             case .surface(let event, let attempts):
                 logger.info(
-                    "significant event failed", metadata: ["lifeline.event": "\(event)", "lifeline.attempts": "\(attempts)"])
+                    "significant event failed",
+                    metadata: ["lifeline.event": "\(event)", "lifeline.attempts": "\(attempts)"])
                 publish(transitions: [])
             }
         }

@@ -320,7 +320,8 @@ public actor Session {
     }
 
     private func rejected(_ kind: SessionEvent.Kind, in state: SessionState) {
-        logger.debug("event rejected", metadata: ["lifeline.state": "\(state.rawValue)", "lifeline.event": "\(kind.rawValue)"])
+        logger.debug(
+            "event rejected", metadata: ["lifeline.state": "\(state.rawValue)", "lifeline.event": "\(kind.rawValue)"])
         metrics.rejected(kind, in: state)
     }
 
@@ -410,7 +411,8 @@ public actor Session {
                 do {
                     try await authenticator.endSession(credentials)
                 } catch {
-                    logger.info("ending the session on the server failed", metadata: ["lifeline.error": "\(type(of: error))"])
+                    logger.info(
+                        "ending the session on the server failed", metadata: ["lifeline.error": "\(type(of: error))"])
                 }
             }
         case .dispose:
@@ -517,7 +519,8 @@ public actor Session {
         switch event {
         case .opened, .authenticated:
             logger.debug(
-                "connection milestone", metadata: ["lifeline.generation": "\(generation)", "lifeline.event": "\(event)"])
+                "connection milestone",
+                metadata: ["lifeline.generation": "\(generation)", "lifeline.event": "\(event)"])
         case .ready:
             apply(machine.connectionReady(generation: generation, using: &random))
         case .ended(let end):

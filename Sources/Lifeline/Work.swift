@@ -32,7 +32,9 @@ final class Work: Sendable {
     /// connection attached later is closed at once.
     func cancel() {
         let (waiters, connection) = state.withLock { state in
-            guard !state.cancelled else { return ([CheckedContinuation<Void, Never>](), nil as (any SessionConnection)?) }
+            guard !state.cancelled else {
+                return ([CheckedContinuation<Void, Never>](), nil as (any SessionConnection)?)
+            }
             state.cancelled = true
             defer { state.cancellationWaiters = [:] }
             return (Array(state.cancellationWaiters.values), state.connection)

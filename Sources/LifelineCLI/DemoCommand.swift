@@ -61,7 +61,11 @@ enum DemoTimings {
 /// Follows the session's snapshots and lets the script wait for the one it expects.
 actor DemoWatcher {
     private var seen: [SessionSnapshot] = []
-    private var waiters: [(after: Int, predicate: @Sendable (SessionSnapshot) -> Bool, continuation: CheckedContinuation<SessionSnapshot?, Never>)] = []
+    private var waiters:
+        [(
+            after: Int, predicate: @Sendable (SessionSnapshot) -> Bool,
+            continuation: CheckedContinuation<SessionSnapshot?, Never>
+        )] = []
     private(set) var latestArrival = ContinuousClock.now
 
     var count: Int { seen.count }
@@ -71,7 +75,11 @@ actor DemoWatcher {
         seen.append(snapshot)
         latestArrival = .now
         let index = seen.count - 1
-        var remaining: [(after: Int, predicate: @Sendable (SessionSnapshot) -> Bool, continuation: CheckedContinuation<SessionSnapshot?, Never>)] = []
+        var remaining:
+            [(
+                after: Int, predicate: @Sendable (SessionSnapshot) -> Bool,
+                continuation: CheckedContinuation<SessionSnapshot?, Never>
+            )] = []
         for waiter in waiters {
             if index >= waiter.after && waiter.predicate(snapshot) {
                 waiter.continuation.resume(returning: snapshot)
@@ -83,7 +91,9 @@ actor DemoWatcher {
     }
 
     /// Waits for a snapshot at or after index `after` that matches, or gives up after `timeout`.
-    func wait(after: Int, timeout: Duration, _ predicate: @escaping @Sendable (SessionSnapshot) -> Bool) async -> SessionSnapshot? {
+    func wait(
+        after: Int, timeout: Duration, _ predicate: @escaping @Sendable (SessionSnapshot) -> Bool
+    ) async -> SessionSnapshot? {
         if let match = seen.dropFirst(after).first(where: predicate) { return match }
         let deadline = Task { [weak self] in
             try? await Task.sleep(for: timeout)
@@ -172,10 +182,14 @@ struct DemoScript {
             _ = await server.dropAllSockets()
             guard await connected != nil else { return false }
             let lobby = server.lobbyServerID
-            let restored = (try? await server.waitUntil(timeout: .seconds(5)) { records, _ in
-                records.last?.receivedFrames.contains { $0.contains(#""type":"Subscribe""#) && $0.contains(lobby) } == true
-            }) != nil
-            timeline.say(restored ? "  ✓ the subscription was replayed on the new socket" : "  ✗ the subscription was not replayed")
+            let restored =
+                (try? await server.waitUntil(timeout: .seconds(5)) { records, _ in
+                    records.last?.receivedFrames.contains { $0.contains(#""type":"Subscribe""#) && $0.contains(lobby) }
+                        == true
+                }) != nil
+            timeline.say(
+                restored
+                    ? "  ✓ the subscription was replayed on the new socket" : "  ✗ the subscription was not replayed")
             return restored
         }
         await step("The server goes silent: no Pong within the timeout, the heartbeat drops the socket") {
@@ -219,7 +233,9 @@ struct DemoScript {
             guard await connected != nil else { return false }
             _ = await server.setUserFlags(1, userID: user.userID)
             async let tailored = expect { snapshot in
-                if case .permanentError(let error) = snapshot.presentation.screen { return error.standing == .suspended }
+                if case .permanentError(let error) = snapshot.presentation.screen {
+                    return error.standing == .suspended
+                }
                 return false
             }
             _ = await server.dropAllSockets()
@@ -239,10 +255,14 @@ struct DemoScript {
         printEdges(timeline)
         let passed = failures.isEmpty
         if json {
-            emit(JSONLine.encode(["type": .string("demo"), "passed": .bool(passed), "failed_steps": .strings(failures)]))
+            emit(
+                JSONLine.encode(["type": .string("demo"), "passed": .bool(passed), "failed_steps": .strings(failures)]))
         } else {
-            timeline.say(passed ? timeline.paint("\nThe session behaved as specified.", .green)
-                : timeline.paint("\nThe session did not behave as specified in: \(failures.joined(separator: "; "))", .red))
+            timeline.say(
+                passed
+                    ? timeline.paint("\nThe session behaved as specified.", .green)
+                    : timeline.paint(
+                        "\nThe session did not behave as specified in: \(failures.joined(separator: "; "))", .red))
         }
         return passed
     }
@@ -252,17 +272,22 @@ struct DemoScript {
         let edges = SessionTransitionTable.edges
         if json {
             for edge in edges {
-                emit(JSONLine.encode([
-                    "type": .string("edge"), "from": .string(edge.from.rawValue), "event": .string(edge.event.rawValue),
-                    "to": .string(edge.to.rawValue), "origin": .string(edge.origin.rawValue),
-                    "taken": .bool(taken.contains("\(edge.from.rawValue)|\(edge.event.rawValue)|\(edge.to.rawValue)")),
-                ]))
+                emit(
+                    JSONLine.encode([
+                        "type": .string("edge"), "from": .string(edge.from.rawValue),
+                        "event": .string(edge.event.rawValue),
+                        "to": .string(edge.to.rawValue), "origin": .string(edge.origin.rawValue),
+                        "taken": .bool(
+                            taken.contains("\(edge.from.rawValue)|\(edge.event.rawValue)|\(edge.to.rawValue)")),
+                    ]))
             }
             return
         }
         let rows = edges.map { edge in
             let was = taken.contains("\(edge.from.rawValue)|\(edge.event.rawValue)|\(edge.to.rawValue)")
-            return [edge.from.rawValue, edge.event.rawValue, edge.to.rawValue, edge.origin.rawValue, was ? "taken" : "—"]
+            return [
+                edge.from.rawValue, edge.event.rawValue, edge.to.rawValue, edge.origin.rawValue, was ? "taken" : "—",
+            ]
         }
         let count = edges.filter { taken.contains("\($0.from.rawValue)|\($0.event.rawValue)|\($0.to.rawValue)") }.count
         timeline.say("\nEdges of the lifecycle (\(count) of \(edges.count) taken in this run):")

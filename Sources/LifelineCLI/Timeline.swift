@@ -50,14 +50,19 @@ final class Timeline: Sendable {
         for (index, transition) in snapshot.transitions.enumerated() {
             printTransition(transition, snapshot: snapshot, isLast: index == snapshot.transitions.count - 1)
         }
-        if case .permanentError(let error) = snapshot.presentation.screen, error.message != previousErrorMessage(previous) {
-            line(["type": .string("error"), "reason": .string(error.reason), "message": .string(error.message)],
-                 human: paint("  ERROR  \(error.message) (\(error.reason))", .red))
+        if case .permanentError(let error) = snapshot.presentation.screen,
+            error.message != previousErrorMessage(previous)
+        {
+            line(
+                ["type": .string("error"), "reason": .string(error.reason), "message": .string(error.message)],
+                human: paint("  ERROR  \(error.message) (\(error.reason))", .red))
         }
         if snapshot.presentation.notice != previous?.presentation.notice, let notice = snapshot.presentation.notice {
             switch notice {
             case .loggedOut:
-                line(["type": .string("notice"), "text": .string(notice.text)], human: paint("  notice: \(notice.text)", .yellow))
+                line(
+                    ["type": .string("notice"), "text": .string(notice.text)],
+                    human: paint("  notice: \(notice.text)", .yellow))
             case .accountStanding(let standing):
                 line(
                     ["type": .string("notice"), "text": .string(notice.text), "standing": .string(standing.rawValue)],
@@ -67,24 +72,37 @@ final class Timeline: Sendable {
                     "type": .string("login_failed"), "code": .string(failure.code), "message": .string(failure.message),
                 ]
                 if let link = failure.supportURL { object["support_url"] = .string(link) }
-                line(object, human: paint("  login failed: \(failure.message)" + (failure.supportURL.map { " — see \($0)" } ?? ""), .red))
+                line(
+                    object,
+                    human: paint(
+                        "  login failed: \(failure.message)" + (failure.supportURL.map { " — see \($0)" } ?? ""), .red))
             }
         }
-        if snapshot.presentation.outageAlert != previous?.presentation.outageAlert, let alert = snapshot.presentation.outageAlert {
-            line(["type": .string("alert"), "text": .string(alert.text)], human: paint("  outage alert: \(alert.text)", .yellow))
+        if snapshot.presentation.outageAlert != previous?.presentation.outageAlert,
+            let alert = snapshot.presentation.outageAlert
+        {
+            line(
+                ["type": .string("alert"), "text": .string(alert.text)],
+                human: paint("  outage alert: \(alert.text)", .yellow))
         }
         if snapshot.replayFailures != previous?.replayFailures ?? [], !snapshot.replayFailures.isEmpty {
-            line(["type": .string("replay_failed"), "events": .strings(snapshot.replayFailures.map(\.description))],
-                 human: paint("  could not restore: \(snapshot.replayFailures.map(\.description).joined(separator: ", "))", .red))
+            line(
+                ["type": .string("replay_failed"), "events": .strings(snapshot.replayFailures.map(\.description))],
+                human: paint(
+                    "  could not restore: \(snapshot.replayFailures.map(\.description).joined(separator: ", "))", .red))
         }
     }
 
     /// Reports a command from standard input: `{"type":"command","command":…,"accepted":…}`.
     func command(_ line: String, accepted: Bool, reason: String?) {
-        var object: [String: JSONLine.Value] = ["type": .string("command"), "command": .string(line), "accepted": .bool(accepted)]
+        var object: [String: JSONLine.Value] = [
+            "type": .string("command"), "command": .string(line), "accepted": .bool(accepted),
+        ]
         if let reason { object["reason"] = .string(reason) }
         state.withLock { _ in
-            self.line(object, human: paint("  > \(line)" + (accepted ? "" : " — \(reason ?? "refused")"), accepted ? .blue : .red))
+            self.line(
+                object,
+                human: paint("  > \(line)" + (accepted ? "" : " — \(reason ?? "refused")"), accepted ? .blue : .red))
         }
     }
 
@@ -106,7 +124,8 @@ final class Timeline: Sendable {
             "from": .string(transition.from.rawValue), "event": .string(transition.event.rawValue),
             "to": .string(transition.to.rawValue), "failures": .integer(transition.failures),
         ]
-        var human = String(format: "%8.3fs  ", time) + "\(transition.from.rawValue) ─\(transition.event.rawValue)→ "
+        var human =
+            String(format: "%8.3fs  ", time) + "\(transition.from.rawValue) ─\(transition.event.rawValue)→ "
             + paint(transition.to.rawValue, colourFor(transition.to))
         if transition.failures > 0 { human += "  failures \(transition.failures)" }
         if let cause = transition.cause {

@@ -114,7 +114,8 @@ public struct ReplayPlan: Sendable {
     /// new events wait for it.
     public mutating func disconnected() -> [ReplayAction] {
         isConnected = false
-        let cancelled = inFlight.map { ReplayAction.cancelTimeout($0.id) } + waiting.map { ReplayAction.cancelRetry($0.id) }
+        let cancelled =
+            inFlight.map { ReplayAction.cancelTimeout($0.id) } + waiting.map { ReplayAction.cancelRetry($0.id) }
         let kept = (inFlight + waiting).filter { !$0.isReplay } + queue.filter { !$0.isReplay }
         queue = kept.filter(\.event.kind.isRecorded).map {
             Play(id: $0.id, event: $0.event, isReplay: false, attempt: 1)
@@ -126,7 +127,8 @@ public struct ReplayPlan: Sendable {
 
     /// Everything is forgotten (DISPOSE): the record, the queue, the failures.
     public mutating func reset() -> [ReplayAction] {
-        let cancelled = inFlight.map { ReplayAction.cancelTimeout($0.id) } + waiting.map { ReplayAction.cancelRetry($0.id) }
+        let cancelled =
+            inFlight.map { ReplayAction.cancelTimeout($0.id) } + waiting.map { ReplayAction.cancelRetry($0.id) }
         self = ReplayPlan(mode: mode, retryLimit: retryLimit, retryDelay: retryDelay)
         return cancelled
     }

@@ -30,7 +30,8 @@ public struct SessionCheckPolicy: Sendable, Hashable {
     /// - Throws: ``ConfigurationError`` when `checks` is negative.
     public init(checks: Int, backoff: RetryPolicy) throws(ConfigurationError) {
         guard checks >= 0 else {
-            throw ConfigurationError(code: .outOfRange, message: "The session checks must not be negative, got \(checks).")
+            throw ConfigurationError(
+                code: .outOfRange, message: "The session checks must not be negative, got \(checks).")
         }
         self.checks = checks
         self.backoff = backoff

@@ -3,8 +3,8 @@ import Foundation
 public import Lifeline
 public import LifelineCore
 public import Logging
-public import NIOSSL
 import NIOCore
+public import NIOSSL
 import Synchronization
 import WSClient
 
@@ -425,7 +425,8 @@ final class StoatConnection: SessionConnection {
             factory.statistics.binary()
             return nil
         case .tooLarge(let bytes):
-            let cause = TemporaryFailureCause(code: .protocolViolation, message: "a message of more than \(bytes) bytes")
+            let cause = TemporaryFailureCause(
+                code: .protocolViolation, message: "a message of more than \(bytes) bytes")
             return .temporary(cause)
         case .text(let buffer):
             // Decoded straight from the bytes the message arrived in: no String, no second copy.

@@ -101,7 +101,9 @@ struct ReplayPlanTests {
         #expect(plan.record.isEmpty, "a new event is recorded only once it succeeds")
     }
 
-    @Test("a replay that runs out of attempts stays recorded, is tried again at the next connection, and is reported until it succeeds")
+    @Test(
+        "a replay that runs out of attempts stays recorded, is tried again at the next connection, and is reported until it succeeds"
+    )
     func failedReplayIsKept() throws {
         var plan = ReplayPlan(retryLimit: 2, retryDelay: .seconds(1))
         _ = plan.connected()

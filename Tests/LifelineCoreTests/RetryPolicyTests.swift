@@ -70,7 +70,8 @@ struct RetryPolicyValidationTests {
     @Test(
         "a ceiling below the unit, a unit that is not positive, or a jitter outside 0..<1 is refused with a typed error",
         arguments: [
-            (Duration.seconds(1), Duration.zero, 0.2), (.seconds(1), .milliseconds(999), 0.2), (.zero, .seconds(1), 0.2),
+            (Duration.seconds(1), Duration.zero, 0.2), (.seconds(1), .milliseconds(999), 0.2),
+            (.zero, .seconds(1), 0.2),
             (.seconds(-1), .seconds(1), 0.2), (.seconds(1), .seconds(300), 1.0), (.seconds(1), .seconds(300), -0.1),
         ])
     func refused(unit: Duration, ceiling: Duration, jitter: Double) {

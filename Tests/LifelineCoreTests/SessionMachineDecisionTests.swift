@@ -56,7 +56,8 @@ struct ConnectionEndTests {
         let output = story.ended(.loggedOut)
         #expect(output.transitions.first?.to == .error)
         #expect(output.transitions.first?.cause?.code == "loggedOut")
-        #expect(output.actions == [.closeConnection(generation: 1), .fetchAccountStanding(userID: "user-1", lookup: 1)])
+        #expect(
+            output.actions == [.closeConnection(generation: 1), .fetchAccountStanding(userID: "user-1", lookup: 1)])
     }
 }
 
@@ -66,22 +67,28 @@ struct SessionConfirmationTests {
     func confirmedInvalid() {
         let story = Story(in: .connecting, sessionCheck: exactChecks)
         let presentation = story.machine.presentation
-        #expect(story.ended(.permanent(.invalidSession)) == .updated(actions: [
-            .closeConnection(generation: 1), .checkSession(credentials, check: 1),
-        ]))
+        #expect(
+            story.ended(.permanent(.invalidSession))
+                == .updated(actions: [
+                    .closeConnection(generation: 1), .checkSession(credentials, check: 1),
+                ]))
         #expect(story.machine.state == .connecting && story.machine.isConfirmingSession)
         #expect(story.machine.presentation == presentation, "the interface shows what it showed")
         #expect(story.machine.liveGeneration == nil, "no connection while confirming")
         #expect(story.send(.socketConnected) == .rejected(.socketConnected, in: .connecting))
         #expect(story.checked(.success(.invalid), check: 9) == .ignored, "an unknown check")
-        #expect(story.checked(.success(.invalid), check: 1) == .updated(actions: [
-            .armTimer(SessionTimer(id: 2, purpose: .sessionCheck(answers: 1), delay: .seconds(2)))
-        ]))
+        #expect(
+            story.checked(.success(.invalid), check: 1)
+                == .updated(actions: [
+                    .armTimer(SessionTimer(id: 2, purpose: .sessionCheck(answers: 1), delay: .seconds(2)))
+                ]))
         #expect(story.fired(1) == .ignored, "not a timer")
         #expect(story.fired(2) == .updated(actions: [.checkSession(credentials, check: 3)]))
-        #expect(story.checked(.success(.invalid), check: 3) == .updated(actions: [
-            .armTimer(SessionTimer(id: 4, purpose: .sessionCheck(answers: 2), delay: .seconds(6)))
-        ]))
+        #expect(
+            story.checked(.success(.invalid), check: 3)
+                == .updated(actions: [
+                    .armTimer(SessionTimer(id: 4, purpose: .sessionCheck(answers: 2), delay: .seconds(6)))
+                ]))
         #expect(story.fired(4) == .updated(actions: [.checkSession(credentials, check: 5)]))
         let output = story.checked(.success(.invalid), check: 5)
         #expect(output.transitions.map(\.description) == ["CONNECTING -->|PERMANENT_FAILURE| ERROR (failures: 0)"])
@@ -138,7 +145,9 @@ struct SessionTimerTests {
     @Test("the retry timer fires by its id; a stale id, or a firing after it was cancelled, is ignored")
     func retryTimerByID() {
         let story = Story(in: .connected)
-        #expect(story.send(.temporaryFailure(.socketDropped)).actions.last == retryTimer(id: 1, failures: 1, delay: .seconds(1)))
+        #expect(
+            story.send(.temporaryFailure(.socketDropped)).actions.last
+                == retryTimer(id: 1, failures: 1, delay: .seconds(1)))
         #expect(story.fired(7) == .ignored)
         let output = story.fired(1)
         #expect(output.transitions.first?.event == .retry)
@@ -169,7 +178,8 @@ struct SuspensionNoticeTests {
 
     @Test("an answer after READY tailors the notice; good standing keeps \"You were logged out\"")
     func externalLogoutAnswerAfterReady() {
-        for (standing, notice) in [(AccountStanding.banned, Notice.accountStanding(.banned)), (.loggedOut, .loggedOut)] {
+        for (standing, notice) in [(AccountStanding.banned, Notice.accountStanding(.banned)), (.loggedOut, .loggedOut)]
+        {
             let story = Story(in: .connected)
             story.send(.logout(external: true))
             story.send(.ready)
@@ -196,9 +206,11 @@ struct SuspensionNoticeTests {
             (AccountStanding.suspended, Notice.accountStanding(.suspended)), (.loggedOut, .loginFailed(disabled)),
         ] {
             let story = Story(in: .ready)
-            #expect(story.machine.loginFailed(disabled, userID: "user-9") == .updated(actions: [
-                .fetchAccountStanding(userID: "user-9", lookup: 1)
-            ]))
+            #expect(
+                story.machine.loginFailed(disabled, userID: "user-9")
+                    == .updated(actions: [
+                        .fetchAccountStanding(userID: "user-9", lookup: 1)
+                    ]))
             story.lookup = 1
             #expect(story.machine.presentation.notice == .loginFailed(disabled))
             story.standing(standing)

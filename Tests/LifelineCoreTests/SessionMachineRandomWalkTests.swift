@@ -92,7 +92,8 @@ struct SessionMachineRandomWalkTests {
                         timers[timer.id] = timer.purpose
                     case .cancelTimer(let id):
                         #expect(
-                            timers.removeValue(forKey: id) != nil || id == fired, "cancelled an unarmed timer: \(context)")
+                            timers.removeValue(forKey: id) != nil || id == fired,
+                            "cancelled an unarmed timer: \(context)")
                     case .checkSession(_, let check), .fetchAccountStanding(_, let check):
                         #expect(check > tickets, "ids only grow: \(context)")
                         tickets = check

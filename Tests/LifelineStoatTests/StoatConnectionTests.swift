@@ -72,7 +72,9 @@ struct StoatConnectionTests {
         // watchdog then sleeps until the next Ping (not until the Pong deadline).
         await harness.clock.waitForSleep(until: start.advanced(by: .seconds(30)))
         harness.clock.advance(by: .seconds(30))
-        try await harness.serverReaches { records, _ in records.last?.receivedFrames.contains { $0.contains(#""type":"Ping","data":30000"#) } == true }
+        try await harness.serverReaches { records, _ in
+            records.last?.receivedFrames.contains { $0.contains(#""type":"Ping","data":30000"#) } == true
+        }
         await harness.clock.waitForSleep(until: start.advanced(by: .seconds(60)))
         await harness.server.setIgnoresPings(true)
         harness.clock.advance(by: .seconds(30))
@@ -134,7 +136,9 @@ struct StoatConnectionTests {
         await harness.stop()
     }
 
-    @Test("InvalidSession, confirmed by the session checks, is a PERMANENT_FAILURE: ERROR, tailored by the account's standing")
+    @Test(
+        "InvalidSession, confirmed by the session checks, is a PERMANENT_FAILURE: ERROR, tailored by the account's standing"
+    )
     func invalidSession() async throws {
         let harness = try await StoatHarness()
         harness.authenticator.setStanding(.banned, for: "someone")
@@ -162,9 +166,11 @@ struct StoatConnectionTests {
         _ = await harness.server.sendRawFrame("not json at all", token: token)
         _ = await harness.server.sendRawFrame(
             #"{"type":"Bulk","v":[{"type":"ChannelStartTyping","id":"c1","user":"u1"},{"type":"Nope"}]}"#, token: token)
-        _ = await harness.server.sendRawFrame(#"{"type":"Error","data":{"type":"InternalError","location":"x"}}"#, token: token)
+        _ = await harness.server.sendRawFrame(
+            #"{"type":"Error","data":{"type":"InternalError","location":"x"}}"#, token: token)
         let disconnected = await harness.recorder.next(.disconnected)
-        #expect(disconnected?.transitions.last?.cause == .temporary(.init(code: .serverError, message: "InternalError")))
+        #expect(
+            disconnected?.transitions.last?.cause == .temporary(.init(code: .serverError, message: "InternalError")))
         #expect(harness.factory.statistics.unknownEvents == 2)
         #expect(harness.factory.statistics.undecodableFrames == 2)
         #expect(harness.events.all.contains(.channelStartTyping(channel: "c1", user: "u1")))

@@ -4,6 +4,7 @@ import LifelineCore
 import LifelineStoat
 import LifelineTesting
 import StoatReferenceServer
+import Synchronization
 
 /// A `Session` with Stoat's WebSocket connection, talking to an in-process reference server over
 /// loopback; the client's timers run on a test clock, the server's in real time.
@@ -65,7 +66,8 @@ final class StoatHarness: Sendable {
 final class EventLog: Sendable {
     private struct State {
         var events: [BonfireEvent] = []
-        var waiters: [(condition: @Sendable ([BonfireEvent]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+        var waiters: [(condition: @Sendable ([BonfireEvent]) -> Bool, continuation: CheckedContinuation<Void, Never>)] =
+            []
     }
 
     private let state = Mutex(State())
@@ -94,8 +96,6 @@ final class EventLog: Sendable {
         }
     }
 }
-
-import Synchronization
 
 extension TestClock {
     /// Advances through the waits between the session checks that confirm an `InvalidSession` (each

@@ -5,7 +5,9 @@ import Testing
 
 @Suite("The runtime performs the machine's decisions", .timeLimit(.minutes(1)))
 struct SessionDecisionTests {
-    @Test("InvalidSession is checked over the API while CONNECTING stays on screen; a valid session is a temporary failure")
+    @Test(
+        "InvalidSession is checked over the API while CONNECTING stays on screen; a valid session is a temporary failure"
+    )
     func invalidSessionNotConfirmed() async throws {
         let harness = Harness(polling: false)
         harness.authenticator.answerSessionCheck(.success(.valid))
@@ -59,7 +61,8 @@ struct SessionDecisionTests {
         harness.authenticator.setStanding(.suspended, for: "user-1")
         let connection = await harness.connected()
         await connection.end(.loggedOut)
-        let tailored = try #require(await harness.recorder.next { $0.presentation.notice == .accountStanding(.suspended) })
+        let tailored = try #require(
+            await harness.recorder.next { $0.presentation.notice == .accountStanding(.suspended) })
         #expect(tailored.state == .ready)
         #expect(harness.authenticator.standingLookups == ["user-1"])
         #expect(tailored.lastError?.code == .loggedOut)

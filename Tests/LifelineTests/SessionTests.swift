@@ -64,7 +64,8 @@ struct SessionTests {
         }
     }
 
-    @Test("offline on entering DISCONNECTED goes to OFFLINE with no attempt until DEVICE_ONLINE, then reconnects at once")
+    @Test(
+        "offline on entering DISCONNECTED goes to OFFLINE with no attempt until DEVICE_ONLINE, then reconnects at once")
     func offlineThenOnline() async throws {
         let harness = Harness()
         let connection = await harness.connected()
@@ -124,12 +125,14 @@ struct SessionTests {
         await harness.stop()
     }
 
-    @Test("LOGOUT while connecting closes the attempt, and DISPOSE → READY leaves none of the old client's tasks running")
+    @Test(
+        "LOGOUT while connecting closes the attempt, and DISPOSE → READY leaves none of the old client's tasks running")
     func disposeEndsEverything() async throws {
         let harness = Harness(healthThreshold: 1)
         await harness.session.logIn(credentials, cached: true)
         let first = await harness.connections.nextConnection()
-        await first.end(.temporary(.init(code: .connectFailed, message: "connectFailed")))  // DISCONNECTED: retry timer + health polling
+        // DISCONNECTED: retry timer + health polling.
+        await first.end(.temporary(.init(code: .connectFailed, message: "connectFailed")))
         _ = await harness.clock.nextSleep()
         harness.clock.advance(to: await harness.clock.nextSleep())
         let attempt = await harness.connections.nextConnection()  // RECONNECTING, connecting
@@ -205,7 +208,9 @@ struct SessionTests {
         }
     }
 
-    @Test("a session revoked while CONNECTED drops to DISCONNECTED; the reconnect meets the invalid session and goes to ERROR")
+    @Test(
+        "a session revoked while CONNECTED drops to DISCONNECTED; the reconnect meets the invalid session and goes to ERROR"
+    )
     func permanentFailureWhileConnected() async throws {
         let harness = Harness()
         let connection = await harness.connected()
