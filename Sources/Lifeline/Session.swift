@@ -278,7 +278,9 @@ public actor Session {
     /// - Returns: Whether the session was in READY and shows the failure.
     @discardableResult
     public func reportLoginFailure(_ failure: LoginFailure, userID: String? = nil) -> Bool {
-        apply(machine.loginFailed(failure, userID: userID))
+        let output = machine.loginFailed(failure, userID: userID)
+        guard output != .ignored else { return false }  // not in READY: nothing to show, nothing stale
+        return apply(output)
     }
 
     // MARK: - Events
@@ -293,8 +295,10 @@ public actor Session {
             rejected(event.kind, in: from)
             return false
         }
+        var transitions = steps.transitions
+        transitions[0].cause = event.failure
         let actions = actionBuffer
-        transitioned(steps.transitions, actions: actions)
+        transitioned(transitions, actions: actions)
         return true
     }
 

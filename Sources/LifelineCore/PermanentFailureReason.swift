@@ -33,7 +33,14 @@ public struct PermanentFailureReason: Error, Sendable, Hashable, CustomStringCon
     public var message: String
 
     /// The error that caused this one, if any. Not part of equality.
-    public var cause: (any Error)?
+    public var cause: (any Error)? {
+        get { causeBox?.error }
+        set { causeBox = newValue.map(ErrorBox.init) }
+    }
+
+    /// The cause, boxed: one reference instead of an existential, so that the events and transitions
+    /// that carry this value stay cheap to copy.
+    private var causeBox: ErrorBox?
 
     /// Creates a reason.
     ///
@@ -44,7 +51,7 @@ public struct PermanentFailureReason: Error, Sendable, Hashable, CustomStringCon
     public init(code: Code, message: String, cause: (any Error)? = nil) {
         self.code = code
         self.message = message
-        self.cause = cause
+        self.causeBox = cause.map(ErrorBox.init)
     }
 
     /// The session is invalid: Stoat's `InvalidSession`.

@@ -1,7 +1,7 @@
 /// A failure the lifecycle took an edge on, typed: TEMPORARY_FAILURE's cause or PERMANENT_FAILURE's
 /// reason. It rides on the ``SessionTransition`` it caused, so its code reaches the interface and the
 /// `--json` output as a field.
-public enum SessionFailure: Sendable, Hashable, CustomStringConvertible {
+public indirect enum SessionFailure: Sendable, Hashable, CustomStringConvertible {
     /// A TEMPORARY_FAILURE.
     case temporary(TemporaryFailureCause)
     /// A PERMANENT_FAILURE.

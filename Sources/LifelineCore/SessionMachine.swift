@@ -56,8 +56,10 @@ public struct SessionMachine: Sendable {
     enum Attempt: Sendable {
         /// A connection (or an authentication attempt) is live.
         case connection(generation: UInt64)
-        /// The connection met `InvalidSession` and was closed; the session is being checked.
-        case confirming(Confirmation)
+        /// The connection met `InvalidSession` and was closed; the session is being checked. The
+        /// confirmation's data is kept beside the state (``SessionMachine/confirmation``), so the state every
+        /// transition copies holds nothing to count.
+        case confirming
     }
 
     /// The confirmation of an `InvalidSession` (``SessionCheckPolicy``).
@@ -102,6 +104,10 @@ public struct SessionMachine: Sendable {
     }
 
     @usableFromInline var current: State = .ready
+
+    /// The confirmation of an `InvalidSession`: set exactly while a connecting state's attempt is
+    /// ``Attempt/confirming``.
+    private var confirmation: Confirmation?
 
     /// The retry policy DISCONNECTED uses.
     public let retryPolicy: RetryPolicy
@@ -318,7 +324,7 @@ public struct SessionMachine: Sendable {
     public mutating func sessionChecked(
         _ result: Result<SessionCheck, any Error>, check: UInt64, using generator: inout some RandomNumberGenerator
     ) -> Output {
-        guard case .confirming(var confirmation)? = attempt?.attempt, case .check(let pending) = confirmation.pending,
+        guard case .confirming? = attempt?.attempt, var confirmation, case .check(let pending) = confirmation.pending,
             pending == check
         else { return .ignored }
         switch result {
@@ -331,7 +337,7 @@ public struct SessionMachine: Sendable {
             let timer = SessionTimer(
                 id: nextTicket(), purpose: .sessionCheck(answers: confirmation.invalidAnswers), delay: delay)
             confirmation.pending = .timer(timer.id)
-            setAttempt(.confirming(confirmation))
+            self.confirmation = confirmation
             return .updated(actions: [.armTimer(timer)])
         case .success(.valid):
             let cause = TemporaryFailureCause(
@@ -355,12 +361,12 @@ public struct SessionMachine: Sendable {
         if case .disconnected(_, _, let timer) = current, timer == id {
             return handle(.retry, using: &generator)
         }
-        guard let (credentials, waiting) = attempt, case .confirming(var confirmation) = waiting,
+        guard let (credentials, waiting) = attempt, case .confirming = waiting, var confirmation,
             case .timer(let pending) = confirmation.pending, pending == id
         else { return .ignored }
         let check = nextTicket()
         confirmation.pending = .check(check)
-        setAttempt(.confirming(confirmation))
+        self.confirmation = confirmation
         return .updated(actions: [.checkSession(credentials, check: check)])
     }
 
@@ -467,11 +473,15 @@ public struct SessionMachine: Sendable {
         guard let steps = handle(event, using: &generator, appendingTo: &actions) else {
             return .rejected(event.kind, in: state)
         }
-        return .transitioned(steps.transitions, actions: actions)
+        var transitions = steps.transitions
+        transitions[0].cause = event.failure
+        return .transitioned(transitions, actions: actions)
     }
 
     /// Handles one event, appending the actions to a buffer the caller owns: the allocation-free form of
-    /// ``handle(_:using:)`` for runtimes that handle many events (clear the buffer and reuse it).
+    /// ``handle(_:using:)`` for runtimes that handle many events (clear the buffer and reuse it). Its
+    /// transitions carry no ``SessionTransition/cause``: the caller has the event's
+    /// (``SessionEvent/failure``).
     ///
     /// - Parameters:
     ///   - event: The fact that happened.
@@ -500,12 +510,12 @@ public struct SessionMachine: Sendable {
         }
         exit(to: to, into: &actions)
         enter(to, on: event, from: from, into: &actions)
-        var steps = Steps(
-            first: SessionTransition(from: from, event: event.kind, to: to, failures: failures, cause: event.failure))
+        // The cause is left to the caller, who has the event (`event.failure`): copying it here would cost
+        // more than the rest of the transition in the allocation-free form.
+        var steps = Steps(firstStep: .init(from: from, event: event.kind, to: to, failures: failures))
         // DISCONNECTED's entry: "If the device is offline, trigger transition to OFFLINE."
         if to == .disconnected && !isDeviceOnline {
-            steps.chained = SessionTransition(
-                from: .disconnected, event: .deviceOffline, to: .offline, failures: failures)
+            steps.chainedStep = .init(from: .disconnected, event: .deviceOffline, to: .offline, failures: failures)
             enter(.offline, on: .deviceOffline, from: .disconnected, into: &actions)
         } else if case .disconnected(let credentials, _, _) = current {
             let delay = retryPolicy.delay(failures: failures, using: &generator)
@@ -518,14 +528,36 @@ public struct SessionMachine: Sendable {
 
     /// The transitions one accepted event took: one, or two when entering DISCONNECTED with the device
     /// offline chained DEVICE_OFFLINE.
+    ///
+    /// Stored as plain values, so that the allocation-free form returns nothing that needs counting; the
+    /// transitions are made when asked for, without a cause (the caller has the event's).
     public struct Steps: Sendable, Hashable {
+        @usableFromInline
+        struct Step: Sendable, Hashable {
+            var from: SessionState
+            var event: SessionEvent.Kind
+            var to: SessionState
+            var failures: Int
+
+            var transition: SessionTransition {
+                SessionTransition(from: from, event: event, to: to, failures: failures)
+            }
+        }
+
+        @usableFromInline var firstStep: Step
+        @usableFromInline var chainedStep: Step?
+
         /// The transition the event took.
-        public var first: SessionTransition
+        public var first: SessionTransition { firstStep.transition }
         /// The transition the target's entry chained, if any.
-        public var chained: SessionTransition?
+        public var chained: SessionTransition? { chainedStep?.transition }
+        /// Whether the target's entry chained a second transition.
+        public var isChained: Bool { chainedStep != nil }
 
         /// The transitions in order.
-        public var transitions: [SessionTransition] { chained.map { [first, $0] } ?? [first] }
+        public var transitions: [SessionTransition] {
+            chainedStep.map { [first, $0.transition] } ?? [first]
+        }
     }
 
     // MARK: - Entry and exit effects
@@ -540,9 +572,10 @@ public struct SessionMachine: Sendable {
             case .connection(let g):
                 // SOCKET_CONNECTED keeps the connection that just connected; every other exit ends it.
                 if target != .connected { actions.append(.closeConnection(generation: g)) }
-            case .confirming(let confirmation):
+            case .confirming:
                 // The connection was closed when the confirmation began; a check in flight is ignored.
-                if case .timer(let id) = confirmation.pending { actions.append(.cancelTimer(id: id)) }
+                if case .timer(let id) = confirmation?.pending { actions.append(.cancelTimer(id: id)) }
+                confirmation = nil
             }
         case .connected(_, let g):
             actions.append(.closeConnection(generation: g))
@@ -690,7 +723,8 @@ public struct SessionMachine: Sendable {
     private mutating func startConfirming(_ reason: PermanentFailureReason, generation: UInt64) -> Output {
         guard let credentials else { preconditionFailure("confirming a session in \(state), which has none") }
         let check = nextTicket()
-        setAttempt(.confirming(Confirmation(reason: reason, invalidAnswers: 0, pending: .check(check))))
+        setAttempt(.confirming)
+        confirmation = Confirmation(reason: reason, invalidAnswers: 0, pending: .check(check))
         return .updated(actions: [.closeConnection(generation: generation), .checkSession(credentials, check: check)])
     }
 
