@@ -40,7 +40,7 @@ extension Session {
             case .play(let play):
                 startPlay(play)
             case .cancelTimeout(let id):
-                plays.removeValue(forKey: id)?.cancel()
+                abandonPlay(id)
             case .armRetry(let id, let delay):
                 let work = Work(client: true)
                 playRetries[id] = work
@@ -66,36 +66,66 @@ extension Session {
             perform(replay.failed(play.id))
             return
         }
-        let timeout = configuration.replayTimeout
+        // The play is one task; its timeout is a deadline for the session's one play timer, not a task. A
+        // play that outlives its timeout ends with its connection, and its late answer is ignored.
         let work = Work(client: true)
         plays[play.id] = work
-        start(work, racing: true) { [clock] in
-            let succeeded = await withTaskGroup(of: Bool?.self) { group in
-                group.addTask {
-                    do {
-                        try await connection.play(play.event)
-                        return true
-                    } catch {
-                        return false
-                    }
-                }
-                group.addTask {
-                    do { try await clock.sleepUntil(clock.elapsed() + timeout) } catch { return nil }
-                    return false
-                }
-                let first = await group.next() ?? nil
-                group.cancelAll()
-                return first
+        if playDeadlines.isEmpty { playTimerWakeup.signal() }
+        playDeadlines.insert(PlayDeadline(id: play.id), expiresAt: clock.elapsed() + configuration.replayTimeout)
+        startPlayTimer()
+        start(work, racing: false) {
+            let succeeded: Bool
+            do {
+                try await connection.play(play.event)
+                succeeded = true
+            } catch {
+                succeeded = false
             }
-            guard let succeeded else { return }  // cancelled: the plan already moved on
             await self.playFinished(play.id, succeeded: succeeded)
         }
     }
 
     private func playFinished(_ id: UInt64, succeeded: Bool) {
         guard plays.removeValue(forKey: id) != nil else { return }  // answered after it was abandoned
+        playDeadlines.remove(id)
         perform(succeeded ? replay.played(id) : replay.failed(id))
         publish(transitions: [])
+    }
+
+    /// Stops waiting for a play: its deadline is forgotten; the play's task ends with its connection.
+    func abandonPlay(_ id: UInt64) {
+        plays.removeValue(forKey: id)
+        playDeadlines.remove(id)
+    }
+
+    /// Starts the session's one play timer, unless it runs: it sleeps until the earliest play's deadline
+    /// and fails the plays due. Every timeout is the same, so a new deadline is never earlier than one the
+    /// timer sleeps for, and the timer need not be woken but when it had nothing to wait for.
+    private func startPlayTimer() {
+        guard playTimer == nil else { return }
+        let work = Work(client: true)
+        playTimer = work
+        let wakeup = playTimerWakeup
+        start(work, racing: true) { [clock] in
+            while !Task.isCancelled {
+                guard let deadline = await self.earliestPlayDeadline() else {
+                    await wakeup.wait()
+                    continue
+                }
+                do { try await clock.sleepUntil(deadline) } catch { return }
+                await self.playDeadlinesPassed()
+            }
+        }
+    }
+
+    private func earliestPlayDeadline() -> Duration? { playDeadlines.earliestDeadline }
+
+    private func playDeadlinesPassed() {
+        for due in playDeadlines.popDue(at: clock.elapsed()) {
+            guard plays.removeValue(forKey: due.id) != nil else { continue }
+            perform(replay.failed(due.id))
+            publish(transitions: [])
+        }
     }
 
     private func playRetryDue(_ id: UInt64) {
@@ -121,4 +151,9 @@ extension Session {
         guard machine.state == .connected else { return }
         perform(replay.renew(.subscribe, limit: 5))
     }
+}
+
+/// A play's timeout, in the session's play timer.
+struct PlayDeadline: Identifiable, Sendable {
+    var id: UInt64
 }

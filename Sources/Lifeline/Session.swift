@@ -93,9 +93,13 @@ public actor Session {
     var replay: ReplayPlan
     /// The connection object of the live generation, once its work made it: plays go through it.
     var liveConnection: (generation: UInt64, connection: any SessionConnection)?
-    /// The plays in flight (raced against their timeout) and the plays waiting for their retry timer.
+    /// The plays in flight and the plays waiting for their retry timer.
     var plays: [UInt64: Work] = [:]
     var playRetries: [UInt64: Work] = [:]
+    /// The plays' timeouts, kept by one timer (started with the first play, stopped by DISPOSE).
+    var playDeadlines = ExpiryQueue<PlayDeadline>()
+    var playTimer: Work?
+    let playTimerWakeup = Wakeup()
     var renewal: Work?
     private var actionBuffer: [SessionAction] = []
     private let broadcaster: Broadcaster<SessionSnapshot>
@@ -462,6 +466,8 @@ public actor Session {
     private func forgetClientWork() {
         plays = [:]
         playRetries = [:]
+        playDeadlines.removeAll()
+        playTimer = nil
         renewal = nil
         liveConnection = nil
         previousConnection = nil

@@ -87,8 +87,9 @@ final class Work: Sendable {
         await wait(forEnd: true)
     }
 
-    /// Returns once ``cancel()`` was called, or when the waiting task is cancelled.
-    private func untilCancelled() async {
+    /// Returns once ``cancel()`` was called, or when the waiting task is cancelled: the child a task group
+    /// adds to race its own children against the work's cancellation.
+    func untilCancelled() async {
         await wait(forEnd: false)
     }
 
@@ -113,6 +114,51 @@ final class Work: Sendable {
         } onCancel: {
             let waiter = state.withLock { state in
                 forEnd ? state.endWaiters.removeValue(forKey: id) : state.cancellationWaiters.removeValue(forKey: id)
+            }
+            waiter?.resume()
+        }
+    }
+}
+
+/// A wake-up call for one waiting task: ``wait()`` returns once ``signal()`` was called since the last
+/// wait (or at once if it was), or when the waiting task is cancelled.
+final class Wakeup: Sendable {
+    private struct State {
+        var signalled = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    func signal() {
+        let waiter = state.withLock { state in
+            guard let waiter = state.waiter else {
+                state.signalled = true
+                return nil as CheckedContinuation<Void, Never>?
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    func wait() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state in
+                    if state.signalled || Task.isCancelled {
+                        state.signalled = false
+                        return true
+                    }
+                    state.waiter = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                defer { state.waiter = nil }
+                return state.waiter
             }
             waiter?.resume()
         }
