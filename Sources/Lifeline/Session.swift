@@ -609,9 +609,12 @@ public actor Session {
     }
 
     private func networkChanged(_ status: NetworkStatus) {
-        guard status.isOnline != machine.isDeviceOnline else { return }
+        guard !stopping else { return }
+        // The machine decides what the change means; a report of no change is ignored, not counted.
+        let output = machine.networkChanged(isOnline: status.isOnline, using: &random)
+        guard output != .ignored else { return }
         logger.info("network changed", metadata: ["lifeline.network": "\(status.rawValue)"])
-        apply(machine.networkChanged(isOnline: status.isOnline, using: &random))
+        apply(output)
     }
 
     // MARK: - Bookkeeping
