@@ -11,6 +11,7 @@ enum JSONLine {
         case integer(Int)
         case bool(Bool)
         case strings([String])
+        case object([String: Value])
         case null
 
         var foundation: Any {
@@ -20,6 +21,7 @@ enum JSONLine {
             case .integer(let i): i
             case .bool(let b): b
             case .strings(let a): a
+            case .object(let o): o.mapValues(\.foundation)
             case .null: NSNull()
             }
         }
