@@ -3,8 +3,8 @@ public import LifelineCore
 /// The requests around a session that are not the socket: the onboarding check and its completion, the
 /// account's standing after a permanent failure, and ending the session on the server.
 ///
-/// `LifelineStoat` implements it over Stoat's REST API. Credentials exchange (email and password, MFA)
-/// happens at the login interface before the lifecycle starts (DESIGN decision 3), so it is not here.
+/// `LifelineStoat` implements it over Stoat's REST API. Credentials are exchanged (email and password,
+/// MFA) at the login interface before the lifecycle starts, so that is not here.
 public protocol Authenticator: Sendable {
     /// Whether the session's account still has to pick a username (NO_USER).
     ///
@@ -12,12 +12,23 @@ public protocol Authenticator: Sendable {
     ///   ``ConnectionEnd/permanent(_:)``); any other error counts as a temporary request failure.
     func needsOnboarding(_ credentials: SessionCredentials) async throws -> Bool
 
+    /// Checks whether the server still accepts the session, to confirm an `InvalidSession` before the
+    /// lifecycle believes it (`LifelineCore`'s `SessionCheckPolicy`). For Stoat, `GET /onboard/hello`.
+    ///
+    /// Return ``LifelineCore/SessionCheck/invalid`` only for the server's definite refusal of the session
+    /// (Stoat: a 401); ``LifelineCore/SessionCheck/valid`` when the server accepted it.
+    ///
+    /// - Throws: Any failure that is not a definite answer — a server error, a timeout, the network; the
+    ///   lifecycle then treats the `InvalidSession` as a temporary failure and retries.
+    func checkSession(_ credentials: SessionCredentials) async throws -> SessionCheck
+
     /// Completes onboarding with a username.
     ///
     /// - Throws: The server's refusal (for example a taken username), which the session passes to the UI.
     func completeOnboarding(_ credentials: SessionCredentials, username: String) async throws
 
-    /// The standing of an account after its session was found invalid (no session is needed for this).
+    /// The standing of an account after its session was found invalid, the server logged it out, or a
+    /// login was refused as disabled (no session is needed for this).
     ///
     /// - Throws: When the lookup fails; the permanent error then stays untailored.
     func accountStanding(userID: String) async throws -> AccountStanding
@@ -27,8 +38,7 @@ public protocol Authenticator: Sendable {
     func endSession(_ credentials: SessionCredentials) async throws
 }
 
-/// A service that reports outages, polled once the connection failures reach the health threshold
-/// (DESIGN decision 11).
+/// A service that reports outages, polled once the connection failures reach the health threshold.
 public protocol HealthService: Sendable {
     /// The service's current status.
     ///

@@ -20,15 +20,22 @@ import Synchronization
 /// ```
 ///
 /// Time comes from the injected `Clock` and randomness from the injected generator, so a test drives a
-/// session through minutes of retries without waiting. At most one connection exists at a time; events
-/// from a superseded connection, timer or lookup are dropped before they reach the machine.
+/// session through minutes of retries without waiting. At most one connection exists at a time; the
+/// machine ignores reports from a superseded connection, timer, check or lookup.
+///
+/// Everything the session does runs inside ``run()``, in one discarding task group: connections, timers,
+/// checks, lookups, health polling, plays. Nothing outlives `run()`, and nothing is tracked by a `Task`
+/// handle: work that may be stopped early is raced against a cancellation token, and a connection is
+/// stopped by its own ``SessionConnection/close()``.
 public actor Session {
     /// Tunables of the lifecycle that are not dependencies.
     public struct Configuration: Sendable {
         /// The retry delay policy for DISCONNECTED.
         public var retryPolicy: RetryPolicy
-        /// The failure count at which the health service is polled (DESIGN decision 11).
+        /// The failure count at which the health service is polled.
         public var healthThreshold: Int
+        /// How an `InvalidSession` is confirmed before the session is given up.
+        public var sessionCheck: SessionCheckPolicy
         /// How often to poll the health service when it does not say.
         public var healthPollInterval: Duration
         /// The bounds any poll interval is kept within, whatever the service asks for.
@@ -39,6 +46,8 @@ public actor Session {
         public var replayRetryLimit: Int
         /// How long one play of a significant event may take before it counts as failed.
         public var replayTimeout: Duration
+        /// The wait before a failed play's second attempt; doubled for each later one.
+        public var replayRetryDelay: Duration
         /// How often recorded subscriptions are played again while connected, or `nil` for never.
         /// Stoat's subscriptions expire after 15 minutes; `StoatClient` renews them every 10.
         public var subscriptionRenewal: Duration?
@@ -47,15 +56,19 @@ public actor Session {
         public init(
             retryPolicy: RetryPolicy = .spec,
             healthThreshold: Int = 3,
+            sessionCheck: SessionCheckPolicy = .standard,
             healthPollInterval: Duration = .seconds(60),
             healthPollBounds: ClosedRange<Duration> = .seconds(10)...(.seconds(900)),
             replayMode: ReplayPlan.Mode = .sequential,
             replayRetryLimit: Int = 3,
             replayTimeout: Duration = .seconds(10),
+            replayRetryDelay: Duration = .seconds(1),
             subscriptionRenewal: Duration? = nil
         ) {
             self.retryPolicy = retryPolicy
             self.healthThreshold = healthThreshold
+            self.sessionCheck = sessionCheck
+            self.replayRetryDelay = replayRetryDelay
             self.healthPollInterval = healthPollInterval
             self.healthPollBounds = healthPollBounds
             self.replayMode = replayMode
@@ -66,49 +79,57 @@ public actor Session {
     }
 
     private let connections: any ConnectionFactory
-    private let authenticator: any Authenticator
+    let authenticator: any Authenticator
     private let health: (any HealthService)?
     private let caches: (any CacheInvalidation)?
     private let network: any NetworkMonitor
     let clock: SessionClock
-    private var random: any RandomNumberGenerator & Sendable
+    var random: any RandomNumberGenerator & Sendable
     let logger: Logger
-    private let metrics: SessionMetrics
+    let metrics: SessionMetrics
     let configuration: Configuration
 
     var machine: SessionMachine
     var replay: ReplayPlan
-    /// The connection object of the live generation, once its task made it: plays go through it.
+    /// The connection object of the live generation, once its work made it: plays go through it.
     var liveConnection: (generation: UInt64, connection: any SessionConnection)?
-    /// The timeouts of plays in flight, by play id.
-    var playTimeouts: [UInt64: Task<Void, Never>] = [:]
-    var renewal: Task<Void, Never>?
+    /// The plays in flight and the plays waiting for their retry timer.
+    var plays: [UInt64: Work] = [:]
+    var playRetries: [UInt64: Work] = [:]
+    /// The plays' timeouts, kept by one timer (started with the first play, stopped by DISPOSE).
+    var playDeadlines = ExpiryQueue<PlayDeadline>()
+    var playTimer: Work?
+    let playTimerWakeup = Wakeup()
+    var renewal: Work?
     private var actionBuffer: [SessionAction] = []
     private let broadcaster: Broadcaster<SessionSnapshot>
     private var lastError: SessionError?
 
-    /// The work of the current client; every piece is cancelled by DISPOSE.
-    private var connection: (generation: UInt64, task: Task<Void, Never>)?
-    private var retryTimer: (id: UInt64, deadline: Duration, task: Task<Void, Never>)?
-    private var healthPolling: (id: UInt64, task: Task<Void, Never>)?
-    private var standingLookup: (id: UInt64, task: Task<Void, Never>)?
-    /// Every task the session runs, by id: ``run()`` waits for all of them before it returns.
-    private var allTasks: [UInt64: Task<Void, Never>] = [:]
-    /// Set when ``run()`` ends: from then on no event is handled and no task is started.
+    /// What `run()`'s task group is to run, in order; the group adds each as a child task.
+    private let submissions: AsyncStream<@Sendable () async -> Void>
+    private let submit: AsyncStream<@Sendable () async -> Void>.Continuation
+    /// Every piece of work submitted and not yet ended, by id.
+    private let registry = WorkRegistry()
+    /// The work of the current connection attempt, by generation, and the last one started, which the
+    /// next waits for.
+    private var connectionWork: (generation: UInt64, work: Work)?
+    private var previousConnection: Work?
+    /// The armed timers of the machine, by id.
+    private var timers: [UInt64: (work: Work, deadline: Duration, purpose: SessionTimer.Purpose)] = [:]
+    private var healthPolling: (id: UInt64, work: Work)?
+    private var started = false
+    /// Set when ``run()`` ends: from then on no event is handled and no work is started.
     private var stopping = false
-    /// The last connection's task, which the next connection waits for.
-    private var previousConnection: Task<Void, Never>?
     private var nextID: UInt64 = 0
     private var pendingCacheInvalidation = false
     private var connectingSince: Duration?
-    private let tasks = TaskCounter()
-    private let clientTasks = TaskCounter()
 
     /// Creates a session in READY.
     ///
     /// - Parameters:
     ///   - connections: Opens the connections (for Stoat, `LifelineStoat`'s WebSocket).
-    ///   - authenticator: The onboarding check and completion, the account lookup, ending a session.
+    ///   - authenticator: The onboarding check and completion, the session check, the account lookup,
+    ///     ending a session.
     ///   - health: The health service polled at high failure counts; `nil` for none.
     ///   - caches: Invalidated on every entry into RECONNECTING and discarded on DISPOSE; `nil` for none.
     ///   - network: The device's network; ``ManualNetworkMonitor`` (always online) by default.
@@ -140,16 +161,22 @@ public actor Session {
         self.logger = logger
         self.metrics = SessionMetrics(factory: metrics ?? MetricsSystem.factory)
         let machine = SessionMachine(
-            retryPolicy: configuration.retryPolicy, healthThreshold: configuration.healthThreshold)
+            retryPolicy: configuration.retryPolicy, healthThreshold: configuration.healthThreshold,
+            sessionCheckPolicy: configuration.sessionCheck)
         self.machine = machine
-        replay = ReplayPlan(mode: configuration.replayMode, retryLimit: configuration.replayRetryLimit)
+        replay = ReplayPlan(
+            mode: configuration.replayMode, retryLimit: configuration.replayRetryLimit,
+            retryDelay: configuration.replayRetryDelay)
         broadcaster = Broadcaster(
-            current: SessionSnapshot(state: machine.state, presentation: machine.presentation, failures: 0))
+            current: SessionSnapshot(state: machine.state, presentation: machine.presentation, failures: 0),
+            buffering: .coalescing(SessionSnapshot.merging))
+        (submissions, submit) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
     }
 
     // MARK: - Observing
 
-    /// Every snapshot, starting with the current one, for any number of observers.
+    /// The snapshots, starting with the current one, for any number of observers (see ``SessionStates``
+    /// for how an observer that falls behind is served).
     public nonisolated var states: SessionStates { SessionStates(broadcaster: broadcaster) }
 
     /// The current snapshot.
@@ -160,36 +187,39 @@ public actor Session {
         return current
     }
 
-    /// How many tasks the session is running now, of any kind. Zero once ``run()`` has returned.
-    public nonisolated var runningTasks: Int { tasks.count }
+    /// How many pieces of work the session is running now (connections, timers, checks, lookups,
+    /// polling, plays), besides following the network. Zero once ``run()`` has returned.
+    public nonisolated var runningTasks: Int { registry.count(clientOnly: false) }
 
-    /// How many tasks the current client is running: its connection, retry timer, health polling and
-    /// account lookup. DISPOSE waits until this is zero before READY, so nothing of a disposed client is
+    /// How many pieces of work the current client is running: its connection, timers, checks, health
+    /// polling and plays. DISPOSE waits until this is zero before READY, so nothing of a disposed client is
     /// left running when the login form comes back.
-    public nonisolated var runningClientTasks: Int { clientTasks.count }
+    public nonisolated var runningClientTasks: Int { registry.count(clientOnly: true) }
 
     // MARK: - Running
 
-    /// Runs the session: follows the device's network and keeps every task of the session alive until the
-    /// calling task is cancelled, then stops them all and finishes ``states``.
+    /// Runs the session: follows the device's network and runs every piece of the session's work, in one
+    /// task group, until the calling task is cancelled; then ends them all and finishes ``states``.
     ///
-    /// Call it once, in a task (or hand the session to a service group); the API works only while it runs.
+    /// Call it once, in a task (or hand the session to a service group); the API works only while it runs
+    /// (what is asked before it starts waits for it).
     public func run() async {
+        precondition(!started, "Session.run() was called twice")
+        started = true
         logger.debug("session running")
-        for await status in network.statuses() {
-            networkChanged(status)
+        await withDiscardingTaskGroup { group in
+            group.addTask { [network] in
+                for await status in network.statuses() { await self.networkChanged(status) }
+            }
+            // The stream ends when this task is cancelled; cancelling it cancels every child too.
+            for await work in submissions { group.addTask(operation: work) }
+            // While the children end, late reports may still arrive (the actor is reentrant); `stopping`
+            // makes them change nothing and start nothing.
+            stopping = true
+            submit.finish()
         }
-        // The monitor's stream ends when this task is cancelled (or if the monitor gives up).
-        await untilCancelled()
-        // While this waits, late reports may still arrive (the actor is reentrant); `stopping` makes
-        // them change nothing and start nothing, so the loop ends.
-        stopping = true
-        _ = cancelClientWork()
-        while let (id, task) = allTasks.first {
-            task.cancel()
-            await task.value
-            allTasks[id] = nil
-        }
+        // Work submitted but never started holds nothing; forget it.
+        registry.removeAll()
         broadcaster.finish()
         logger.debug("session stopped")
     }
@@ -208,15 +238,17 @@ public actor Session {
     /// Completes onboarding with a username, then authenticates again (USER_CREATED).
     ///
     /// - Throws: ``SessionError/Code/wrongState`` outside ONBOARDING; ``SessionError/Code/onboardingFailed``
-    ///   with the server's refusal as `underlying` (the session stays in ONBOARDING).
-    public func submitUsername(_ username: String) async throws {
+    ///   with the server's refusal as its `cause` (the session stays in ONBOARDING).
+    public func submitUsername(_ username: String) async throws(SessionError) {
         guard machine.state == .onboarding, let credentials = machine.credentials else {
-            throw SessionError(.wrongState, "A username can only be chosen during onboarding (now \(machine.state.rawValue)).")
+            throw SessionError(
+                code: .wrongState,
+                message: "A username can only be chosen during onboarding (now \(machine.state.rawValue)).")
         }
         do {
             try await authenticator.completeOnboarding(credentials, username: username)
         } catch {
-            let failure = SessionError(.onboardingFailed, "\(error)", underlying: error)
+            let failure = SessionError(code: .onboardingFailed, message: "\(error)", cause: error)
             lastError = failure
             publish(transitions: [])
             throw failure
@@ -242,11 +274,17 @@ public actor Session {
     public func reconnectNow() -> Bool { handle(.reconnectNow) }
 
     /// Shows why a login at the login interface failed (READY only): wrong password, blocked, disabled.
+    ///
+    /// - Parameters:
+    ///   - failure: Why the login failed, as the interface shows it.
+    ///   - userID: The account's user id when the refusal names it (Stoat's `Disabled`): the account's
+    ///     standing is then looked up, and a suspended, banned or deleted account is named as such.
+    /// - Returns: Whether the session was in READY and shows the failure.
     @discardableResult
-    public func reportLoginFailure(_ failure: LoginFailure) -> Bool {
-        guard machine.loginFailed(failure) else { return false }
-        publish(transitions: [])
-        return true
+    public func reportLoginFailure(_ failure: LoginFailure, userID: String? = nil) -> Bool {
+        let output = machine.loginFailed(failure, userID: userID)
+        guard output != .ignored else { return false }  // not in READY: nothing to show, nothing stale
+        return apply(output)
     }
 
     // MARK: - Events
@@ -258,39 +296,72 @@ public actor Session {
         actionBuffer.removeAll(keepingCapacity: true)
         let from = machine.state
         guard let steps = machine.handle(event, using: &random, appendingTo: &actionBuffer) else {
-            logger.debug(
-                "event rejected",
-                metadata: ["lifeline.state": "\(from.rawValue)", "lifeline.event": "\(event.kind.rawValue)"])
-            metrics.rejected(event.kind, in: from)
+            rejected(event.kind, in: from)
             return false
         }
-        switch event {
-        case .temporaryFailure(let cause):
-            lastError = SessionError(.temporary(cause))
-            if steps.first.to == .disconnected { metrics.failure(cause) }
-        case .permanentFailure(let reason): lastError = SessionError(.permanent(reason))
-        case .logout(external: true): lastError = SessionError(.loggedOut)
-        case .socketConnected, .loginCached, .loginUncached: lastError = nil
-        default: break
+        var transitions = steps.transitions
+        transitions[0].cause = event.failure
+        let actions = actionBuffer
+        transitioned(transitions, actions: actions)
+        return true
+    }
+
+    /// Performs what the machine answered to a report; returns whether it was acted on.
+    @discardableResult
+    func apply(_ output: SessionMachine.Output) -> Bool {
+        guard !stopping else { return false }
+        switch output {
+        case .transitioned(let transitions, let actions):
+            transitioned(transitions, actions: actions)
+        case .updated(let actions):
+            for action in actions { perform(action) }
+            publish(transitions: [])
+        case .rejected(let kind, let state):
+            rejected(kind, in: state)
+            return false
+        case .ignored:
+            // A late report from a superseded connection, timer, check or lookup.
+            metrics.staleEvent()
+            return false
         }
-        if steps.first.from == .connected {
-            renewal?.cancel()
+        return true
+    }
+
+    private func rejected(_ kind: SessionEvent.Kind, in state: SessionState) {
+        logger.debug(
+            "event rejected", metadata: ["lifeline.state": "\(state.rawValue)", "lifeline.event": "\(kind.rawValue)"])
+        metrics.rejected(kind, in: state)
+    }
+
+    private func transitioned(_ transitions: [SessionTransition], actions: [SessionAction]) {
+        guard let first = transitions.first else { return }
+        switch first.event {
+        case .temporaryFailure, .permanentFailure:
+            if let cause = first.cause { lastError = SessionError(cause) }
+            if first.to == .disconnected, case .temporary(let cause)? = first.cause { metrics.failure(cause) }
+        case .logout where machine.isEndingExternalLogout:
+            lastError = SessionError(code: .loggedOut, message: "The server ended the session.")
+        case .socketConnected, .loginCached, .loginUncached:
+            lastError = nil
+        default:
+            break
+        }
+        if first.from == .connected {
+            if let renewal { renewal.cancel() }
             renewal = nil
             perform(replay.disconnected())
         }
-        for transition in steps.transitions {
+        for transition in transitions {
             metrics.transition(transition)
-            logger.info(
-                "transition",
-                metadata: [
-                    "lifeline.from": "\(transition.from.rawValue)", "lifeline.event": "\(transition.event.rawValue)",
-                    "lifeline.state": "\(transition.to.rawValue)", "lifeline.failures": "\(transition.failures)",
-                ])
+            var metadata: Logger.Metadata = [
+                "lifeline.from": "\(transition.from.rawValue)", "lifeline.event": "\(transition.event.rawValue)",
+                "lifeline.state": "\(transition.to.rawValue)", "lifeline.failures": "\(transition.failures)",
+            ]
+            if let cause = transition.cause { metadata["lifeline.cause"] = "\(cause.code)" }
+            logger.info("transition", metadata: metadata)
         }
-        let actions = actionBuffer
         for action in actions { perform(action) }
-        publish(transitions: steps.transitions)
-        return true
+        publish(transitions: transitions)
     }
 
     /// Performs one action of the machine.
@@ -303,36 +374,40 @@ public actor Session {
             if connectingSince == nil { connectingSince = clock.elapsed() }
             startConnection(credentials, generation: generation, checkingOnboarding: false)
         case .closeConnection(let generation):
-            if connection?.generation == generation {
-                connection?.task.cancel()
-                connection = nil
+            if connectionWork?.generation == generation {
+                connectionWork?.work.cancel()
+                connectionWork = nil
             }
             if liveConnection?.generation == generation { liveConnection = nil }
         case .invalidateCaches:
             pendingCacheInvalidation = true
-        case .armRetryTimer(let delay, _):
-            let id = makeID()
-            let deadline = clock.elapsed() + delay
-            let task = spawn(client: true) { [clock] in
-                do { try await clock.sleepUntil(deadline) } catch { return }
-                await self.retryTimerFired(id)
+        case .armTimer(let timer):
+            arm(timer)
+        case .cancelTimer(let id):
+            timers.removeValue(forKey: id)?.work.cancel()
+        case .checkSession(let credentials, let check):
+            let work = Work(client: true)
+            start(work, racing: true) { [authenticator] in
+                let result: Result<SessionCheck, any Error>
+                do {
+                    result = .success(try await authenticator.checkSession(credentials))
+                } catch {
+                    result = .failure(error)
+                }
+                await self.sessionChecked(result, check: check)
             }
-            retryTimer = (id, deadline, task)
-        case .cancelRetryTimer:
-            retryTimer?.task.cancel()
-            retryTimer = nil
         case .startHealthPolling:
             startHealthPolling()
         case .stopHealthPolling:
-            healthPolling?.task.cancel()
+            healthPolling?.work.cancel()
             healthPolling = nil
-        case .fetchAccountStanding(let userID):
-            let id = makeID()
-            let task = spawn(client: true) { [authenticator] in
+        case .fetchAccountStanding(let userID, let lookup):
+            // ERROR's lookup belongs to the client; the login screen's outlives DISPOSE, which it tailors.
+            let work = Work(client: machine.state == .error)
+            start(work, racing: true) { [authenticator] in
                 let standing = try? await authenticator.accountStanding(userID: userID)
-                await self.accountStandingFound(standing, id: id)
+                await self.accountStandingFound(standing, lookup: lookup)
             }
-            standingLookup = (id, task)
         case .replaySignificantEvents:
             if let since = connectingSince { metrics.connected(after: clock.elapsed() - since) }
             connectingSince = nil
@@ -340,24 +415,65 @@ public actor Session {
             startRenewal()
         case .endSession(let credentials):
             // Not the client's: it outlives DISPOSE, and only the end of run() cancels it.
-            spawn { [authenticator, logger] in
+            start(Work(client: false), racing: false) { [authenticator, logger] in
                 do {
                     try await authenticator.endSession(credentials)
                 } catch {
-                    logger.info("ending the session on the server failed", metadata: ["lifeline.error": "\(type(of: error))"])
+                    logger.info(
+                        "ending the session on the server failed", metadata: ["lifeline.error": "\(type(of: error))"])
                 }
             }
         case .dispose:
             perform(replay.reset())
-            let running = cancelClientWork()
+            let running = registry.clientWork()
+            for work in running { work.cancel() }
+            forgetClientWork()
             pendingCacheInvalidation = false
             connectingSince = nil
-            spawn { [caches] in
-                for task in running { await task.value }
+            start(Work(client: false), racing: false) { [caches] in
+                for work in running { await work.ended() }
                 await caches?.discardCaches()
                 await self.disposed()
             }
         }
+    }
+
+    // MARK: - Work
+
+    /// Starts a piece of work in run()'s task group: raced against its cancellation when `racing`, or
+    /// left to end by itself (a connection ends through its own close). It is registered until it ends.
+    func start(_ work: Work, racing: Bool, _ body: @escaping @Sendable () async -> Void) {
+        guard !stopping else {
+            work.finish()
+            return
+        }
+        let id = makeID()
+        registry.insert(work, id: id)
+        let registry = registry
+        submit.yield {
+            if racing {
+                _ = await work.race(body)
+            } else {
+                await body()
+            }
+            // Unregistered before the end is announced, so whoever waits for it sees it gone.
+            registry.remove(id)
+            work.finish()
+        }
+    }
+
+    /// Forgets the handles of the current client's work, which DISPOSE has stopped.
+    private func forgetClientWork() {
+        plays = [:]
+        playRetries = [:]
+        playDeadlines.removeAll()
+        playTimer = nil
+        renewal = nil
+        liveConnection = nil
+        previousConnection = nil
+        connectionWork = nil
+        timers = [:]
+        healthPolling = nil
     }
 
     // MARK: - Connections
@@ -366,126 +482,126 @@ public actor Session {
         let invalidate = pendingCacheInvalidation
         pendingCacheInvalidation = false
         let previous = previousConnection
-        let task = spawn(client: true) { [connections, authenticator, caches] in
-            // The previous connection was cancelled; wait until it has really closed, so that two
-            // connections never overlap, not even for the moment a socket takes to close.
-            await previous?.value
+        let work = Work(client: true)
+        connectionWork = (generation, work)
+        previousConnection = work
+        start(work, racing: false) { [connections, authenticator, caches] in
+            // The previous connection was closed; wait until it has really ended, so that two connections
+            // never overlap, not even for the moment a socket takes to close.
+            await previous?.ended()
+            guard !work.isCancelled, !Task.isCancelled else { return }
             if invalidate { await caches?.invalidateCaches() }
             if checkingOnboarding {
-                do {
-                    if try await authenticator.needsOnboarding(credentials) {
-                        await self.onboardingNeeded(generation: generation)
-                        return
+                let answer = await work.race { () -> Result<Bool, any Error> in
+                    do {
+                        return .success(try await authenticator.needsOnboarding(credentials))
+                    } catch {
+                        return .failure(error)
                     }
-                } catch let end as ConnectionEnd {
+                }
+                switch answer {
+                case nil:
+                    return  // closed while the check was in flight
+                case .success(true)?:
+                    await self.onboardingNeeded(generation: generation)
+                    return
+                case .success(false)?:
+                    break
+                case .failure(let end as ConnectionEnd)?:
                     await self.connectionReported(.ended(end), generation: generation)
                     return
-                } catch {
-                    let cause = TemporaryFailureCause(.requestFailed, detail: "onboarding check: \(type(of: error))")
+                case .failure(let error)?:
+                    let cause = TemporaryFailureCause(
+                        code: .requestFailed, message: "the onboarding check failed (\(type(of: error)))", cause: error)
                     await self.connectionReported(.ended(.temporary(cause)), generation: generation)
                     return
                 }
             }
-            guard !Task.isCancelled else { return }
             let connection = connections.makeConnection(for: credentials, generation: generation)
+            guard work.attach(connection) else { return }  // closed while it was being made
             await self.connectionMade(connection, generation: generation)
             await connection.run { event in await self.connectionReported(event, generation: generation) }
             await self.connectionReturned(generation: generation)
         }
-        connection = (generation, task)
-        previousConnection = task
     }
 
     private func connectionReported(_ event: ConnectionEvent, generation: UInt64) {
-        guard machine.liveGeneration == generation else {
-            // A late report from a superseded connection (DESIGN decision 8).
-            logger.debug("stale connection event", metadata: ["lifeline.generation": "\(generation)"])
-            metrics.staleEvent()
-            return
-        }
         switch event {
         case .opened, .authenticated:
-            logger.debug("connection milestone", metadata: ["lifeline.generation": "\(generation)", "lifeline.event": "\(event)"])
+            logger.debug(
+                "connection milestone",
+                metadata: ["lifeline.generation": "\(generation)", "lifeline.event": "\(event)"])
         case .ready:
-            handle(.socketConnected)
+            apply(machine.connectionReady(generation: generation, using: &random))
         case .ended(let end):
-            handle(Self.lifecycleEvent(for: end, in: machine.state))
+            apply(machine.connectionEnded(end, generation: generation, using: &random))
         }
     }
 
     /// A connection's `run` returned; if it is still the live one it ended without saying why.
     private func connectionReturned(generation: UInt64) {
         guard machine.liveGeneration == generation else { return }
-        handle(Self.lifecycleEvent(for: .temporary(.socketDropped), in: machine.state))
+        let cause = TemporaryFailureCause(code: .socketDropped, message: "the connection ended without a reason")
+        apply(machine.connectionEnded(.temporary(cause), generation: generation, using: &random))
     }
 
     private func onboardingNeeded(generation: UInt64) {
-        guard machine.liveGeneration == generation else {
-            metrics.staleEvent()
-            return
-        }
-        handle(.noUser)
+        apply(machine.onboardingNeeded(generation: generation, using: &random))
     }
 
-    /// The lifecycle event a connection's end means in `state`, so that every end of a live connection
-    /// takes an edge of the table:
-    /// - CONNECTED has no PERMANENT_FAILURE edge: the session's end is reported as the socket dropping, and
-    ///   the reconnect's authentication meets the invalid session (from RECONNECTING, which has the edge);
-    /// - LOGGING_IN has no LOGOUT edge: a session deleted while it was being authenticated is invalid.
-    package static func lifecycleEvent(for end: ConnectionEnd, in state: SessionState) -> SessionEvent {
-        switch (end, state) {
-        case (.temporary(let cause), _):
-            .temporaryFailure(cause)
-        case (.permanent(let reason), .connected):
-            .temporaryFailure(TemporaryFailureCause(.socketDropped, detail: reason.description))
-        case (.permanent(let reason), _):
-            .permanentFailure(reason)
-        case (.loggedOut, .loggingIn):
-            .permanentFailure(PermanentFailureReason(.invalidSession, detail: "logged out"))
-        case (.loggedOut, _):
-            .logout(external: true)
+    // MARK: - Timers, checks and lookups
+
+    private func arm(_ timer: SessionTimer) {
+        let work = Work(client: true)
+        let deadline = clock.elapsed() + timer.delay
+        timers[timer.id] = (work, deadline, timer.purpose)
+        start(work, racing: true) { [clock] in
+            do { try await clock.sleepUntil(deadline) } catch { return }
+            await self.timerFired(timer.id)
         }
     }
 
-    // MARK: - Timers and lookups
-
-    private func retryTimerFired(_ id: UInt64) {
-        guard retryTimer?.id == id else {
+    private func timerFired(_ id: UInt64) {
+        guard let timer = timers.removeValue(forKey: id) else {
             // The timer was cancelled after it had already fired.
             metrics.staleEvent()
             return
         }
-        retryTimer = nil
-        metrics.retryFired()
-        handle(.retry)
+        if case .retry = timer.purpose { metrics.retryFired() }
+        apply(machine.timerFired(id, using: &random))
+    }
+
+    private func sessionChecked(_ result: Result<SessionCheck, any Error>, check: UInt64) {
+        apply(machine.sessionChecked(result, check: check, using: &random))
     }
 
     private func startHealthPolling() {
         guard let health else { return }
         let id = makeID()
+        let work = Work(client: true)
+        healthPolling = (id, work)
         let configuration = configuration
-        let task = spawn(client: true) { [clock] in
+        start(work, racing: true) { [clock] in
             while !Task.isCancelled {
                 let status = try? await health.status()
                 guard let interval = await self.healthAnswered(status, id: id) else { return }
-                let bounded = min(max(interval, configuration.healthPollBounds.lowerBound), configuration.healthPollBounds.upperBound)
+                let bounds = configuration.healthPollBounds
+                let bounded = min(max(interval, bounds.lowerBound), bounds.upperBound)
                 do { try await clock.sleepUntil(clock.elapsed() + bounded) } catch { return }
             }
         }
-        healthPolling = (id, task)
     }
 
     /// Records a health answer; returns the poll interval to wait, or `nil` when polling stopped.
     private func healthAnswered(_ status: HealthStatus?, id: UInt64) -> Duration? {
-        guard healthPolling?.id == id else { return nil }
+        guard healthPolling?.id == id, !stopping else { return nil }
         if let status, machine.healthAlertReceived(status.alert) { publish(transitions: []) }
         return status?.pollInterval ?? configuration.healthPollInterval
     }
 
-    private func accountStandingFound(_ standing: AccountStanding?, id: UInt64) {
-        guard standingLookup?.id == id else { return }
-        standingLookup = nil
-        if machine.accountStandingReceived(standing) { publish(transitions: []) }
+    private func accountStandingFound(_ standing: AccountStanding?, lookup: UInt64) {
+        guard !stopping else { return }
+        if machine.accountStandingReceived(standing, lookup: lookup) { publish(transitions: []) }
     }
 
     private func disposed() {
@@ -493,76 +609,45 @@ public actor Session {
     }
 
     private func networkChanged(_ status: NetworkStatus) {
-        guard status.isOnline != machine.isDeviceOnline else { return }
+        guard !stopping else { return }
+        // The machine decides what the change means; a report of no change is ignored, not counted.
+        let output = machine.networkChanged(isOnline: status.isOnline, using: &random)
+        guard output != .ignored else { return }
         logger.info("network changed", metadata: ["lifeline.network": "\(status.rawValue)"])
-        if machine.state == .disconnected && !status.isOnline || machine.state == .offline && status.isOnline {
-            handle(status.isOnline ? .deviceOnline : .deviceOffline)
-        } else {
-            _ = machine.networkChanged(isOnline: status.isOnline, using: &random)
-            publish(transitions: [])
-        }
+        apply(output)
     }
 
     // MARK: - Bookkeeping
 
-    /// Cancels everything the current client runs and returns the tasks, to be awaited.
-    private func cancelClientWork() -> [Task<Void, Never>] {
-        let running = [previousConnection, retryTimer?.task, healthPolling?.task, standingLookup?.task, renewal]
-            .compactMap { $0 } + playTimeouts.values
-        for task in running { task.cancel() }
-        playTimeouts = [:]
-        renewal = nil
-        liveConnection = nil
-        previousConnection = nil
-        connection = nil
-        retryTimer = nil
-        healthPolling = nil
-        standingLookup = nil
-        return running
-    }
-
     func publish(transitions: [SessionTransition]) {
-        broadcaster.publish(
-            SessionSnapshot(
-                state: machine.state, presentation: machine.presentation, failures: machine.failures,
-                nextRetry: retryTimer?.deadline, network: machine.isDeviceOnline ? .online : .offline,
-                significantEvents: replay.record, replayFailures: replay.failures,
-                lastError: lastError, transitions: transitions,
-                time: clock.elapsed()))
+        let retry = timers.values.first { if case .retry = $0.purpose { true } else { false } }
+        var snapshot = SessionSnapshot(
+            state: machine.state, presentation: machine.presentation, failures: machine.failures,
+            nextRetry: retry?.deadline, network: machine.isDeviceOnline ? .online : .offline,
+            significantEvents: replay.record, replayFailures: replay.failures,
+            lastError: lastError, transitions: transitions,
+            time: clock.elapsed())
+        snapshot.isConfirmingSession = machine.isConfirmingSession
+        broadcaster.publish(snapshot)
     }
 
     func makeID() -> UInt64 {
         nextID &+= 1
         return nextID
     }
-
-    /// Starts a task that is registered and counted while it runs (as the client's when `client` is true).
-    @discardableResult
-    func spawn(client: Bool = false, _ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
-        // Tasks start only from actions, and `handle` performs none once the session is stopping.
-        precondition(!stopping, "a task was started after run() ended, in \(machine.state)")
-        let id = makeID()
-        let counters = client ? [tasks, clientTasks] : [tasks]
-        for counter in counters { counter.started() }
-        let task = Task {
-            defer { for counter in counters { counter.ended() } }
-            await body()
-            self.forget(id)
-        }
-        allTasks[id] = task
-        return task
-    }
-
-    private func forget(_ id: UInt64) {
-        allTasks[id] = nil
-    }
 }
 
-/// Counts the session's running tasks.
-final class TaskCounter: Sendable {
-    private let value = Atomic<Int>(0)
+/// The session's work that has not ended yet, readable from any task: what ``Session/runningTasks`` and
+/// ``Session/runningClientTasks`` count, and what DISPOSE stops and waits for.
+final class WorkRegistry: Sendable {
+    private let works = Mutex<[UInt64: Work]>([:])
 
-    var count: Int { value.load(ordering: .acquiring) }
-    func started() { value.add(1, ordering: .relaxed) }
-    func ended() { value.subtract(1, ordering: .releasing) }
+    func insert(_ work: Work, id: UInt64) { works.withLock { $0[id] = work } }
+    func remove(_ id: UInt64) { works.withLock { _ = $0.removeValue(forKey: id) } }
+    func removeAll() { works.withLock { $0 = [:] } }
+    func clientWork() -> [Work] { works.withLock { $0.values.filter(\.isClientWork) } }
+
+    func count(clientOnly: Bool) -> Int {
+        works.withLock { works in clientOnly ? works.values.count { $0.isClientWork } : works.count }
+    }
 }

@@ -2,7 +2,8 @@ public import LifelineCore
 
 /// Opens connections for a ``Session``: the seam between the protocol-neutral runtime and a protocol.
 ///
-/// The runtime asks for one connection at a time (DESIGN decision 8). `LifelineStoat` implements this
+/// The runtime asks for one connection at a time, and starts the next only once the last one's `run`
+/// has returned. `LifelineStoat` implements this
 /// with a WebSocket; `LifelineTesting`'s `ScriptedConnectionFactory` lets a test play the server.
 public protocol ConnectionFactory: Sendable {
     /// Makes a connection for a session; it starts when the runtime calls ``SessionConnection/run(reporting:)``.
@@ -18,12 +19,20 @@ public protocol SessionConnection: Sendable {
     /// Runs the connection until it ends, reporting each milestone in order.
     ///
     /// The connection reports ``ConnectionEvent/ready`` once the initial data has loaded, and exactly one
-    /// ``ConnectionEvent/ended(_:)`` when it ends by itself, then returns. When the calling task is
-    /// cancelled the connection closes at once — without waiting for the peer — and returns; it need not
-    /// report anything then. Reports after that are ignored by the runtime.
+    /// ``ConnectionEvent/ended(_:)`` when it ends by itself, then returns. When ``close()`` is called, or
+    /// the calling task is cancelled, the connection closes at once — without waiting for the peer — and
+    /// returns; it need not report anything then. Reports after that are ignored by the runtime.
     ///
     /// - Parameter report: Called with each milestone; awaiting it applies back-pressure.
     func run(reporting report: @escaping @Sendable (ConnectionEvent) async -> Void) async
+
+    /// Closes the connection at once, without waiting for the peer: ``run(reporting:)`` returns soon after.
+    ///
+    /// The runtime calls it when the lifecycle is done with the connection (a logout, a failure, a new
+    /// attempt), from any task, perhaps before `run` has started (then `run` returns at once) and perhaps
+    /// more than once. It is how a session stops one connection inside its task group without a `Task`
+    /// handle.
+    func close()
 
     /// Plays a significant event (a subscription, a typing indicator) on the connection, and returns when
     /// it succeeded by its kind's criterion — an awaited answer, or, where the protocol sends none, the
@@ -44,14 +53,4 @@ public enum ConnectionEvent: Sendable, Hashable {
     case ready
     /// The connection ended, and why.
     case ended(ConnectionEnd)
-}
-
-/// Why a connection (or an authentication attempt) ended. Also thrown by an ``Authenticator``.
-public enum ConnectionEnd: Error, Sendable, Hashable {
-    /// A failure that may heal: the lifecycle retries.
-    case temporary(TemporaryFailureCause)
-    /// The session is no longer valid.
-    case permanent(PermanentFailureReason)
-    /// The server ended the session (Stoat's `Logout` frame): an external LOGOUT.
-    case loggedOut
 }

@@ -1,6 +1,10 @@
-import LifelineCore
+public import LifelineCore
 
 /// An error a ``Session`` reports: thrown by its API, and shown as ``SessionSnapshot/lastError``.
+///
+/// Lifeline's one error shape: a ``Code`` from an open set, a message for people, and the error that
+/// caused it — for a connection failure, the typed ``LifelineCore/TemporaryFailureCause`` or
+/// ``LifelineCore/PermanentFailureReason``.
 public struct SessionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of error this is.
     public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
@@ -29,26 +33,42 @@ public struct SessionError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: Code
     /// A message for people; never contains a token or password.
     public var message: String
-    /// The error that caused this one, if any (not part of equality).
-    public var underlying: (any Error & Sendable)?
+    /// The error that caused this one, if any (not part of equality): the failure's typed cause for
+    /// ``Code/temporaryFailure`` and ``Code/permanentFailure``, the server's refusal for
+    /// ``Code/onboardingFailed``.
+    public var cause: (any Error)?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil) {
+    ///
+    /// - Parameters:
+    ///   - code: What kind of error this is.
+    ///   - message: A message for people; must never contain a token or password.
+    ///   - cause: The error that caused this one, if any.
+    public init(code: Code, message: String, cause: (any Error)? = nil) {
         self.code = code
         self.message = message
-        self.underlying = underlying
+        self.cause = cause
     }
 
-    /// The error for a connection that ended.
-    init(_ end: ConnectionEnd) {
-        switch end {
-        case .temporary(let cause): self.init(.temporaryFailure, cause.description)
-        case .permanent(let reason): self.init(.permanentFailure, reason.description)
-        case .loggedOut: self.init(.loggedOut, "The server ended the session.")
+    /// The error for a failure the lifecycle took an edge on: the failure's message, the failure as the
+    /// cause.
+    init(_ failure: SessionFailure) {
+        switch failure {
+        case .temporary(let cause): self.init(code: .temporaryFailure, message: cause.message, cause: cause)
+        case .permanent(let reason): self.init(code: .permanentFailure, message: reason.message, cause: reason)
         }
     }
 
-    /// The code and the message.
+    /// The failure this error stands for, when it is a connection failure.
+    public var failure: SessionFailure? {
+        switch cause {
+        case let cause as TemporaryFailureCause: .temporary(cause)
+        case let reason as PermanentFailureReason: .permanent(reason)
+        default: nil
+        }
+    }
+
+    /// `code: message`.
     public var description: String { "\(code): \(message)" }
 
     /// Errors are equal when their codes and messages are.

@@ -21,12 +21,40 @@ public struct SessionSnapshot: Sendable, Hashable {
     public var replayFailures: [SignificantEvent]
     /// The last error the session met (a connection failure, an onboarding refusal…), if any.
     public var lastError: SessionError?
-    /// The transitions that led from the previous snapshot to this one: empty for the first snapshot and
-    /// for changes of presentation alone (an account lookup, an outage alert); two when DISCONNECTED went
-    /// straight on to OFFLINE.
+    /// The transitions that led from the previous snapshot this observer read to this one, each with its
+    /// typed cause: empty for the first snapshot and for changes of presentation alone (an account lookup,
+    /// an outage alert); two when DISCONNECTED went straight on to OFFLINE; more when the observer fell
+    /// behind (see ``SessionStates``).
     public var transitions: [SessionTransition]
+    /// How many transitions an observer that fell far behind did not receive before ``transitions``:
+    /// beyond ``maximumPendingTransitions`` the oldest are dropped. Zero for an observer that keeps up.
+    public var droppedTransitions: Int = 0
+    /// Whether the server called the session invalid and the session is being checked before the
+    /// lifecycle believes it (the state and its presentation stay as they were meanwhile).
+    public var isConfirmingSession: Bool = false
     /// When the snapshot was taken, on the session's clock.
     public var time: Duration
+
+    /// How many unread transitions a snapshot carries for an observer that fell behind.
+    public static let maximumPendingTransitions = 1_000
+
+    /// `newer`, carrying the transitions of `pending` that its observer has not read: how an observer's
+    /// one-snapshot buffer merges (the oldest beyond ``maximumPendingTransitions`` are dropped and counted).
+    ///
+    /// - Parameters:
+    ///   - pending: The snapshot the observer has not read.
+    ///   - newer: The snapshot published after it.
+    public static func merging(_ pending: SessionSnapshot, _ newer: SessionSnapshot) -> SessionSnapshot {
+        var merged = newer
+        merged.transitions = pending.transitions + newer.transitions
+        merged.droppedTransitions = pending.droppedTransitions + newer.droppedTransitions
+        let excess = merged.transitions.count - maximumPendingTransitions
+        if excess > 0 {
+            merged.transitions.removeFirst(excess)
+            merged.droppedTransitions += excess
+        }
+        return merged
+    }
 
     /// Creates a snapshot.
     public init(

@@ -1,8 +1,12 @@
 /// The snapshots of a ``Session``, for any number of observers: each iteration starts with the current
-/// snapshot, then receives every later one, in order, until the session's ``Session/run()`` ends.
+/// snapshot, then receives later ones, in order, until the session's ``Session/run()`` ends.
 ///
-/// Every snapshot is delivered (the buffer is unbounded), so an observer that records a timeline misses
-/// no transition; an interface that only needs the latest can skip ahead.
+/// Each observer's buffer holds one snapshot: an observer that falls behind receives the newest, whose
+/// ``SessionSnapshot/transitions`` are every transition since the snapshot it read before (up to
+/// ``SessionSnapshot/maximumPendingTransitions``; more are counted in
+/// ``SessionSnapshot/droppedTransitions``). So an interface always renders the latest state, a timeline
+/// misses no transition as long as it reads at least once per that many, and an observer that stops
+/// reading without cancelling holds one snapshot, not every one since.
 public struct SessionStates: AsyncSequence, Sendable {
     /// The element: a snapshot.
     public typealias Element = SessionSnapshot

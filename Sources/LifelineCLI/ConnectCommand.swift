@@ -88,7 +88,12 @@ struct Connect: AsyncParsableCommand {
         ] where !(value > 0 && value.isFinite) {
             throw ValidationError("--\(name) must be a positive number of seconds, got \(value).")
         }
-        if !(retryCeiling >= 0 && retryCeiling.isFinite) { throw ValidationError("--retry-ceiling must not be negative.") }
+        if !retryCeiling.isFinite { throw ValidationError("--retry-ceiling must be a number of seconds.") }
+        do {
+            _ = try RetryPolicy(unit: .seconds(retryUnit), ceiling: .seconds(retryCeiling))
+        } catch {
+            throw ValidationError("--retry-unit and --retry-ceiling: \(error.message)")
+        }
         if let health, URL(string: health)?.scheme == nil { throw ValidationError("--health must be a URL.") }
     }
 
@@ -106,7 +111,7 @@ struct Connect: AsyncParsableCommand {
                 heartbeatInterval: .seconds(heartbeatInterval), pongTimeout: .seconds(pongTimeout),
                 connectTimeout: .seconds(connectTimeout)),
             session: Session.Configuration(
-                retryPolicy: RetryPolicy(unit: .seconds(retryUnit), ceiling: .seconds(retryCeiling)),
+                retryPolicy: try RetryPolicy(unit: .seconds(retryUnit), ceiling: .seconds(retryCeiling)),
                 subscriptionRenewal: .seconds(600)),
             healthURL: health.flatMap(URL.init(string:)), friendlyName: "lifeline connect")
         let client = StoatClient(apiURL: apiURL, configuration: configuration, network: monitor)

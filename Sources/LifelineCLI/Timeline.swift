@@ -1,26 +1,36 @@
 import Foundation
 import Lifeline
 import LifelineCore
+import Synchronization
 
 /// Prints a session's snapshots as a timeline: readable lines (with colour on a terminal), or one JSON
 /// object per line (`--json`). Shared by `lifeline demo` and `lifeline connect`.
 ///
 /// JSON lines (keys sorted):
-/// - `{"type":"transition","time":S,"from":…,"event":…,"to":…,"failures":N,"banner":…,"retry_in":S,"cause":…}`
-///   for every transition, with the specification's names; `banner`, `retry_in` (seconds) and `cause` (for
-///   TEMPORARY_FAILURE and PERMANENT_FAILURE, e.g. `heartbeatTimeout: no Pong within 10 seconds`) only
-///   when there is one.
+/// - `{"type":"transition","time":S,"from":…,"event":…,"to":…,"failures":N,"banner":…,"retry_in":S,
+///   "cause":{"code":…,"message":…}}` for every transition, with the specification's names; `banner`,
+///   `retry_in` (seconds) and `cause` (for TEMPORARY_FAILURE and PERMANENT_FAILURE: the typed failure, e.g.
+///   `{"code":"heartbeatTimeout","message":"no Pong within 10.0 seconds"}`) only when there is one.
 /// - `{"type":"error","reason":…,"message":…}` when ERROR's message is known or tailored (`suspended`…).
-/// - `{"type":"notice","text":…}` after an external logout; `{"type":"login_failed","code":…,"message":…,
-///   "support_url":…}` for a refused login; `{"type":"alert","text":…}` for an outage alert.
+/// - `{"type":"notice","text":…}` after an external logout (with `"standing":…` once the account's
+///   standing tailors it); `{"type":"login_failed","code":…,"message":…,"support_url":…}` for a refused
+///   login; `{"type":"alert","text":…}` for an outage alert.
 /// - `{"type":"replay_failed","events":[…]}` when significant events could not be restored.
-final class Timeline: @unchecked Sendable {
-    // Used from one task at a time (the task that follows the session's states); not shared.
+///
+/// Safe from any number of tasks (the demo and `connect` print commands from one task and snapshots from
+/// another): every line is decided and written under one lock, so lines never interleave.
+final class Timeline: Sendable {
+    private struct State {
+        var previous: SessionSnapshot?
+        var transitions: [SessionTransition] = []
+    }
+
     private let json: Bool
     private let colour: Bool
-    private var previous: SessionSnapshot?
+    private let state = Mutex(State())
+
     /// Every transition printed, for the demo's table of edges.
-    private(set) var transitions: [SessionTransition] = []
+    var transitions: [SessionTransition] { state.withLock { $0.transitions } }
 
     init(json: Bool, colour: Bool = isatty(STDOUT_FILENO) == 1) {
         self.json = json
@@ -29,51 +39,80 @@ final class Timeline: @unchecked Sendable {
 
     /// Prints what changed from the previous snapshot.
     func show(_ snapshot: SessionSnapshot) {
-        defer { previous = snapshot }
-        for transition in snapshot.transitions {
-            transitions.append(transition)
-            let isLast = transition == snapshot.transitions.last
-            printTransition(transition, snapshot: snapshot, isLast: isLast)
+        state.withLock { state in
+            show(snapshot, previous: state.previous)
+            state.transitions += snapshot.transitions
+            state.previous = snapshot
         }
-        if case .permanentError(let error) = snapshot.presentation.screen, error.message != previousErrorMessage {
-            line(["type": .string("error"), "reason": .string(error.reason), "message": .string(error.message)],
-                 human: paint("  ERROR  \(error.message) (\(error.reason))", .red))
+    }
+
+    private func show(_ snapshot: SessionSnapshot, previous: SessionSnapshot?) {
+        for (index, transition) in snapshot.transitions.enumerated() {
+            printTransition(transition, snapshot: snapshot, isLast: index == snapshot.transitions.count - 1)
+        }
+        if case .permanentError(let error) = snapshot.presentation.screen,
+            error.message != previousErrorMessage(previous)
+        {
+            line(
+                ["type": .string("error"), "reason": .string(error.reason), "message": .string(error.message)],
+                human: paint("  ERROR  \(error.message) (\(error.reason))", .red))
         }
         if snapshot.presentation.notice != previous?.presentation.notice, let notice = snapshot.presentation.notice {
             switch notice {
             case .loggedOut:
-                line(["type": .string("notice"), "text": .string(notice.text)], human: paint("  notice: \(notice.text)", .yellow))
+                line(
+                    ["type": .string("notice"), "text": .string(notice.text)],
+                    human: paint("  notice: \(notice.text)", .yellow))
+            case .accountStanding(let standing):
+                line(
+                    ["type": .string("notice"), "text": .string(notice.text), "standing": .string(standing.rawValue)],
+                    human: paint("  notice: \(notice.text)", .yellow))
             case .loginFailed(let failure):
                 var object: [String: JSONLine.Value] = [
                     "type": .string("login_failed"), "code": .string(failure.code), "message": .string(failure.message),
                 ]
                 if let link = failure.supportURL { object["support_url"] = .string(link) }
-                line(object, human: paint("  login failed: \(failure.message)" + (failure.supportURL.map { " — see \($0)" } ?? ""), .red))
+                line(
+                    object,
+                    human: paint(
+                        "  login failed: \(failure.message)" + (failure.supportURL.map { " — see \($0)" } ?? ""), .red))
             }
         }
-        if snapshot.presentation.outageAlert != previous?.presentation.outageAlert, let alert = snapshot.presentation.outageAlert {
-            line(["type": .string("alert"), "text": .string(alert.text)], human: paint("  outage alert: \(alert.text)", .yellow))
+        if snapshot.presentation.outageAlert != previous?.presentation.outageAlert,
+            let alert = snapshot.presentation.outageAlert
+        {
+            line(
+                ["type": .string("alert"), "text": .string(alert.text)],
+                human: paint("  outage alert: \(alert.text)", .yellow))
         }
         if snapshot.replayFailures != previous?.replayFailures ?? [], !snapshot.replayFailures.isEmpty {
-            line(["type": .string("replay_failed"), "events": .strings(snapshot.replayFailures.map(\.description))],
-                 human: paint("  could not restore: \(snapshot.replayFailures.map(\.description).joined(separator: ", "))", .red))
+            line(
+                ["type": .string("replay_failed"), "events": .strings(snapshot.replayFailures.map(\.description))],
+                human: paint(
+                    "  could not restore: \(snapshot.replayFailures.map(\.description).joined(separator: ", "))", .red))
         }
     }
 
     /// Reports a command from standard input: `{"type":"command","command":…,"accepted":…}`.
     func command(_ line: String, accepted: Bool, reason: String?) {
-        var object: [String: JSONLine.Value] = ["type": .string("command"), "command": .string(line), "accepted": .bool(accepted)]
+        var object: [String: JSONLine.Value] = [
+            "type": .string("command"), "command": .string(line), "accepted": .bool(accepted),
+        ]
         if let reason { object["reason"] = .string(reason) }
-        self.line(object, human: paint("  > \(line)" + (accepted ? "" : " — \(reason ?? "refused")"), accepted ? .blue : .red))
+        state.withLock { _ in
+            self.line(
+                object,
+                human: paint("  > \(line)" + (accepted ? "" : " — \(reason ?? "refused")"), accepted ? .blue : .red))
+        }
     }
 
     /// Prints a line of commentary (the demo's narration); nothing in JSON mode.
     func say(_ text: String) {
         guard !json else { return }
-        emit(paint(text, .bold))
+        state.withLock { _ in emit(paint(text, .bold)) }
     }
 
-    private var previousErrorMessage: String? {
+    private func previousErrorMessage(_ previous: SessionSnapshot?) -> String? {
         if case .permanentError(let error)? = previous?.presentation.screen { return error.message }
         return nil
     }
@@ -85,12 +124,13 @@ final class Timeline: @unchecked Sendable {
             "from": .string(transition.from.rawValue), "event": .string(transition.event.rawValue),
             "to": .string(transition.to.rawValue), "failures": .integer(transition.failures),
         ]
-        var human = String(format: "%8.3fs  ", time) + "\(transition.from.rawValue) ─\(transition.event.rawValue)→ "
+        var human =
+            String(format: "%8.3fs  ", time) + "\(transition.from.rawValue) ─\(transition.event.rawValue)→ "
             + paint(transition.to.rawValue, colourFor(transition.to))
         if transition.failures > 0 { human += "  failures \(transition.failures)" }
-        if transition.event == .temporaryFailure || transition.event == .permanentFailure, let cause = snapshot.lastError {
-            object["cause"] = .string(cause.message)
-            human += "  (\(cause.message))"
+        if let cause = transition.cause {
+            object["cause"] = .object(["code": .string(cause.code), "message": .string(cause.message)])
+            human += "  (\(cause))"
         }
         if isLast {
             if let banner = snapshot.presentation.banner {

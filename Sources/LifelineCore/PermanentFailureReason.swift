@@ -1,7 +1,8 @@
 /// Why a session cannot go on: the payload of PERMANENT_FAILURE.
 ///
-/// A struct with an open set of codes, like ``TemporaryFailureCause``.
-public struct PermanentFailureReason: Sendable, Hashable, CustomStringConvertible {
+/// The same shape as ``TemporaryFailureCause``: a ``Code`` from an open set, a message, and the error
+/// that caused it.
+public struct PermanentFailureReason: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of permanent failure this is.
     public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
         /// The code's stable name, as printed in `--json` output.
@@ -10,9 +11,12 @@ public struct PermanentFailureReason: Sendable, Hashable, CustomStringConvertibl
         /// Creates a code from its stable name.
         public init(rawValue: String) { self.rawValue = rawValue }
 
-        /// The server no longer accepts the session (Stoat's `InvalidSession`). The lifecycle looks up
-        /// the account's standing to tailor the error.
+        /// The server no longer accepts the session (Stoat's `InvalidSession`). A connection that meets it
+        /// has it confirmed before the lifecycle gives up (``SessionCheckPolicy``), then looks up the
+        /// account's standing to tailor the error.
         public static let invalidSession = Code(rawValue: "invalidSession")
+        /// The server ended the session while it was being authenticated (Stoat's `Logout`).
+        public static let loggedOut = Code(rawValue: "loggedOut")
         /// The server refused authentication for another reason (for example `InvalidToken`).
         public static let authenticationFailed = Code(rawValue: "authenticationFailed")
         /// The account was disabled by its owner.
@@ -25,22 +29,43 @@ public struct PermanentFailureReason: Sendable, Hashable, CustomStringConvertibl
     /// What kind of failure this is.
     public var code: Code
 
-    /// A human-readable detail (the server's error kind), never containing a secret.
-    public var detail: String?
+    /// A message for people (the server's error kind), never containing a secret.
+    public var message: String
+
+    /// The error that caused this one, if any. Not part of equality.
+    public var cause: (any Error)? {
+        get { causeBox?.error }
+        set { causeBox = newValue.map(ErrorBox.init) }
+    }
+
+    /// The cause, boxed: one reference instead of an existential, so that the events and transitions
+    /// that carry this value stay cheap to copy.
+    private var causeBox: ErrorBox?
 
     /// Creates a reason.
     ///
     /// - Parameters:
     ///   - code: What kind of failure this is.
-    ///   - detail: A human-readable detail; must never contain a token or password.
-    public init(_ code: Code, detail: String? = nil) {
+    ///   - message: A message for people; must never contain a token or password.
+    ///   - cause: The error that caused this one, if any.
+    public init(code: Code, message: String, cause: (any Error)? = nil) {
         self.code = code
-        self.detail = detail
+        self.message = message
+        self.causeBox = cause.map(ErrorBox.init)
     }
 
     /// The session is invalid: Stoat's `InvalidSession`.
-    public static let invalidSession = PermanentFailureReason(.invalidSession)
+    public static let invalidSession = PermanentFailureReason(code: .invalidSession, message: "InvalidSession")
 
-    /// The code, followed by the detail when there is one.
-    public var description: String { detail.map { "\(code): \($0)" } ?? code.rawValue }
+    /// `code: message`.
+    public var description: String { "\(code): \(message)" }
+
+    /// Reasons are equal when their codes and messages are.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code && lhs.message == rhs.message }
+
+    /// Hashes the code and the message.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+    }
 }

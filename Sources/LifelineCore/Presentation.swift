@@ -70,12 +70,17 @@ public enum Notice: Sendable, Hashable {
     case loggedOut
     /// A login at the login interface failed (wrong password, blocked, disabled…).
     case loginFailed(LoginFailure)
+    /// The account's standing explains an external logout or a login refused as `Disabled`: the account
+    /// is suspended, banned, deleted or removed as spam (never ``AccountStanding/loggedOut``, which keeps
+    /// the notice it tailors).
+    case accountStanding(AccountStanding)
 
     /// The notice's text for the user.
     public var text: String {
         switch self {
         case .loggedOut: "You were logged out."
         case .loginFailed(let failure): failure.message
+        case .accountStanding(let standing): standing.message
         }
     }
 }
@@ -97,7 +102,7 @@ public struct LoginFailure: Sendable, Hashable {
     }
 }
 
-/// An outage alert from the health service (DESIGN decision 11).
+/// An outage alert from the health service (see the lifecycle's decisions: health polling).
 public struct OutageAlert: Sendable, Hashable, Codable {
     /// A link the alert offers.
     public struct Action: Sendable, Hashable, Codable {
@@ -131,7 +136,8 @@ public struct OutageAlert: Sendable, Hashable, Codable {
     }
 }
 
-/// The standing of an account, as a lookup after a permanent failure reports it (DESIGN decision 10).
+/// The standing of an account, as a lookup after a permanent failure, an external logout or a login
+/// refused as `Disabled` reports it.
 ///
 /// For Stoat, the `GET /users/{id}/flags` bits: 4 banned, 8 removed as spam, 2 deleted, 1 suspended, and
 /// 0 for an account in good standing — whose session was simply logged out.
@@ -148,17 +154,25 @@ public enum AccountStanding: String, Sendable, Hashable, CaseIterable, Codable {
     case deleted
     /// The account was removed as spam.
     case removedAsSpam
+
+    /// The sentence that tells the user.
+    public var message: String {
+        switch self {
+        case .loggedOut: "You have been logged out. Please log in again."
+        case .disabled: "Your account has been disabled."
+        case .suspended: "Your account has been suspended."
+        case .banned: "Your account has been banned."
+        case .deleted: "Your account has been deleted."
+        case .removedAsSpam: "Your account was removed as spam."
+        }
+    }
 }
 
 /// The permanent error the ERROR state shows, tailored when the account's standing is known.
 public struct PermanentError: Sendable, Hashable {
-    /// What went wrong, before tailoring.
-    public enum Failure: Sendable, Hashable {
-        /// A PERMANENT_FAILURE.
-        case permanent(PermanentFailureReason)
-        /// A TEMPORARY_FAILURE while logging in (the specification sends it to ERROR too).
-        case temporary(TemporaryFailureCause)
-    }
+    /// What went wrong, before tailoring: a PERMANENT_FAILURE, or a TEMPORARY_FAILURE while logging in
+    /// (the specification sends it to ERROR too).
+    public typealias Failure = SessionFailure
 
     /// What went wrong.
     public var failure: Failure
@@ -189,15 +203,7 @@ public struct PermanentError: Sendable, Hashable {
 
     /// The message for the user.
     public var message: String {
-        switch standing {
-        case .loggedOut: return "You have been logged out. Please log in again."
-        case .disabled: return "Your account has been disabled."
-        case .suspended: return "Your account has been suspended."
-        case .banned: return "Your account has been banned."
-        case .deleted: return "Your account has been deleted."
-        case .removedAsSpam: return "Your account was removed as spam."
-        case nil: break
-        }
+        if let standing { return standing.message }
         switch failure {
         case .permanent(let reason) where reason.code == .accountDisabled:
             return "Your account has been disabled."

@@ -6,10 +6,17 @@
 ///   appended again, so three reconnects in a row play each subscription exactly once per connection.
 /// - **The play queue** plays one event at a time (sequential, the default) or all at once
 ///   (``Mode/pipelined``). Each play succeeds (``played(_:)``), fails or times out (``failed(_:)``); a
-///   failure is retried until ``retryLimit`` attempts, then surfaced (``ReplayAction/surface(_:attempts:)``).
+///   failure is retried after a backoff (``ReplayAction/armRetry(_:after:)``, then ``retryTimerFired(_:)``:
+///   ``retryDelay``, twice as long each time) until ``retryLimit`` attempts, then surfaced
+///   (``ReplayAction/surface(_:attempts:)``) and listed in ``failures``.
+/// - **A replay that runs out of attempts stays in the record** and is tried again at the next connection;
+///   it stays in ``failures`` until a play of it succeeds. Nothing recorded is forgotten but by its
+///   opposite (unsubscribe) or ``reset()``.
 /// - **Replay** starts on CONNECTED (``connected()``): every recorded event is queued as a replay, ahead
 ///   of new events that were asked for while disconnected. A disconnection (``disconnected()``) stops
 ///   playing; what was queued waits for the next connection.
+/// - **Kinds that are not recorded** (``SignificantEvent/Kind/isRecorded``: the user's own typing) are
+///   played once if connected, never retried, never queued while disconnected.
 public struct ReplayPlan: Sendable {
     /// How plays are sent.
     public enum Mode: Sendable, Hashable {
@@ -37,7 +44,9 @@ public struct ReplayPlan: Sendable {
     public private(set) var queue: [Play] = []
     /// Plays sent and not yet answered.
     public private(set) var inFlight: [Play] = []
-    /// Events that failed past the retry limit since the last connection (the UI shows them).
+    /// Plays that failed and wait for their retry timer.
+    public private(set) var waiting: [Play] = []
+    /// Events that failed past the retry limit and have not succeeded since (the UI shows them).
     public private(set) var failures: [SignificantEvent] = []
     /// Whether a connection is up to play on.
     public private(set) var isConnected = false
@@ -45,6 +54,8 @@ public struct ReplayPlan: Sendable {
     public let mode: Mode
     /// How many attempts a play gets before its failure is surfaced.
     public let retryLimit: Int
+    /// The wait before a failed play's second attempt; each later wait is twice the one before.
+    public let retryDelay: Duration
     private var nextID: UInt64 = 0
 
     /// Creates a plan.
@@ -52,10 +63,13 @@ public struct ReplayPlan: Sendable {
     /// - Parameters:
     ///   - mode: Sequential (default) or pipelined.
     ///   - retryLimit: Attempts per play before its failure is surfaced; at least 1.
-    public init(mode: Mode = .sequential, retryLimit: Int = 3) {
+    ///   - retryDelay: The wait before the second attempt, doubled for each later one; not negative.
+    public init(mode: Mode = .sequential, retryLimit: Int = 3, retryDelay: Duration = .seconds(1)) {
         precondition(retryLimit >= 1, "retryLimit must be at least 1, got \(retryLimit)")
+        precondition(retryDelay >= .zero, "retryDelay must not be negative, got \(retryDelay)")
         self.mode = mode
         self.retryLimit = retryLimit
+        self.retryDelay = retryDelay
     }
 
     /// The app asked for an event (subscribe, begin typing…).
@@ -64,25 +78,29 @@ public struct ReplayPlan: Sendable {
     /// once; it is played only if the protocol has a frame for it. An event already recorded or queued is
     /// not asked for twice.
     public mutating func requested(_ event: SignificantEvent, playable: Bool = true) -> [ReplayAction] {
+        var actions: [ReplayAction] = []
         if let cancelled = event.kind.cancels {
             let counterpart = SignificantEvent(cancelled, event.target)
             record.removeAll { $0 == counterpart }
             queue.removeAll { $0.event == counterpart }
+            failures.removeAll { $0 == counterpart }
+            for play in waiting where play.event == counterpart { actions.append(.cancelRetry(play.id)) }
+            waiting.removeAll { $0.event == counterpart }
         } else if record.contains(event) || queue.contains(where: { $0.event == event })
-            || inFlight.contains(where: { $0.event == event })
+            || inFlight.contains(where: { $0.event == event }) || waiting.contains(where: { $0.event == event })
         {
             return []
         }
-        guard playable else { return [] }
+        // The user's own typing is played now or never.
+        guard playable, event.kind.isRecorded || isConnected else { return actions }
         nextID &+= 1
         queue.append(Play(id: nextID, event: event, isReplay: false, attempt: 1))
-        return next()
+        return actions + next()
     }
 
     /// The session reached CONNECTED: replay the record, then play what waited.
     public mutating func connected() -> [ReplayAction] {
         isConnected = true
-        failures = []
         let waiting = queue.filter { !$0.isReplay }
         let replays = record.map { event -> Play in
             nextID &+= 1
@@ -96,17 +114,22 @@ public struct ReplayPlan: Sendable {
     /// new events wait for it.
     public mutating func disconnected() -> [ReplayAction] {
         isConnected = false
-        let cancelled = inFlight.map { ReplayAction.cancelTimeout($0.id) }
-        queue = inFlight.filter { !$0.isReplay }.map { Play(id: $0.id, event: $0.event, isReplay: false, attempt: 1) }
-            + queue.filter { !$0.isReplay }
+        let cancelled =
+            inFlight.map { ReplayAction.cancelTimeout($0.id) } + waiting.map { ReplayAction.cancelRetry($0.id) }
+        let kept = (inFlight + waiting).filter { !$0.isReplay } + queue.filter { !$0.isReplay }
+        queue = kept.filter(\.event.kind.isRecorded).map {
+            Play(id: $0.id, event: $0.event, isReplay: false, attempt: 1)
+        }
         inFlight = []
+        waiting = []
         return cancelled
     }
 
     /// Everything is forgotten (DISPOSE): the record, the queue, the failures.
     public mutating func reset() -> [ReplayAction] {
-        let cancelled = inFlight.map { ReplayAction.cancelTimeout($0.id) }
-        self = ReplayPlan(mode: mode, retryLimit: retryLimit)
+        let cancelled =
+            inFlight.map { ReplayAction.cancelTimeout($0.id) } + waiting.map { ReplayAction.cancelRetry($0.id) }
+        self = ReplayPlan(mode: mode, retryLimit: retryLimit, retryDelay: retryDelay)
         return cancelled
     }
 
@@ -115,26 +138,38 @@ public struct ReplayPlan: Sendable {
     public mutating func played(_ id: UInt64) -> [ReplayAction] {
         guard let index = inFlight.firstIndex(where: { $0.id == id }) else { return [] }  // a late answer
         let play = inFlight.remove(at: index)
-        if !play.isReplay && play.event.kind.cancels == nil && !record.contains(play.event) {
+        let kind = play.event.kind
+        if !play.isReplay && kind.isRecorded && kind.cancels == nil && !record.contains(play.event) {
             record.append(play.event)
         }
+        failures.removeAll { $0 == play.event }
         return [.cancelTimeout(id)] + next()
     }
 
-    /// A play failed or timed out: it is tried again until the retry limit, then its failure is surfaced.
+    /// A play failed or timed out: it is tried again after a backoff until the retry limit, then its
+    /// failure is surfaced — and a replay stays recorded, to be tried again at the next connection.
     public mutating func failed(_ id: UInt64) -> [ReplayAction] {
         guard let index = inFlight.firstIndex(where: { $0.id == id }) else { return [] }  // a late answer
         var play = inFlight.remove(at: index)
         var actions: [ReplayAction] = [.cancelTimeout(id)]
+        guard play.event.kind.isRecorded else { return actions + next() }  // typing: now or never
         if play.attempt < retryLimit {
+            let delay = retryDelay * (1 << min(play.attempt - 1, 30))
             play.attempt += 1
-            queue.insert(play, at: 0)
+            waiting.append(play)
+            actions.append(.armRetry(play.id, after: delay))
         } else {
-            failures.append(play.event)
-            if play.isReplay { record.removeAll { $0 == play.event } }
+            if !failures.contains(play.event) { failures.append(play.event) }
             actions.append(.surface(play.event, attempts: play.attempt))
         }
         return actions + next()
+    }
+
+    /// The retry timer of a failed play fired: it is played again, ahead of the queue.
+    public mutating func retryTimerFired(_ id: UInt64) -> [ReplayAction] {
+        guard let index = waiting.firstIndex(where: { $0.id == id }) else { return [] }  // cancelled meanwhile
+        queue.insert(waiting.remove(at: index), at: 0)
+        return next()
     }
 
     /// Plays recorded events of one kind again — at most `limit` of them, the oldest first — to renew
@@ -142,7 +177,7 @@ public struct ReplayPlan: Sendable {
     /// queued or in flight are not queued twice.
     public mutating func renew(_ kind: SignificantEvent.Kind, limit: Int) -> [ReplayAction] {
         guard isConnected else { return [] }
-        let pending = Set(queue.map(\.event) + inFlight.map(\.event))
+        let pending = Set(queue.map(\.event) + inFlight.map(\.event) + waiting.map(\.event))
         for event in record.filter({ $0.kind == kind && !pending.contains($0) }).prefix(limit) {
             nextID &+= 1
             queue.append(Play(id: nextID, event: event, isReplay: true, attempt: 1))
@@ -154,7 +189,8 @@ public struct ReplayPlan: Sendable {
     private mutating func next() -> [ReplayAction] {
         guard isConnected else { return [] }
         var actions: [ReplayAction] = []
-        while !queue.isEmpty && (mode == .pipelined || inFlight.isEmpty) {
+        // Sequential: one play at a time, and a play waiting for its retry holds the queue, to keep the order.
+        while !queue.isEmpty && (mode == .pipelined || (inFlight.isEmpty && waiting.isEmpty)) {
             let play = queue.removeFirst()
             inFlight.append(play)
             actions.append(.play(play))
@@ -170,6 +206,11 @@ public enum ReplayAction: Sendable, Hashable {
     case play(ReplayPlan.Play)
     /// The play with this id is answered or abandoned: disarm its timeout.
     case cancelTimeout(UInt64)
+    /// The play with this id failed: arm its retry timer, and report ``ReplayPlan/retryTimerFired(_:)``
+    /// when it fires.
+    case armRetry(UInt64, after: Duration)
+    /// The play with this id no longer waits for its retry: disarm the timer.
+    case cancelRetry(UInt64)
     /// The event failed past the retry limit: show it to the user.
     case surface(SignificantEvent, attempts: Int)
 }

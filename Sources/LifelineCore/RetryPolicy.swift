@@ -3,7 +3,7 @@
 /// `x` is the failure count after DISCONNECTED incremented it, so the first retry comes after about one
 /// unit, the second after three, the third after seven. The specification sets no upper bound; Lifeline
 /// caps `(2^x − 1) × unit` at ``ceiling`` *before* applying the jitter, so that sessions that have failed
-/// for a long time still spread their retries out instead of retrying in lockstep (DESIGN decision 5).
+/// for a long time still spread their retries out instead of retrying in lockstep (see <doc:SessionLifecycle>).
 /// The random source is always passed in, so tests choose it.
 public struct RetryPolicy: Sendable, Hashable {
     /// The delay of the first retry before jitter: the formula's "seconds". Default 1 s.
@@ -24,12 +24,24 @@ public struct RetryPolicy: Sendable, Hashable {
     ///
     /// - Parameters:
     ///   - unit: The delay of the first retry before jitter. Must be positive.
-    ///   - ceiling: The largest delay before jitter. Must not be negative.
+    ///   - ceiling: The largest delay before jitter. Must be at least `unit`: a smaller ceiling would make
+    ///     every retry come sooner than the first, down to a loop that reconnects without pause.
     ///   - jitter: The relative jitter, from 0 (none) up to but excluding 1.
-    public init(unit: Duration = .seconds(1), ceiling: Duration = .seconds(300), jitter: Double = 0.2) {
-        precondition(unit > .zero, "RetryPolicy.unit must be positive, got \(unit)")
-        precondition(ceiling >= .zero, "RetryPolicy.ceiling must not be negative, got \(ceiling)")
-        precondition((0..<1).contains(jitter), "RetryPolicy.jitter must be in 0..<1, got \(jitter)")
+    /// - Throws: ``ConfigurationError`` with ``ConfigurationError/Code/outOfRange`` when an argument is
+    ///   outside its range.
+    public init(
+        unit: Duration = .seconds(1), ceiling: Duration = .seconds(300), jitter: Double = 0.2
+    ) throws(ConfigurationError) {
+        guard unit > .zero else {
+            throw ConfigurationError(code: .outOfRange, message: "The retry unit must be positive, got \(unit).")
+        }
+        guard ceiling >= unit else {
+            throw ConfigurationError(
+                code: .outOfRange, message: "The retry ceiling (\(ceiling)) must be at least the unit (\(unit)).")
+        }
+        guard (0..<1).contains(jitter) else {
+            throw ConfigurationError(code: .outOfRange, message: "The retry jitter must be in 0..<1, got \(jitter).")
+        }
         self.unit = unit
         self.ceiling = ceiling
         self.jitter = jitter
@@ -38,7 +50,16 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// The specification's policy: a 1 s unit, ±20 % jitter, and Lifeline's 300 s ceiling.
-    public static let spec = RetryPolicy()
+    public static let spec = RetryPolicy(checkedUnit: .seconds(1), ceiling: .seconds(300), jitter: 0.2)
+
+    /// A policy from constants known to be valid (the library's own defaults).
+    init(checkedUnit unit: Duration, ceiling: Duration, jitter: Double) {
+        do {
+            try self.init(unit: unit, ceiling: ceiling, jitter: jitter)
+        } catch {
+            preconditionFailure("a built-in retry policy is invalid: \(error)")
+        }
+    }
 
     /// The delay before jitter after `failures` failures: `min((2^failures − 1) × unit, ceiling)`.
     ///

@@ -1,9 +1,9 @@
 /// Something the runtime must do because the lifecycle moved: the entry and exit effects of the
-/// specification's node table, as data.
+/// specification's node table, and the timers, checks and lookups of Lifeline's decisions — as data.
 ///
 /// ``SessionMachine`` returns actions and never performs them; the runtime performs them in order and
-/// feeds what happens back as ``SessionEvent``s. Every connection the actions open has a generation
-/// number; an event from any other generation is stale and must not reach the machine.
+/// feeds what happens back in. Every connection the actions open has a generation number, every timer,
+/// check and lookup an id; the machine ignores a report about any other generation or id.
 public enum SessionAction: Sendable, Hashable {
     /// LOGGING_IN entry: authenticate a fresh session — check onboarding (NO_USER when needed), then connect
     /// the socket until the initial data has loaded (SOCKET_CONNECTED) — as connection `generation`.
@@ -20,15 +20,17 @@ public enum SessionAction: Sendable, Hashable {
     /// RECONNECTING entry: invalidate cached data (message history, members list).
     case invalidateCaches
 
-    /// DISCONNECTED entry: arm the retry timer; when it fires, send RETRY.
-    ///
-    /// - Parameters:
-    ///   - delay: The jittered delay from the ``RetryPolicy``.
-    ///   - failures: The failure count it was computed for.
-    case armRetryTimer(delay: Duration, failures: Int)
+    /// Arm a timer on the runtime's clock; report ``SessionMachine/timerFired(_:using:)`` when it fires.
+    /// DISCONNECTED's retry timer is one (its purpose says so).
+    case armTimer(SessionTimer)
 
-    /// DISCONNECTED exit: cancel the retry timer, so RETRY can never fire later.
-    case cancelRetryTimer
+    /// Cancel the timer with this id (DISCONNECTED's exit cancels the retry timer). A firing that races the
+    /// cancellation is ignored by the machine.
+    case cancelTimer(id: UInt64)
+
+    /// The server called the session invalid: check it over the API and report
+    /// ``SessionMachine/sessionChecked(_:check:using:)`` with this check's id.
+    case checkSession(SessionCredentials, check: UInt64)
 
     /// The failure count reached the health threshold: start polling the health service for an outage.
     case startHealthPolling
@@ -36,9 +38,9 @@ public enum SessionAction: Sendable, Hashable {
     /// The session connected or left the logged-in states: stop polling the health service.
     case stopHealthPolling
 
-    /// ERROR entry after an invalid session: look up the account's standing to tailor the error, then
-    /// call ``SessionMachine/accountStandingReceived(_:)``.
-    case fetchAccountStanding(userID: String)
+    /// Look up the account's standing to tailor ERROR's message or READY's notice, then report
+    /// ``SessionMachine/accountStandingReceived(_:lookup:)`` with this lookup's id.
+    case fetchAccountStanding(userID: String, lookup: UInt64)
 
     /// CONNECTED entry: replay the significant events (subscriptions…) on connection `generation`.
     case replaySignificantEvents(generation: UInt64)

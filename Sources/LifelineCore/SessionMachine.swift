@@ -1,14 +1,17 @@
 /// The session lifecycle as a pure state machine: events in, actions out.
 ///
 /// `SessionMachine` holds the lifecycle's state and the bookkeeping the specification asks for (the
-/// connection-failure count, the device's network, health polling, the current connection's generation)
-/// and nothing else. Each event method returns the ``SessionAction``s the runtime must perform, in order;
-/// the machine performs no I/O, reads no clock and draws no random number of its own (the random source
-/// for the retry jitter is passed in).
+/// connection-failure count, the device's network, health polling, the current connection's generation),
+/// and Lifeline's own decisions about what the runtime reports: what a connection's end means in each
+/// state, the confirmation of an `InvalidSession`, the timers it needs and the account lookups that tailor
+/// what the user reads. Each method returns the ``SessionAction``s the runtime must perform, in order; the
+/// machine performs no I/O, reads no clock and draws no random number of its own (the random source for
+/// the jitter is passed in).
 ///
 /// Transitions follow ``SessionTransitionTable`` exactly. An event the current state does not accept is
 /// *rejected*: the state does not change, ``rejectedEvents`` counts it, and ``Output/rejected(_:in:)`` says
-/// so — the network and the user may send anything at any time, and the machine never traps on it.
+/// so — the network and the user may send anything at any time, and the machine never traps on it. A
+/// report about a superseded connection, timer, check or lookup is *ignored* (``Output/ignored``).
 ///
 /// ```swift
 /// var machine = SessionMachine()
@@ -16,50 +19,104 @@
 /// let output = machine.handle(.loginCached(credentials), using: &random)
 /// // output == .transitioned([READY → CONNECTING], actions: [.connect(credentials, generation: 1)])
 /// ```
+///
+/// See <doc:SessionLifecycle> for every decision the machine takes where the specification is silent.
 public struct SessionMachine: Sendable {
-    /// What handling one event produced.
+    /// What handling one event or report produced.
     public enum Output: Sendable, Hashable {
         /// The event was accepted: the transitions taken (two when entering DISCONNECTED with the device
         /// offline chains DEVICE_OFFLINE) and the actions to perform, in order.
         case transitioned([SessionTransition], actions: [SessionAction])
+        /// The report was accepted without a transition: the bookkeeping or the presentation changed, and
+        /// these actions (a check of the session, a timer, a lookup) are to be performed.
+        case updated(actions: [SessionAction])
         /// The state does not accept the event; nothing changed but ``SessionMachine/rejectedEvents``.
         case rejected(SessionEvent.Kind, in: SessionState)
+        /// A report the machine does not act on: from a superseded connection, timer, check or lookup, or a
+        /// fact that changes nothing in this state. Nothing changed.
+        case ignored
 
-        /// The actions to perform; empty for a rejection.
+        /// The actions to perform; empty for a rejection or an ignored report.
         public var actions: [SessionAction] {
-            if case .transitioned(_, let actions) = self { return actions }
-            return []
+            switch self {
+            case .transitioned(_, let actions), .updated(let actions): actions
+            case .rejected, .ignored: []
+            }
         }
 
-        /// The transitions taken; empty for a rejection.
+        /// The transitions taken; empty unless the event was accepted with a transition.
         public var transitions: [SessionTransition] {
             if case .transitioned(let transitions, _) = self { return transitions }
             return []
         }
     }
 
+    /// What a connecting state (LOGGING_IN, CONNECTING, RECONNECTING) is doing.
+    @usableFromInline
+    enum Attempt: Sendable {
+        /// A connection (or an authentication attempt) is live.
+        case connection(generation: UInt64)
+        /// The connection met `InvalidSession` and was closed; the session is being checked. The
+        /// confirmation's data is kept beside the state (``SessionMachine/confirmation``), so the state every
+        /// transition copies holds nothing to count.
+        case confirming
+    }
+
+    /// The confirmation of an `InvalidSession` (``SessionCheckPolicy``).
+    @usableFromInline
+    struct Confirmation: Sendable {
+        /// What the server said.
+        var reason: PermanentFailureReason
+        /// How many checks answered "invalid" so far.
+        var invalidAnswers: Int
+        /// The check in flight, or the timer before the next one.
+        var pending: Pending
+
+        @usableFromInline
+        enum Pending: Sendable {
+            case check(UInt64)
+            case timer(UInt64)
+        }
+    }
+
+    /// What a pending account lookup tailors on the login screen.
+    @usableFromInline
+    enum NoticeLookup: Sendable {
+        /// An external logout's "You were logged out".
+        case logout
+        /// A login refused as `Disabled`.
+        case disabled
+    }
+
     /// The state with the data valid in it, and only that.
     @usableFromInline
     enum State: Sendable {
         case ready
-        case loggingIn(SessionCredentials, generation: UInt64)
+        case loggingIn(SessionCredentials, Attempt)
         case onboarding(SessionCredentials)
-        case error(PermanentError, SessionCredentials)
+        case error(PermanentError, SessionCredentials, lookup: UInt64?)
         case dispose
-        case connecting(SessionCredentials, generation: UInt64)
+        case connecting(SessionCredentials, Attempt)
         case connected(SessionCredentials, generation: UInt64)
-        case disconnected(SessionCredentials, retryDelay: Duration)
-        case reconnecting(SessionCredentials, generation: UInt64)
+        case disconnected(SessionCredentials, retryDelay: Duration, timer: UInt64)
+        case reconnecting(SessionCredentials, Attempt)
         case offline(SessionCredentials)
     }
 
     @usableFromInline var current: State = .ready
 
+    /// The confirmation of an `InvalidSession`: set exactly while a connecting state's attempt is
+    /// ``Attempt/confirming``.
+    private var confirmation: Confirmation?
+
     /// The retry policy DISCONNECTED uses.
     public let retryPolicy: RetryPolicy
 
-    /// The failure count at which health polling starts (DESIGN decision 11). Default 3.
+    /// The failure count at which health polling starts. Default 3.
     public let healthThreshold: Int
+
+    /// How an `InvalidSession` is confirmed before the session is given up.
+    public let sessionCheckPolicy: SessionCheckPolicy
 
     /// The connection-failure count: +1 on entering DISCONNECTED, reset to 0 on entering CONNECTED.
     public private(set) var failures = 0
@@ -85,18 +142,31 @@ public struct SessionMachine: Sendable {
     /// and ``SessionAction/authenticate(_:generation:)`` uses the next one.
     public private(set) var generation: UInt64 = 0
 
+    /// The last id given to a timer, a check or a lookup; each new one takes the next.
+    private var lastTicket: UInt64 = 0
+
     /// Whether the session being disposed of ended by an external logout, so READY shows "You were logged out".
     @usableFromInline var pendingExternalLogout = false
+
+    /// The account lookup that tailors the login screen's notice, if one is pending.
+    private var noticeLookup: (id: UInt64, purpose: NoticeLookup)?
+
+    /// The standing an external logout's lookup found while the client was being disposed of.
+    private var logoutStanding: AccountStanding?
 
     /// Creates a machine in READY.
     ///
     /// - Parameters:
     ///   - retryPolicy: The delay policy for DISCONNECTED's retry timer.
-    ///   - healthThreshold: The failure count at which health polling starts.
-    public init(retryPolicy: RetryPolicy = .spec, healthThreshold: Int = 3) {
+    ///   - healthThreshold: The failure count at which health polling starts; at least 1.
+    ///   - sessionCheckPolicy: How an `InvalidSession` is confirmed.
+    public init(
+        retryPolicy: RetryPolicy = .spec, healthThreshold: Int = 3, sessionCheckPolicy: SessionCheckPolicy = .standard
+    ) {
         precondition(healthThreshold >= 1, "healthThreshold must be at least 1, got \(healthThreshold)")
         self.retryPolicy = retryPolicy
         self.healthThreshold = healthThreshold
+        self.sessionCheckPolicy = sessionCheckPolicy
     }
 
     // MARK: - Reading
@@ -121,22 +191,39 @@ public struct SessionMachine: Sendable {
     public var credentials: SessionCredentials? {
         switch current {
         case .ready, .dispose: nil
-        case .loggingIn(let c, _), .onboarding(let c), .error(_, let c), .connecting(let c, _),
-            .connected(let c, _), .disconnected(let c, _), .reconnecting(let c, _), .offline(let c):
+        case .loggingIn(let c, _), .onboarding(let c), .error(_, let c, _), .connecting(let c, _),
+            .connected(let c, _), .disconnected(let c, _, _), .reconnecting(let c, _), .offline(let c):
             c
         }
     }
 
     /// The generation of the connection (or authentication attempt) that is live, or `nil` when none is.
     ///
-    /// Exactly one connection is live in LOGGING_IN, CONNECTING, CONNECTED and RECONNECTING; none elsewhere.
-    /// The runtime drops every connection event whose generation differs (DESIGN decision 8).
+    /// At most one connection is live: in LOGGING_IN, CONNECTING and RECONNECTING (unless the session is
+    /// being checked after an `InvalidSession`), and in CONNECTED; none elsewhere. Reports about any other
+    /// generation are ignored.
     public var liveGeneration: UInt64? {
         switch current {
-        case .loggingIn(_, let g), .connecting(_, let g), .connected(_, let g), .reconnecting(_, let g): g
-        case .ready, .onboarding, .error, .dispose, .disconnected, .offline: nil
+        case .loggingIn(_, .connection(let g)), .connecting(_, .connection(let g)),
+            .reconnecting(_, .connection(let g)), .connected(_, let g):
+            g
+        case .loggingIn, .connecting, .reconnecting, .ready, .onboarding, .error, .dispose, .disconnected,
+            .offline:
+            nil
         }
     }
+
+    /// Whether the session is being checked after the server called it invalid: the connection is closed,
+    /// the state (and what the interface shows) is unchanged, and the checks decide between
+    /// PERMANENT_FAILURE and TEMPORARY_FAILURE.
+    public var isConfirmingSession: Bool {
+        if case .confirming = attempt?.attempt { return true }
+        return false
+    }
+
+    /// Whether the client is being disposed of because the server ended the session (DISPOSE after an
+    /// external LOGOUT): READY will say "You were logged out".
+    public var isEndingExternalLogout: Bool { pendingExternalLogout }
 
     /// Whether the retry timer is armed: exactly while in DISCONNECTED.
     public var isRetryTimerArmed: Bool {
@@ -150,14 +237,137 @@ public struct SessionMachine: Sendable {
         case .ready: Presentation(screen: .login, notice: notice)
         case .loggingIn, .dispose: Presentation(screen: .loading)
         case .onboarding: Presentation(screen: .usernameSelection)
-        case .error(let error, _): Presentation(screen: .permanentError(error))
+        case .error(let error, _, _): Presentation(screen: .permanentError(error))
         case .connecting: Presentation(screen: .client, banner: .connecting, outageAlert: outageAlert)
         case .connected: Presentation(screen: .client)
-        case .disconnected(_, let delay):
+        case .disconnected(_, let delay, _):
             Presentation(screen: .client, banner: .disconnected, outageAlert: outageAlert, retryDelay: delay)
         case .reconnecting: Presentation(screen: .client, banner: .reconnecting, outageAlert: outageAlert)
         case .offline: Presentation(screen: .client, banner: .deviceOffline, outageAlert: outageAlert)
         }
+    }
+
+    // MARK: - What the runtime reports about connections
+
+    /// The connection `generation` has loaded its initial data: SOCKET_CONNECTED, if it is the live one.
+    ///
+    /// - Returns: The transition, or ``Output/ignored`` for a superseded generation.
+    public mutating func connectionReady(
+        generation: UInt64, using generator: inout some RandomNumberGenerator
+    ) -> Output {
+        guard liveGeneration == generation else { return .ignored }
+        return handle(.socketConnected, using: &generator)
+    }
+
+    /// The onboarding check of attempt `generation` found that the account has no user yet: NO_USER.
+    ///
+    /// - Returns: The transition, or ``Output/ignored`` for a superseded generation.
+    public mutating func onboardingNeeded(
+        generation: UInt64, using generator: inout some RandomNumberGenerator
+    ) -> Output {
+        guard liveGeneration == generation else { return .ignored }
+        return handle(.noUser, using: &generator)
+    }
+
+    /// The connection `generation` ended: decides what the ending means in the current state, so that
+    /// every end of a live connection takes an edge of the table (or starts a confirmation).
+    ///
+    /// - A temporary end is TEMPORARY_FAILURE.
+    /// - `InvalidSession` while connecting (LOGGING_IN, CONNECTING, RECONNECTING) is confirmed first: the
+    ///   connection is closed and the session checked (``SessionAction/checkSession(_:check:)``), the
+    ///   state unchanged, until ``sessionChecked(_:check:using:)`` decides. With
+    ///   ``SessionCheckPolicy/none`` it is PERMANENT_FAILURE at once, like any other permanent end there.
+    /// - CONNECTED has no PERMANENT_FAILURE edge: a permanent end there is the socket dropping
+    ///   (TEMPORARY_FAILURE); the reconnect meets the invalid session from RECONNECTING, which has the edge.
+    /// - The server's logout is an external LOGOUT; in LOGGING_IN, which has no LOGOUT edge, it is
+    ///   PERMANENT_FAILURE with ``PermanentFailureReason/Code/loggedOut``.
+    ///
+    /// - Parameters:
+    ///   - end: Why the connection ended.
+    ///   - generation: The connection's generation.
+    ///   - generator: The random source for the retry jitter.
+    /// - Returns: What to do, or ``Output/ignored`` for a superseded generation.
+    public mutating func connectionEnded(
+        _ end: ConnectionEnd, generation: UInt64, using generator: inout some RandomNumberGenerator
+    ) -> Output {
+        guard liveGeneration == generation else { return .ignored }
+        switch (end, current) {
+        case (.temporary(let cause), _):
+            return handle(.temporaryFailure(cause), using: &generator)
+        case (.permanent(let reason), .connected):
+            let cause = TemporaryFailureCause(
+                code: .socketDropped, message: "the server ended the connection (\(reason))", cause: reason)
+            return handle(.temporaryFailure(cause), using: &generator)
+        case (.permanent(let reason), _) where reason.code == .invalidSession && sessionCheckPolicy.checks > 0:
+            return startConfirming(reason, generation: generation)
+        case (.permanent(let reason), _):
+            return handle(.permanentFailure(reason), using: &generator)
+        case (.loggedOut, .loggingIn):
+            let reason = PermanentFailureReason(code: .loggedOut, message: "the server ended the session")
+            return handle(.permanentFailure(reason), using: &generator)
+        case (.loggedOut, _):
+            return handle(.logout(external: true), using: &generator)
+        }
+    }
+
+    /// A check of the session (``SessionAction/checkSession(_:check:)``) answered.
+    ///
+    /// "Invalid" counts towards the policy's ``SessionCheckPolicy/checks``: the last one needed is
+    /// PERMANENT_FAILURE, an earlier one arms the timer before the next check. "Valid", or a check that
+    /// failed in any other way, is TEMPORARY_FAILURE with ``TemporaryFailureCause/Code/unconfirmedInvalidSession``.
+    ///
+    /// - Parameters:
+    ///   - result: The answer, or the error of a check that found none.
+    ///   - check: The check's id.
+    ///   - generator: The random source for the jitter.
+    /// - Returns: What to do, or ``Output/ignored`` for a check the machine no longer waits for.
+    public mutating func sessionChecked(
+        _ result: Result<SessionCheck, any Error>, check: UInt64, using generator: inout some RandomNumberGenerator
+    ) -> Output {
+        guard case .confirming? = attempt?.attempt, var confirmation, case .check(let pending) = confirmation.pending,
+            pending == check
+        else { return .ignored }
+        switch result {
+        case .success(.invalid):
+            confirmation.invalidAnswers += 1
+            if confirmation.invalidAnswers >= sessionCheckPolicy.checks {
+                return handle(.permanentFailure(confirmation.reason), using: &generator)
+            }
+            let delay = sessionCheckPolicy.backoff.delay(failures: confirmation.invalidAnswers, using: &generator)
+            let timer = SessionTimer(
+                id: nextTicket(), purpose: .sessionCheck(answers: confirmation.invalidAnswers), delay: delay)
+            confirmation.pending = .timer(timer.id)
+            self.confirmation = confirmation
+            return .updated(actions: [.armTimer(timer)])
+        case .success(.valid):
+            let cause = TemporaryFailureCause(
+                code: .unconfirmedInvalidSession,
+                message: "the server said \(confirmation.reason.message), but a check found the session valid")
+            return handle(.temporaryFailure(cause), using: &generator)
+        case .failure(let error):
+            let cause = TemporaryFailureCause(
+                code: .unconfirmedInvalidSession,
+                message: "the server said \(confirmation.reason.message), and the session could not be checked",
+                cause: error)
+            return handle(.temporaryFailure(cause), using: &generator)
+        }
+    }
+
+    /// A timer the machine armed (``SessionAction/armTimer(_:)``) fired: RETRY for DISCONNECTED's retry
+    /// timer, the next check of a session being confirmed.
+    ///
+    /// - Returns: What to do, or ``Output/ignored`` for a timer that was cancelled or superseded.
+    public mutating func timerFired(_ id: UInt64, using generator: inout some RandomNumberGenerator) -> Output {
+        if case .disconnected(_, _, let timer) = current, timer == id {
+            return handle(.retry, using: &generator)
+        }
+        guard let (credentials, waiting) = attempt, case .confirming = waiting, var confirmation,
+            case .timer(let pending) = confirmation.pending, pending == id
+        else { return .ignored }
+        let check = nextTicket()
+        confirmation.pending = .check(check)
+        self.confirmation = confirmation
+        return .updated(actions: [.checkSession(credentials, check: check)])
     }
 
     // MARK: - Facts that are not transitions
@@ -168,30 +378,52 @@ public struct SessionMachine: Sendable {
     /// A network change elsewhere is only recorded: going offline while CONNECTED is noticed when the
     /// socket fails, and DISCONNECTED then goes straight on to OFFLINE.
     ///
-    /// - Returns: The output of the transition, or `nil` when the change only was recorded.
+    /// - Returns: The transition; ``Output/updated(actions:)`` with no action when the change was only
+    ///   recorded; ``Output/ignored`` when the network did not change.
     public mutating func networkChanged(
         isOnline: Bool,
         using generator: inout some RandomNumberGenerator
-    ) -> Output? {
+    ) -> Output {
+        guard isOnline != isDeviceOnline else { return .ignored }
         isDeviceOnline = isOnline
         switch (isOnline, current) {
         case (false, .disconnected): return handle(.deviceOffline, using: &generator)
         case (true, .offline): return handle(.deviceOnline, using: &generator)
-        default: return nil
+        default: return .updated(actions: [])
         }
     }
 
-    /// Records the account standing a ``SessionAction/fetchAccountStanding(userID:)`` found, which tailors
-    /// the permanent error. `nil` means the lookup failed; the error then stays untailored.
+    /// Records the account standing a ``SessionAction/fetchAccountStanding(userID:lookup:)`` found: it
+    /// tailors ERROR's message, or READY's notice after an external logout or a login refused as
+    /// `Disabled`. `nil` means the lookup failed; what it would have tailored stays as it is.
     ///
-    /// - Returns: Whether the presentation changed (only in ERROR).
+    /// - Parameters:
+    ///   - standing: The standing, or `nil` when the lookup failed.
+    ///   - lookup: The lookup's id; an answer to any lookup but the pending one is ignored.
+    /// - Returns: Whether the presentation changed.
     @discardableResult
-    public mutating func accountStandingReceived(_ standing: AccountStanding?) -> Bool {
-        guard case .error(var error, let credentials) = current, error.isCheckingAccount else { return false }
-        error.standing = standing
-        error.isCheckingAccount = false
-        current = .error(error, credentials)
-        return true
+    public mutating func accountStandingReceived(_ standing: AccountStanding?, lookup: UInt64) -> Bool {
+        if case .error(var error, let credentials, let pending?) = current, pending == lookup {
+            error.standing = standing
+            error.isCheckingAccount = false
+            current = .error(error, credentials, lookup: nil)
+            return true
+        }
+        guard let pending = noticeLookup, pending.id == lookup else { return false }
+        noticeLookup = nil
+        // An account in good standing keeps the notice the lookup would have tailored: "You were logged
+        // out", or the refused login's "This account has been disabled".
+        guard let standing, standing != .loggedOut else { return false }
+        switch (pending.purpose, current) {
+        case (.logout, .dispose):
+            logoutStanding = standing
+            return false
+        case (.logout, .ready) where notice == .loggedOut, (.disabled, .ready):
+            notice = .accountStanding(standing)
+            return true
+        default:
+            return false
+        }
     }
 
     /// Records the health service's alert (or its absence). Ignored unless health is being polled, so a
@@ -206,19 +438,31 @@ public struct SessionMachine: Sendable {
     }
 
     /// Records why a login at the login interface failed, for the login screen's notice. Only READY shows
-    /// it; in any other state it is ignored.
+    /// it. A login refused as `Disabled` carries the account's user id: the account's standing is looked
+    /// up, and a suspended, banned, deleted or spam account is named as such when the answer comes.
     ///
-    /// - Returns: Whether the presentation changed.
-    @discardableResult
-    public mutating func loginFailed(_ failure: LoginFailure) -> Bool {
-        guard case .ready = current else { return false }
+    /// - Parameters:
+    ///   - failure: Why the login failed.
+    ///   - userID: The account's user id when the refusal names it (Stoat's `Disabled`), else `nil`.
+    /// - Returns: The lookup to perform, or ``Output/ignored`` outside READY.
+    public mutating func loginFailed(_ failure: LoginFailure, userID: String? = nil) -> Output {
+        guard case .ready = current else { return .ignored }
         notice = .loginFailed(failure)
-        return true
+        guard let userID else {
+            noticeLookup = nil
+            return .updated(actions: [])
+        }
+        let lookup = nextTicket()
+        noticeLookup = (lookup, .disabled)
+        return .updated(actions: [.fetchAccountStanding(userID: userID, lookup: lookup)])
     }
 
     // MARK: - Events
 
     /// Handles one event: takes the table's edge, or rejects the event.
+    ///
+    /// SOCKET_CONNECTED and NO_USER are facts about the live connection: with none live (the session is
+    /// being checked after an `InvalidSession`) they are rejected.
     ///
     /// - Parameters:
     ///   - event: The fact that happened.
@@ -229,11 +473,15 @@ public struct SessionMachine: Sendable {
         guard let steps = handle(event, using: &generator, appendingTo: &actions) else {
             return .rejected(event.kind, in: state)
         }
-        return .transitioned(steps.transitions, actions: actions)
+        var transitions = steps.transitions
+        transitions[0].cause = event.failure
+        return .transitioned(transitions, actions: actions)
     }
 
     /// Handles one event, appending the actions to a buffer the caller owns: the allocation-free form of
-    /// ``handle(_:using:)`` for runtimes that handle many events (clear the buffer and reuse it).
+    /// ``handle(_:using:)`` for runtimes that handle many events (clear the buffer and reuse it). Its
+    /// transitions carry no ``SessionTransition/cause``: the caller has the event's
+    /// (``SessionEvent/failure``).
     ///
     /// - Parameters:
     ///   - event: The fact that happened.
@@ -248,6 +496,11 @@ public struct SessionMachine: Sendable {
         switch event {
         case .deviceOffline: isDeviceOnline = false
         case .deviceOnline: isDeviceOnline = true
+        case .socketConnected, .noUser:
+            guard liveGeneration != nil else {
+                rejectedEvents += 1
+                return nil
+            }
         default: break
         }
         let from = state
@@ -257,40 +510,75 @@ public struct SessionMachine: Sendable {
         }
         exit(to: to, into: &actions)
         enter(to, on: event, from: from, into: &actions)
-        var steps = Steps(first: SessionTransition(from: from, event: event.kind, to: to, failures: failures))
+        // The cause is left to the caller, who has the event (`event.failure`): copying it here would cost
+        // more than the rest of the transition in the allocation-free form.
+        var steps = Steps(firstStep: .init(from: from, event: event.kind, to: to, failures: failures))
         // DISCONNECTED's entry: "If the device is offline, trigger transition to OFFLINE."
         if to == .disconnected && !isDeviceOnline {
-            steps.chained = SessionTransition(
-                from: .disconnected, event: .deviceOffline, to: .offline, failures: failures)
+            steps.chainedStep = .init(from: .disconnected, event: .deviceOffline, to: .offline, failures: failures)
             enter(.offline, on: .deviceOffline, from: .disconnected, into: &actions)
-        } else if case .disconnected(let credentials, _) = current {
+        } else if case .disconnected(let credentials, _, _) = current {
             let delay = retryPolicy.delay(failures: failures, using: &generator)
-            current = .disconnected(credentials, retryDelay: delay)
-            actions.append(.armRetryTimer(delay: delay, failures: failures))
+            let timer = SessionTimer(id: nextTicket(), purpose: .retry(failures: failures), delay: delay)
+            current = .disconnected(credentials, retryDelay: delay, timer: timer.id)
+            actions.append(.armTimer(timer))
         }
         return steps
     }
 
     /// The transitions one accepted event took: one, or two when entering DISCONNECTED with the device
     /// offline chained DEVICE_OFFLINE.
+    ///
+    /// Stored as plain values, so that the allocation-free form returns nothing that needs counting; the
+    /// transitions are made when asked for, without a cause (the caller has the event's).
     public struct Steps: Sendable, Hashable {
+        @usableFromInline
+        struct Step: Sendable, Hashable {
+            var from: SessionState
+            var event: SessionEvent.Kind
+            var to: SessionState
+            var failures: Int
+
+            var transition: SessionTransition {
+                SessionTransition(from: from, event: event, to: to, failures: failures)
+            }
+        }
+
+        @usableFromInline var firstStep: Step
+        @usableFromInline var chainedStep: Step?
+
         /// The transition the event took.
-        public var first: SessionTransition
+        public var first: SessionTransition { firstStep.transition }
         /// The transition the target's entry chained, if any.
-        public var chained: SessionTransition?
+        public var chained: SessionTransition? { chainedStep?.transition }
+        /// Whether the target's entry chained a second transition.
+        public var isChained: Bool { chainedStep != nil }
 
         /// The transitions in order.
-        public var transitions: [SessionTransition] { chained.map { [first, $0] } ?? [first] }
+        public var transitions: [SessionTransition] {
+            chainedStep.map { [first, $0.transition] } ?? [first]
+        }
     }
+
+    // MARK: - Entry and exit effects
 
     /// The exit effects of the current state when leaving for `target`.
     private mutating func exit(to target: SessionState, into actions: inout [SessionAction]) {
         switch current {
-        case .disconnected:
-            actions.append(.cancelRetryTimer)
-        case .loggingIn(_, let g), .connecting(_, let g), .connected(_, let g), .reconnecting(_, let g):
-            // SOCKET_CONNECTED keeps the connection that just connected; every other exit ends it.
-            if target != .connected { actions.append(.closeConnection(generation: g)) }
+        case .disconnected(_, _, let timer):
+            actions.append(.cancelTimer(id: timer))
+        case .loggingIn(_, let attempt), .connecting(_, let attempt), .reconnecting(_, let attempt):
+            switch attempt {
+            case .connection(let g):
+                // SOCKET_CONNECTED keeps the connection that just connected; every other exit ends it.
+                if target != .connected { actions.append(.closeConnection(generation: g)) }
+            case .confirming:
+                // The connection was closed when the confirmation began; a check in flight is ignored.
+                if case .timer(let id) = confirmation?.pending { actions.append(.cancelTimer(id: id)) }
+                confirmation = nil
+            }
+        case .connected(_, let g):
+            actions.append(.closeConnection(generation: g))
         case .ready, .onboarding, .error, .dispose, .offline:
             break
         }
@@ -313,35 +601,51 @@ public struct SessionMachine: Sendable {
         }
         switch state {
         case .ready:
-            notice = pendingExternalLogout ? .loggedOut : nil
+            if pendingExternalLogout {
+                notice = logoutStanding.map(Notice.accountStanding) ?? .loggedOut
+            } else {
+                notice = nil
+                noticeLookup = nil
+            }
             pendingExternalLogout = false
+            logoutStanding = nil
             current = .ready
         case .loggingIn:
             let session = session()
             generation &+= 1
-            notice = nil
-            current = .loggingIn(session, generation: generation)
+            clearNotice()
+            current = .loggingIn(session, .connection(generation: generation))
             actions.append(.authenticate(session, generation: generation))
         case .onboarding:
             current = .onboarding(session())
         case .error:
             stopHealthPolling(into: &actions)
             let error: PermanentError
+            var lookup: UInt64?
             switch event {
             case .permanentFailure(let reason):
-                let lookUp = reason.code == .invalidSession && credentials?.userID != nil
-                error = PermanentError(failure: .permanent(reason), isCheckingAccount: lookUp)
-                if lookUp, let userID = credentials?.userID { actions.append(.fetchAccountStanding(userID: userID)) }
+                let tailors = reason.code == .invalidSession || reason.code == .loggedOut
+                if tailors, let userID = credentials?.userID {
+                    let id = nextTicket()
+                    lookup = id
+                    actions.append(.fetchAccountStanding(userID: userID, lookup: id))
+                }
+                error = PermanentError(failure: .permanent(reason), isCheckingAccount: lookup != nil)
             case .temporaryFailure(let cause):
                 error = PermanentError(failure: .temporary(cause))
             default:
                 preconditionFailure("ERROR entered on \(event.kind) from \(from); the table allows only failures")
             }
-            current = .error(error, session())
+            current = .error(error, session(), lookup: lookup)
         case .dispose:
             stopHealthPolling(into: &actions)
             if case .logout(let external) = event {
                 pendingExternalLogout = external
+                if external, let userID = credentials?.userID {
+                    let id = nextTicket()
+                    noticeLookup = (id, .logout)
+                    actions.append(.fetchAccountStanding(userID: userID, lookup: id))
+                }
                 if !external, let credentials { actions.append(.endSession(credentials)) }
             }
             failures = 0
@@ -350,8 +654,8 @@ public struct SessionMachine: Sendable {
         case .connecting:
             let session = session()
             generation &+= 1
-            notice = nil
-            current = .connecting(session, generation: generation)
+            clearNotice()
+            current = .connecting(session, .connection(generation: generation))
             actions.append(.connect(session, generation: generation))
         case .connected:
             failures = 0
@@ -367,17 +671,25 @@ public struct SessionMachine: Sendable {
                 isPollingHealth = true
                 actions.append(.startHealthPolling)
             }
-            // The retry delay is drawn by `handle` once it knows the device is online.
-            current = .disconnected(session(), retryDelay: .zero)
+            // The retry delay and timer are drawn by `handle` once it knows the device is online.
+            current = .disconnected(session(), retryDelay: .zero, timer: 0)
         case .reconnecting:
             let session = session()
             actions.append(.invalidateCaches)
             generation &+= 1
-            current = .reconnecting(session, generation: generation)
+            current = .reconnecting(session, .connection(generation: generation))
             actions.append(.connect(session, generation: generation))
         case .offline:
             current = .offline(session())
         }
+    }
+
+    /// A new login clears the login screen's notice and forgets the lookup that would have tailored it.
+    private mutating func clearNotice() {
+        notice = nil
+        noticeLookup = nil
+        logoutStanding = nil
+        pendingExternalLogout = false
     }
 
     private mutating func stopHealthPolling(into actions: inout [SessionAction]) {
@@ -386,10 +698,44 @@ public struct SessionMachine: Sendable {
         outageAlert = nil
         actions.append(.stopHealthPolling)
     }
+
+    // MARK: - Confirming an invalid session
+
+    /// The credentials and the attempt of a connecting state (LOGGING_IN, CONNECTING, RECONNECTING).
+    private var attempt: (credentials: SessionCredentials, attempt: Attempt)? {
+        switch current {
+        case .loggingIn(let c, let a), .connecting(let c, let a), .reconnecting(let c, let a): (c, a)
+        case .ready, .onboarding, .error, .dispose, .connected, .disconnected, .offline: nil
+        }
+    }
+
+    private mutating func setAttempt(_ attempt: Attempt) {
+        switch current {
+        case .loggingIn(let c, _): current = .loggingIn(c, attempt)
+        case .connecting(let c, _): current = .connecting(c, attempt)
+        case .reconnecting(let c, _): current = .reconnecting(c, attempt)
+        case .ready, .onboarding, .error, .dispose, .connected, .disconnected, .offline:
+            preconditionFailure("an attempt set in \(state), which makes none")
+        }
+    }
+
+    /// Closes the connection that met `InvalidSession` and checks the session, the state unchanged.
+    private mutating func startConfirming(_ reason: PermanentFailureReason, generation: UInt64) -> Output {
+        guard let credentials else { preconditionFailure("confirming a session in \(state), which has none") }
+        let check = nextTicket()
+        setAttempt(.confirming)
+        confirmation = Confirmation(reason: reason, invalidAnswers: 0, pending: .check(check))
+        return .updated(actions: [.closeConnection(generation: generation), .checkSession(credentials, check: check)])
+    }
+
+    private mutating func nextTicket() -> UInt64 {
+        lastTicket &+= 1
+        return lastTicket
+    }
 }
 
 /// One step of the lifecycle: from a state, on an event, to a state, with the failure count after the
-/// target's entry effects.
+/// target's entry effects and, for TEMPORARY_FAILURE and PERMANENT_FAILURE, the typed failure.
 public struct SessionTransition: Sendable, Hashable, CustomStringConvertible {
     /// The state left.
     public var from: SessionState
@@ -399,13 +745,19 @@ public struct SessionTransition: Sendable, Hashable, CustomStringConvertible {
     public var to: SessionState
     /// The failure count after entering ``to``.
     public var failures: Int
+    /// Why, for a TEMPORARY_FAILURE or a PERMANENT_FAILURE: its code and message.
+    public var cause: SessionFailure?
 
     /// Creates a transition record.
-    public init(from: SessionState, event: SessionEvent.Kind, to: SessionState, failures: Int = 0) {
+    public init(
+        from: SessionState, event: SessionEvent.Kind, to: SessionState, failures: Int = 0,
+        cause: SessionFailure? = nil
+    ) {
         self.from = from
         self.event = event
         self.to = to
         self.failures = failures
+        self.cause = cause
     }
 
     /// The transition in the specification's notation, with the failure count.
@@ -417,6 +769,15 @@ extension SessionEvent {
     var credentials: SessionCredentials? {
         switch self {
         case .loginCached(let c), .loginUncached(let c): c
+        default: nil
+        }
+    }
+
+    /// The failure a TEMPORARY_FAILURE or PERMANENT_FAILURE carries.
+    public var failure: SessionFailure? {
+        switch self {
+        case .temporaryFailure(let cause): .temporary(cause)
+        case .permanentFailure(let reason): .permanent(reason)
         default: nil
         }
     }

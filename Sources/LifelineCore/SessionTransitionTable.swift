@@ -9,7 +9,7 @@ public enum SessionTransitionTable {
     public enum Origin: String, Sendable, Hashable, Codable {
         /// The specification draws this edge (or, for LOGOUT, draws it from "…", the logged-in states).
         case spec
-        /// Lifeline adds this edge; see DESIGN decision 9.
+        /// Lifeline adds this edge (see <doc:SessionLifecycle>).
         case `extension`
     }
 
@@ -58,13 +58,13 @@ public enum SessionTransitionTable {
         Edge(.connecting, .permanentFailure, .error),
         Edge(.reconnecting, .permanentFailure, .error),
         Edge(.offline, .deviceOnline, .reconnecting),
-        // "... -->|LOGOUT| DISPOSE": the spec's "..." is the Logged In group (DESIGN decision 2).
+        // "... -->|LOGOUT| DISPOSE": the spec's "..." is the Logged In group.
         Edge(.connecting, .logout, .dispose),
         Edge(.connected, .logout, .dispose),
         Edge(.disconnected, .logout, .dispose),
         Edge(.reconnecting, .logout, .dispose),
         Edge(.offline, .logout, .dispose),
-        // DESIGN decision 9: the user's "reconnect now".
+        // The user's "reconnect now" (an extension).
         Edge(.disconnected, .reconnectNow, .reconnecting, .extension),
         Edge(.offline, .reconnectNow, .reconnecting, .extension),
     ]
@@ -85,6 +85,12 @@ public enum SessionTransitionTable {
     /// The lookup table behind ``target(from:on:)``, indexed by state then event.
     @usableFromInline
     static let dense: [SessionState?] = {
+        for (position, state) in SessionState.allCases.enumerated() where state.tableIndex != position {
+            preconditionFailure("\(state) is case \(position) of allCases but has table index \(state.tableIndex)")
+        }
+        for (position, kind) in SessionEvent.Kind.allCases.enumerated() where kind.tableIndex != position {
+            preconditionFailure("\(kind) is case \(position) of allCases but has table index \(kind.tableIndex)")
+        }
         var table = [SessionState?](repeating: nil, count: SessionState.tableCount * SessionEvent.Kind.tableCount)
         for edge in edges {
             let slot = edge.from.tableIndex * SessionEvent.Kind.tableCount + edge.event.tableIndex
@@ -108,50 +114,25 @@ public enum SessionTransitionTable {
 }
 
 extension SessionState {
-    /// The state's row in the dense transition table.
+    /// The state's row in the dense transition table: its position in `allCases`.
+    ///
+    /// A payload-free enum's in-memory value is its case's position in declaration order, which is also
+    /// the order of the synthesised `allCases`; reading it costs nothing, where searching `allCases` or
+    /// hashing the state would cost more than the rest of a transition. ``SessionTransitionTable`` checks
+    /// once, when it builds its table, that the two agree for every case, so a new case needs no number.
     @usableFromInline
-    var tableIndex: Int {
-        switch self {
-        case .ready: 0
-        case .loggingIn: 1
-        case .onboarding: 2
-        case .error: 3
-        case .dispose: 4
-        case .connecting: 5
-        case .connected: 6
-        case .disconnected: 7
-        case .reconnecting: 8
-        case .offline: 9
-        }
-    }
+    var tableIndex: Int { Int(unsafeBitCast(self, to: UInt8.self)) }
 
     @usableFromInline
-    static let tableCount = 10
+    static let tableCount = allCases.count
 }
 
 extension SessionEvent.Kind {
-    /// The event's column in the dense transition table.
+    /// The event's column in the dense transition table: its position in `allCases` (see
+    /// `SessionState.tableIndex`).
     @usableFromInline
-    var tableIndex: Int {
-        switch self {
-        case .loginUncached: 0
-        case .loginCached: 1
-        case .noUser: 2
-        case .userCreated: 3
-        case .cancel: 4
-        case .dismiss: 5
-        case .ready: 6
-        case .socketConnected: 7
-        case .temporaryFailure: 8
-        case .permanentFailure: 9
-        case .retry: 10
-        case .deviceOffline: 11
-        case .deviceOnline: 12
-        case .logout: 13
-        case .reconnectNow: 14
-        }
-    }
+    var tableIndex: Int { Int(unsafeBitCast(self, to: UInt8.self)) }
 
     @usableFromInline
-    static let tableCount = 15
+    static let tableCount = allCases.count
 }

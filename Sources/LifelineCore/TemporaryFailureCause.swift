@@ -1,8 +1,9 @@
 /// Why a connection failed in a way that may heal by itself: the payload of TEMPORARY_FAILURE.
 ///
-/// A struct with an open set of codes rather than an enum, so that protocols and later versions can
-/// add causes without breaking a `switch` in an app.
-public struct TemporaryFailureCause: Sendable, Hashable, CustomStringConvertible {
+/// Lifeline's one error shape: a ``Code`` from an open set (so protocols and later versions can add
+/// causes without breaking a `switch` in an app), a message for people, and the error that caused it.
+/// The code survives to the interface and to `--json` output as a field, never as a string prefix.
+public struct TemporaryFailureCause: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of temporary failure this is.
     public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
         /// The code's stable name, as printed in `--json` output.
@@ -27,6 +28,10 @@ public struct TemporaryFailureCause: Sendable, Hashable, CustomStringConvertible
         public static let requestFailed = Code(rawValue: "requestFailed")
         /// The peer sent something the protocol does not allow, so the connection was dropped.
         public static let protocolViolation = Code(rawValue: "protocolViolation")
+        /// The server said the session is invalid, but a check of the session did not confirm it: the check
+        /// found it valid, or could not reach a definite answer. Stoat says `InvalidSession` also when its
+        /// database fails, so only a confirmed answer logs the user out (see the lifecycle's decisions).
+        public static let unconfirmedInvalidSession = Code(rawValue: "unconfirmedInvalidSession")
 
         /// The code's stable name.
         public var description: String { rawValue }
@@ -35,22 +40,43 @@ public struct TemporaryFailureCause: Sendable, Hashable, CustomStringConvertible
     /// What kind of failure this is.
     public var code: Code
 
-    /// A human-readable detail (a close code, a server error kind), never containing a secret.
-    public var detail: String?
+    /// A message for people (a close code, a server error kind), never containing a secret.
+    public var message: String
+
+    /// The error that caused this one, if any. Not part of equality.
+    public var cause: (any Error)? {
+        get { causeBox?.error }
+        set { causeBox = newValue.map(ErrorBox.init) }
+    }
+
+    /// The cause, boxed: one reference instead of an existential, so that the events and transitions
+    /// that carry this value stay cheap to copy.
+    private var causeBox: ErrorBox?
 
     /// Creates a cause.
     ///
     /// - Parameters:
     ///   - code: What kind of failure this is.
-    ///   - detail: A human-readable detail; must never contain a token or password.
-    public init(_ code: Code, detail: String? = nil) {
+    ///   - message: A message for people; must never contain a token or password.
+    ///   - cause: The error that caused this one, if any.
+    public init(code: Code, message: String, cause: (any Error)? = nil) {
         self.code = code
-        self.detail = detail
+        self.message = message
+        self.causeBox = cause.map(ErrorBox.init)
     }
 
     /// A dropped socket: the specification's SOCKET_DROPPED.
-    public static let socketDropped = TemporaryFailureCause(.socketDropped)
+    public static let socketDropped = TemporaryFailureCause(code: .socketDropped, message: "the socket closed")
 
-    /// The code, followed by the detail when there is one.
-    public var description: String { detail.map { "\(code): \($0)" } ?? code.rawValue }
+    /// `code: message`.
+    public var description: String { "\(code): \(message)" }
+
+    /// Causes are equal when their codes and messages are.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code && lhs.message == rhs.message }
+
+    /// Hashes the code and the message.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+    }
 }

@@ -197,7 +197,7 @@ public final class StoatClient: Sendable {
                 return .needsMFA(challenge)
             case .disabled(let userID):
                 let error = StoatAPIError.disabled(userID: userID)
-                await session.reportLoginFailure(error.loginFailure)
+                await session.reportLoginFailure(error.loginFailure, userID: userID)
                 return .refused(error)
             }
         } catch {

@@ -1,7 +1,9 @@
 import Dispatch
+import Foundation
 public import Lifeline
 public import LifelineCore
 public import Logging
+import NIOCore
 public import NIOSSL
 import Synchronization
 import WSClient
@@ -14,12 +16,17 @@ import WSClient
 /// been decoded. Then it pings every ``Configuration/heartbeatInterval``; no matching `Pong` within
 /// ``Configuration/pongTimeout``, no message at all within ``Configuration/connectTimeout`` of starting,
 /// or no `Ready` within ``Configuration/readyTimeout`` of `Authenticated` aborts the socket at once —
-/// by cancelling it, with no close handshake that could hang — and reports a TEMPORARY_FAILURE.
+/// with no close handshake that could hang — and reports a TEMPORARY_FAILURE.
 ///
-/// Errors map as DESIGN decisions 4, 7 and 10 say: `Logout` is an external LOGOUT; an `Error` that
-/// says the session cannot authenticate (`InvalidSession`…) is a PERMANENT_FAILURE; every other error,
-/// a close and a transport error are TEMPORARY_FAILUREs. Unknown event types and undecodable frames are
-/// ignored and counted (``Statistics``), never fatal.
+/// The deadlines are decided by a pure machine per socket and kept by one timer for all the factory's
+/// sockets, so an idle connection costs no task of its own beyond its socket (see the catalog's "The
+/// socket's timers").
+///
+/// Errors map as the catalog's "Error mapping" says: `Logout` is an external LOGOUT; an `Error` that
+/// says the session cannot authenticate (`InvalidSession`…) is a permanent end, which the lifecycle
+/// confirms before it believes an `InvalidSession`; every other error, a close and a transport error are
+/// TEMPORARY_FAILUREs. Unknown event types and undecodable frames are ignored and counted
+/// (``Statistics``), never fatal.
 public struct StoatConnectionFactory: ConnectionFactory {
     /// The socket's timing and limits. The defaults are the specification's.
     public struct Configuration: Sendable {
@@ -29,9 +36,11 @@ public struct StoatConnectionFactory: ConnectionFactory {
         public var pongTimeout: Duration
         /// How long to wait for the first message after starting the connection. Default 10 s.
         public var connectTimeout: Duration
-        /// How long to wait for `Ready` after `Authenticated` (extension, DESIGN decision 6). Default 30 s.
+        /// How long to wait for `Ready` after `Authenticated` (extension). Default 30 s.
         public var readyTimeout: Duration
-        /// The largest frame accepted; a larger one drops the connection. Default 64 MiB.
+        /// The largest message accepted; a larger one drops the connection. Default 16 MiB: several times
+        /// the `Ready` of a large account, and a bound on what a hostile server can make a client hold
+        /// (a message is kept once, as the bytes it arrived in, while it is decoded).
         public var maximumFrameSize: Int
         /// TLS for `wss://` URLs (certificates verified; set trust roots to test with your own CA).
         public var tls: TLSConfiguration
@@ -42,7 +51,7 @@ public struct StoatConnectionFactory: ConnectionFactory {
         public init(
             heartbeatInterval: Duration = .seconds(30), pongTimeout: Duration = .seconds(10),
             connectTimeout: Duration = .seconds(10), readyTimeout: Duration = .seconds(30),
-            maximumFrameSize: Int = 64 << 20, tls: TLSConfiguration = .makeClientConfiguration(),
+            maximumFrameSize: Int = 16 << 20, tls: TLSConfiguration = .makeClientConfiguration(),
             readyFields: [String] = []
         ) {
             self.heartbeatInterval = heartbeatInterval
@@ -74,6 +83,8 @@ public struct StoatConnectionFactory: ConnectionFactory {
     let eventsURL: @Sendable () async throws -> String
     let configuration: Configuration
     let clock: SessionClock
+    /// The one timer of all this factory's sockets.
+    let timer: SocketTimer
     let logger: Logger
     let onEvent: @Sendable (BonfireEvent) async -> Void
     /// What the connections tolerated, for all connections of this factory.
@@ -96,7 +107,9 @@ public struct StoatConnectionFactory: ConnectionFactory {
     ) {
         self.eventsURL = eventsURL
         self.configuration = configuration
-        self.clock = SessionClock(clock)
+        let clock = SessionClock(clock)
+        self.clock = clock
+        timer = SocketTimer(clock: clock)
         self.logger = logger
         self.onEvent = onEvent
     }
@@ -107,42 +120,130 @@ public struct StoatConnectionFactory: ConnectionFactory {
     }
 }
 
-/// Why a Stoat connection could not do what it was asked.
+/// Why a Stoat connection could not do what it was asked, in Lifeline's one error shape.
 public struct StoatConnectionError: Error, Sendable, CustomStringConvertible {
-    /// What went wrong.
+    /// What kind of failure this is.
+    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+        /// The code's stable name.
+        public var rawValue: String
+
+        /// Creates a code from its stable name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The socket is not open (not yet, or no more).
+        public static let notOpen = Code(rawValue: "notOpen")
+        /// Stoat has no frame for this significant event.
+        public static let unsupportedEvent = Code(rawValue: "unsupportedEvent")
+        /// Writing the frame failed.
+        public static let writeFailed = Code(rawValue: "writeFailed")
+
+        /// The code's stable name.
+        public var description: String { rawValue }
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// What went wrong; never contains a token.
     public var message: String
-    /// The message.
-    public var description: String { message }
+    /// The error that caused this one, if any.
+    public var cause: (any Error)?
+
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: What kind of failure this is.
+    ///   - message: What went wrong; must never contain a token.
+    ///   - cause: The error that caused this one, if any.
+    public init(code: Code, message: String, cause: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
+    /// `code: message`.
+    public var description: String { "\(code): \(message)" }
 }
 
 /// One events socket.
+///
+/// Its task runs the socket in one child (the reading loop) and itself waits for a command: a Ping to
+/// write, or the end. The end comes from the reading loop, from a deadline (``deadlineReached(at:)``, called
+/// by the factory's ``SocketTimer``), or from ``close()``; it cancels the reading loop, which aborts the
+/// socket without a close handshake.
 final class StoatConnection: SessionConnection {
+    /// What the connection's task is asked to do.
+    private enum Command: Sendable {
+        case ping(Int64)
+        case end
+    }
+
+    private struct State {
+        var heartbeat: Heartbeat
+        var writer: WebSocketOutboundWriter?
+        /// Why the connection ends, once it does; the first reason wins.
+        var ending: ConnectionEnd?
+        /// Whether the runtime closed it: it then reports nothing.
+        var closed = false
+        var commands: [Command] = []
+        var waiter: CheckedContinuation<Command?, Never>?
+    }
+
     let credentials: SessionCredentials
     let generation: UInt64
     let factory: StoatConnectionFactory
-    let watchdog: Watchdog
+    private let state: Mutex<State>
 
     init(credentials: SessionCredentials, generation: UInt64, factory: StoatConnectionFactory) {
         self.credentials = credentials
         self.generation = generation
         self.factory = factory
-        watchdog = Watchdog(clock: factory.clock, configuration: factory.configuration)
+        let configuration = factory.configuration
+        let timing = Heartbeat.Timing(
+            heartbeatInterval: configuration.heartbeatInterval, pongTimeout: configuration.pongTimeout,
+            connectTimeout: configuration.connectTimeout, readyTimeout: configuration.readyTimeout)
+        state = Mutex(State(heartbeat: Heartbeat(startedAt: factory.clock.elapsed(), timing: timing)))
     }
 
     func run(reporting report: @escaping @Sendable (ConnectionEvent) async -> Void) async {
-        let end: ConnectionEnd = await withTaskGroup(of: ConnectionEnd.self) { group in
-            group.addTask { await self.runSocket(report) }
-            group.addTask { await self.watchdog.run() }
-            let first = await group.next() ?? .temporary(.socketDropped)
-            // Ending the group cancels the socket's task: the socket is aborted, not closed politely.
-            group.cancelAll()
-            return first
+        let start = state.withLock { state in
+            // The connect timeout runs from here; closed before it started, it never runs.
+            if !state.closed { factory.timer.schedule(self, at: state.heartbeat.scheduled) }
+            return !state.closed
         }
-        watchdog.stop()
-        guard !Task.isCancelled else { return }
+        if start {
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    let end = await self.runSocket(report)
+                    self.end(end)
+                }
+                commands: while let command = await nextCommand() {
+                    switch command {
+                    case .ping(let data): await writePing(data)
+                    case .end: break commands
+                    }
+                }
+                // The end, or this task was cancelled (the session is stopping): abort the socket.
+                group.cancelAll()
+            }
+        }
+        let (end, closed) = state.withLock { state in
+            factory.timer.schedule(self, at: nil)
+            state.writer = nil
+            return (state.ending, state.closed)
+        }
+        guard !closed, !Task.isCancelled, let end else { return }
         factory.logger.debug(
             "events socket ended", metadata: ["lifeline.generation": "\(generation)", "lifeline.end": "\(end)"])
         await report(.ended(end))
+    }
+
+    /// Closes the socket at once; `run` returns without reporting.
+    func close() {
+        let waiter = state.withLock { state in
+            state.closed = true
+            return post(.end, in: &state)
+        }
+        resume(waiter)
     }
 
     /// Plays a significant event as its Bonfire frame. Stoat answers none of them, so success is the frame
@@ -153,9 +254,25 @@ final class StoatConnection: SessionConnection {
         case .subscribe: frame = .subscribe(serverID: event.target)
         case .beginTyping: frame = .beginTyping(channel: event.target)
         case .endTyping: frame = .endTyping(channel: event.target)
-        default: throw StoatConnectionError(message: "Stoat has no frame for \(event.kind)")
+        default:
+            throw StoatConnectionError(code: .unsupportedEvent, message: "Stoat has no frame for \(event.kind)")
         }
-        try await watchdog.write(frame.json)
+        guard let writer = state.withLock({ $0.writer }) else {
+            throw StoatConnectionError(code: .notOpen, message: "the socket is not open")
+        }
+        do {
+            try await writer.write(.text(frame.json))
+        } catch {
+            throw StoatConnectionError(code: .writeFailed, message: "the frame could not be written", cause: error)
+        }
+    }
+
+    /// The factory's timer woke the connection at its deadline.
+    func deadlineReached(at now: Duration) {
+        let waiter = state.withLock { state in
+            apply(state.heartbeat.deadlineReached(at: now), in: &state)
+        }
+        resume(waiter)
     }
 
     /// The URL with the query Stoat expects; never the token.
@@ -167,14 +284,104 @@ final class StoatConnection: SessionConnection {
         return url
     }
 
+    // MARK: - The connection's task
+
+    /// Performs what the heartbeat decided, under the lock; returns a waiter to resume with the first
+    /// posted command, if the connection's task waits.
+    private func apply(_ action: Heartbeat.Action, in state: inout State) -> CheckedContinuation<Command?, Never>? {
+        switch action {
+        case .none:
+            return nil
+        case .wake(let deadline):
+            factory.timer.schedule(self, at: deadline)
+            return nil
+        case .sendPing(let data, let deadline):
+            factory.timer.schedule(self, at: deadline)
+            return post(.ping(data), in: &state)
+        case .fail(let cause):
+            factory.timer.schedule(self, at: nil)
+            if state.ending == nil { state.ending = .temporary(cause) }
+            return post(.end, in: &state)
+        }
+    }
+
+    /// Queues a command for the connection's task; returns its waiter, now owed the oldest command.
+    private func post(_ command: Command, in state: inout State) -> CheckedContinuation<Command?, Never>? {
+        state.commands.append(command)
+        guard let waiter = state.waiter else { return nil }
+        state.waiter = nil
+        return waiter
+    }
+
+    /// Records why the connection ends (unless it already does) and wakes the connection's task.
+    private func end(_ end: ConnectionEnd) {
+        let waiter = state.withLock { state in
+            if state.ending == nil { state.ending = end }
+            return post(.end, in: &state)
+        }
+        resume(waiter)
+    }
+
+    private func resume(_ waiter: CheckedContinuation<Command?, Never>?) {
+        guard let waiter else { return }
+        let command = state.withLock { $0.commands.isEmpty ? nil : $0.commands.removeFirst() }
+        waiter.resume(returning: command ?? .end)
+    }
+
+    /// The next command, or `nil` once the task is cancelled or the connection has ended.
+    private func nextCommand() async -> Command? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Command?, Never>) in
+                let ready: Command?? = state.withLock { state in
+                    if Task.isCancelled { return .some(nil) }
+                    if !state.commands.isEmpty {
+                        let command = state.commands.removeFirst()
+                        // After the end nothing more is read.
+                        if case .end = command { state.commands = [] }
+                        return .some(command)
+                    }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(returning: nil)
+        }
+    }
+
+    private func writePing(_ data: Int64) async {
+        guard let writer = state.withLock({ $0.writer }) else { return }
+        do {
+            try await writer.write(.text(BonfireClientFrame.ping(data).json))
+        } catch {
+            let cause = TemporaryFailureCause(
+                code: .socketDropped, message: "the heartbeat could not be written", cause: error)
+            end(.temporary(cause))
+        }
+    }
+
+    /// Runs the heartbeat's decision for a socket event, with the current time.
+    private func heartbeat(_ decide: (inout Heartbeat, Duration) -> Heartbeat.Action) {
+        let now = factory.clock.elapsed()
+        let waiter = state.withLock { state in apply(decide(&state.heartbeat, now), in: &state) }
+        resume(waiter)
+    }
+
+    // MARK: - The socket
+
     private func runSocket(_ report: @escaping @Sendable (ConnectionEvent) async -> Void) async -> ConnectionEnd {
-        let ending = Mutex<ConnectionEnd?>(nil)
         let opened = Atomic<Bool>(false)
+        let maximum = factory.configuration.maximumFrameSize
         do {
             // The scheme decides TLS, case-insensitively; a scheme that is not a WebSocket's is refused.
             let endpoint = try StoatEventsEndpoint(socketURL: try await url())
             var configuration = WebSocketClientConfiguration()
-            configuration.maxFrameSize = factory.configuration.maximumFrameSize
+            configuration.maxFrameSize = maximum
             // A cancelled socket is aborted, not closed politely: WSClient closes its input and waits at most
             // this long for the close handshake, so a silent peer cannot hold a dead connection open.
             configuration.closeTimeout = .milliseconds(10)
@@ -184,30 +391,53 @@ final class StoatConnection: SessionConnection {
                 logger: factory.logger
             ) { inbound, outbound, _ in
                 opened.store(true, ordering: .relaxed)
-                self.watchdog.opened(outbound)
+                self.heartbeat { heartbeat, now in heartbeat.socketOpened(at: now) }
+                self.state.withLock { $0.writer = outbound }
                 await report(.opened)
                 try await outbound.write(.text(BonfireClientFrame.authenticate(token: self.credentials.token).json))
-                for try await message in inbound.messages(maxSize: self.factory.configuration.maximumFrameSize) {
-                    self.watchdog.messageReceived()
-                    guard case .text(let text) = message else {
-                        self.factory.statistics.binary()
-                        continue
-                    }
-                    let outcome = BonfireDecoder(maximumFrameSize: self.factory.configuration.maximumFrameSize).decode(
-                        text)
-                    if let end = await self.handle(outcome, outbound: outbound, report: report) {
-                        ending.withLock { $0 = end }
+                var message = MessageAssembler(maximumSize: maximum)
+                for try await frame in inbound {
+                    guard let assembled = message.append(frame) else { continue }
+                    self.heartbeat { heartbeat, now in heartbeat.messageReceived(at: now) }
+                    if let end = await self.handle(assembled, outbound: outbound, report: report) {
+                        self.end(end)
                         return
                     }
                 }
             }
-            if let end = ending.withLock({ $0 }) { return end }
-            let detail = close.map { "closed with \($0.closeCode)" } ?? "closed"
-            return .temporary(TemporaryFailureCause(.socketDropped, detail: detail))
+            if let end = state.withLock({ $0.ending }) { return end }
+            let message = close.map { "closed with \($0.closeCode)" } ?? "closed"
+            return .temporary(TemporaryFailureCause(code: .socketDropped, message: message))
         } catch {
-            if let end = ending.withLock({ $0 }) { return end }
+            if let end = state.withLock({ $0.ending }) { return end }
             let code: TemporaryFailureCause.Code = opened.load(ordering: .relaxed) ? .socketDropped : .connectFailed
-            return .temporary(TemporaryFailureCause(code, detail: "\(type(of: error))"))
+            return .temporary(TemporaryFailureCause(code: code, message: "\(type(of: error))", cause: error))
+        }
+    }
+
+    /// Acts on one whole message; returns how the connection ends, if it does.
+    private func handle(
+        _ message: MessageAssembler.Message,
+        outbound: WebSocketOutboundWriter,
+        report: @escaping @Sendable (ConnectionEvent) async -> Void
+    ) async -> ConnectionEnd? {
+        switch message {
+        case .binary:
+            factory.statistics.binary()
+            return nil
+        case .tooLarge(let bytes):
+            let cause = TemporaryFailureCause(
+                code: .protocolViolation, message: "a message of more than \(bytes) bytes")
+            return .temporary(cause)
+        case .text(let buffer):
+            // Decoded straight from the bytes the message arrived in: no String, no second copy.
+            let decoder = BonfireDecoder(maximumFrameSize: factory.configuration.maximumFrameSize)
+            let outcome = buffer.withUnsafeReadableBytes { bytes in
+                guard let base = bytes.baseAddress, bytes.count > 0 else { return decoder.decode(Data()) }
+                return decoder.decode(
+                    Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
+            }
+            return await handle(outcome, outbound: outbound, report: report)
         }
     }
 
@@ -219,7 +449,7 @@ final class StoatConnection: SessionConnection {
     ) async -> ConnectionEnd? {
         switch outcome {
         case .tooLarge(let bytes):
-            return .temporary(TemporaryFailureCause(.protocolViolation, detail: "a \(bytes)-byte frame"))
+            return .temporary(TemporaryFailureCause(code: .protocolViolation, message: "a \(bytes)-byte frame"))
         case .undecodable(let reason):
             factory.statistics.undecodable()
             factory.logger.debug("undecodable frame ignored", metadata: ["lifeline.reason": "\(reason)"])
@@ -236,14 +466,20 @@ final class StoatConnection: SessionConnection {
     ) async -> ConnectionEnd? {
         switch event {
         case .authenticated:
-            watchdog.authenticated()
+            heartbeat { heartbeat, now in heartbeat.authenticated(at: now) }
             await report(.authenticated)
         case .ready:
-            guard watchdog.ready() else { return nil }  // a second Ready changes nothing
+            let now = factory.clock.elapsed()
+            let (isFirst, waiter) = state.withLock { state in
+                let (isFirst, action) = state.heartbeat.readyReceived(at: now)
+                return (isFirst, apply(action, in: &state))
+            }
+            resume(waiter)
+            guard isFirst else { return nil }  // a second Ready changes nothing
             await factory.onEvent(event)
             await report(.ready)
         case .pong(let data):
-            watchdog.pong(data)
+            heartbeat { heartbeat, now in heartbeat.pongReceived(data, at: now) }
         case .ping(let data):
             if let data { try? await outbound.write(.text(BonfireClientFrame.pong(data).json)) }
         case .logout:
@@ -252,9 +488,9 @@ final class StoatConnection: SessionConnection {
             if error.isAuthenticationError {
                 let code: PermanentFailureReason.Code =
                     error.kind == "InvalidSession" ? .invalidSession : .authenticationFailed
-                return .permanent(PermanentFailureReason(code, detail: error.kind))
+                return .permanent(PermanentFailureReason(code: code, message: error.kind))
             }
-            return .temporary(TemporaryFailureCause(.serverError, detail: error.kind))
+            return .temporary(TemporaryFailureCause(code: .serverError, message: error.kind))
         case .bulk(let events):
             for event in events {
                 if let end = await handle(event, outbound: outbound, report: report) { return end }
@@ -267,5 +503,52 @@ final class StoatConnection: SessionConnection {
             await factory.onEvent(event)
         }
         return nil
+    }
+}
+
+/// Assembles a WebSocket message from its frames into one buffer, and refuses one larger than the limit
+/// before holding it: a message is kept once, as the bytes it arrived in.
+struct MessageAssembler {
+    /// A whole message.
+    enum Message {
+        /// A text message's bytes (UTF-8, unvalidated: the decoder validates what it reads).
+        case text(ByteBuffer)
+        /// A binary message (Lifeline asks for JSON text and ignores these).
+        case binary
+        /// A message beyond the limit: at least this many bytes.
+        case tooLarge(Int)
+    }
+
+    let maximumSize: Int
+    private var buffer: ByteBuffer?
+    private var isText = false
+    private var size = 0
+
+    init(maximumSize: Int) {
+        self.maximumSize = maximumSize
+    }
+
+    /// Adds a frame; returns the message when the frame ends one.
+    mutating func append(_ frame: WebSocketDataFrame) -> Message? {
+        switch frame.opcode {
+        case .text, .binary:
+            isText = frame.opcode == .text
+            size = frame.data.readableBytes
+            buffer = frame.data
+        case .continuation:
+            size += frame.data.readableBytes
+            if size <= maximumSize, buffer != nil {
+                var data = frame.data
+                buffer?.writeBuffer(&data)
+            }
+        }
+        guard frame.fin else { return nil }
+        defer {
+            buffer = nil
+            size = 0
+        }
+        if size > maximumSize { return .tooLarge(size) }
+        guard isText, let buffer else { return .binary }
+        return .text(buffer)
     }
 }

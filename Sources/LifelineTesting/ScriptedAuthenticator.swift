@@ -7,6 +7,8 @@ public final class ScriptedAuthenticator: Authenticator {
     private struct State {
         var onboarding: Result<Bool, any Error> = .success(false)
         var completion: Result<Void, any Error> = .success(())
+        var sessionCheck: Result<SessionCheck, any Error> = .success(.invalid)
+        var sessionChecks = 0
         var standings: [String: AccountStanding] = [:]
         var onboardingChecks = 0
         var usernames: [String] = []
@@ -22,6 +24,11 @@ public final class ScriptedAuthenticator: Authenticator {
     /// Sets the answer to the onboarding check: whether it is needed, or the error it throws.
     public func answerOnboarding(_ result: Result<Bool, any Error>) { state.withLock { $0.onboarding = result } }
 
+    /// Sets the answer to every later check of a session (by default `.invalid`: the session is gone).
+    public func answerSessionCheck(_ result: Result<SessionCheck, any Error>) {
+        state.withLock { $0.sessionCheck = result }
+    }
+
     /// Sets the answer to completing onboarding.
     public func answerCompletion(_ result: Result<Void, any Error>) { state.withLock { $0.completion = result } }
 
@@ -30,6 +37,8 @@ public final class ScriptedAuthenticator: Authenticator {
         state.withLock { $0.standings[userID] = standing }
     }
 
+    /// How many checks of a session were made.
+    public var sessionChecks: Int { state.withLock { $0.sessionChecks } }
     /// How many onboarding checks were made.
     public var onboardingChecks: Int { state.withLock { $0.onboardingChecks } }
     /// The usernames onboarding was completed with.
@@ -44,6 +53,15 @@ public final class ScriptedAuthenticator: Authenticator {
         let result = state.withLock { state in
             state.onboardingChecks += 1
             return state.onboarding
+        }
+        return try result.get()
+    }
+
+    /// Answers a check of the session as scripted.
+    public func checkSession(_ credentials: SessionCredentials) async throws -> SessionCheck {
+        let result = state.withLock { state in
+            state.sessionChecks += 1
+            return state.sessionCheck
         }
         return try result.get()
     }
@@ -74,14 +92,43 @@ public final class ScriptedAuthenticator: Authenticator {
     }
 }
 
-/// An error a scripted dependency throws.
-public struct ScriptedError: Error, Sendable, Hashable, CustomStringConvertible {
+/// An error a scripted dependency throws, in Lifeline's one error shape.
+public struct ScriptedError: Error, Sendable, CustomStringConvertible {
+    /// What kind of scripted failure this is.
+    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+        /// The code's stable name.
+        public var rawValue: String
+        /// Creates a code from its stable name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The script says this call fails.
+        public static let scripted = Code(rawValue: "scripted")
+        /// The scripted connection is not running.
+        public static let notRunning = Code(rawValue: "notRunning")
+
+        /// The code's stable name.
+        public var description: String { rawValue }
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
     /// What the script says.
     public var message: String
+    /// The error that caused this one, if any.
+    public var cause: (any Error)?
 
     /// Creates an error.
-    public init(message: String) { self.message = message }
+    ///
+    /// - Parameters:
+    ///   - code: What kind of failure this is; ``Code/scripted`` by default.
+    ///   - message: What the script says.
+    ///   - cause: The error that caused this one, if any.
+    public init(code: Code = .scripted, message: String, cause: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
 
-    /// The message.
-    public var description: String { message }
+    /// `code: message`.
+    public var description: String { "\(code): \(message)" }
 }

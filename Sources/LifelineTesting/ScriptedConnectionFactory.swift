@@ -44,7 +44,8 @@ public final class ScriptedConnectionFactory: ConnectionFactory {
     /// Makes every play of these events fail (throw) until changed.
     public func failPlays(of events: Set<SignificantEvent>) { state.withLock { $0.failingPlays = events } }
 
-    /// Makes every play of these events hang until the session gives up on it (its timeout).
+    /// Makes every play of these events hang until the connection ends (as a write that a socket never
+    /// takes), whatever the session decides about it meanwhile.
     public func hangPlays(of events: Set<SignificantEvent>) { state.withLock { $0.hangingPlays = events } }
 
     func playBehaviour(_ event: SignificantEvent) -> (fails: Bool, hangs: Bool) {
@@ -115,6 +116,8 @@ public final class ScriptedConnection: SessionConnection {
         var running = false
         var played: [SignificantEvent] = []
         var attempts: [SignificantEvent] = []
+        var finishWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter = 0
     }
 
     /// The session it connects with.
@@ -130,7 +133,14 @@ public final class ScriptedConnection: SessionConnection {
         self.factory = factory
     }
 
-    /// Whether the session cancelled (closed) this connection.
+    /// Closes the connection, as the session does when it is done with it: like a cancellation, `run`
+    /// returns at once (or, with ``ScriptedConnectionFactory/closesSlowly``, when the test says so).
+    public func close() {
+        state.withLock { $0.wasCancelled = true }
+        if !factory.closesSlowly { finishRun() }
+    }
+
+    /// Whether the session closed (or cancelled) this connection.
     public var wasCancelled: Bool { state.withLock { $0.wasCancelled } }
 
     /// The significant events played successfully on this connection, in order.
@@ -145,11 +155,12 @@ public final class ScriptedConnection: SessionConnection {
             state.attempts.append(event)
             return state.running && !state.finished
         }
-        guard running else { throw ScriptedError(message: "the connection is not running") }
+        guard running else { throw ScriptedError(code: .notRunning, message: "the connection is not running") }
         let behaviour = factory.playBehaviour(event)
         if behaviour.hangs {
-            await untilCancelled()
-            throw CancellationError()
+            // Like a write on a socket that takes nothing: until the connection ends or the task is cancelled.
+            await untilFinished()
+            throw ScriptedError(code: .notRunning, message: "the connection ended while \(event) was played")
         }
         if behaviour.fails { throw ScriptedError(message: "scripted failure of \(event)") }
         state.withLock { $0.played.append(event) }
@@ -214,11 +225,36 @@ public final class ScriptedConnection: SessionConnection {
     }
 
     private func finishRun() {
-        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let (continuation, waiters) = state.withLock { state in
             state.finished = true
-            defer { state.finish = nil }
-            return state.finish
+            defer {
+                state.finish = nil
+                state.finishWaiters = [:]
+            }
+            return (state.finish, Array(state.finishWaiters.values))
         }
         continuation?.resume()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once the connection has finished, or when the calling task is cancelled.
+    private func untilFinished() async {
+        let id = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state in
+                    if state.finished || Task.isCancelled { return true }
+                    state.finishWaiters[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.finishWaiters.removeValue(forKey: id) }
+            waiter?.resume()
+        }
     }
 }

@@ -25,18 +25,24 @@ public actor SnapshotRecorder {
         return nil
     }
 
-    /// Consumes snapshots until a transition enters `state`, and returns that snapshot.
+    /// Consumes snapshots until one whose transitions enter `state`, and returns that snapshot.
     ///
     /// The initial snapshot, which no transition led to, never matches: `next(.ready)` waits for the
-    /// session to come back to READY.
+    /// session to come back to READY. A snapshot that carries several transitions (the recorder fell
+    /// behind) matches when any of them enters `state`.
     @discardableResult
     public func next(_ state: SessionState) async -> SessionSnapshot? {
-        await next { $0.transitions.last?.to == state }
+        await next { $0.transitions.contains { $0.to == state } }
     }
 
-    /// The states of every snapshot seen, with consecutive repeats collapsed.
+    /// Every state the snapshots seen went through, in order — each snapshot's state, or the states its
+    /// transitions left and entered — with consecutive repeats collapsed.
     public var stateTrail: [SessionState] {
-        seen.map(\.state).reduce(into: []) { trail, state in
+        let states = seen.flatMap { snapshot in
+            snapshot.transitions.isEmpty
+                ? [snapshot.state] : [snapshot.transitions[0].from] + snapshot.transitions.map(\.to)
+        }
+        return states.reduce(into: []) { trail, state in
             if trail.last != state { trail.append(state) }
         }
     }

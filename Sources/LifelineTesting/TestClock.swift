@@ -43,7 +43,15 @@ public final class TestClock: Clock, Sendable {
         var cancelledEarly: Set<Int> = []
         var unobserved: [Instant] = []
         var observers: [(id: Int, continuation: CheckedContinuation<Instant, Never>)] = []
+        var countWaiters: [(id: Int, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
         var nextID = 0
+
+        /// The waiters for a number of pending sleeps that is reached now, removed.
+        mutating func settledWaiters() -> [CheckedContinuation<Void, Never>] {
+            let settled = countWaiters.filter { $0.count == sleepers.count }
+            countWaiters.removeAll { $0.count == sleepers.count }
+            return settled.map(\.continuation)
+        }
     }
 
     private let state = Mutex(State())
@@ -81,6 +89,7 @@ public final class TestClock: Clock, Sendable {
                         return nil
                     }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    for waiter in state.settledWaiters() { waiter.resume() }
                     if state.observers.isEmpty {
                         state.unobserved.append(deadline)
                         return nil
@@ -90,14 +99,16 @@ public final class TestClock: Clock, Sendable {
                 observer?.resume(returning: deadline)
             }
         } onCancel: {
-            let sleeper: Sleeper? = state.withLock { state in
+            let (sleeper, settled): (Sleeper?, [CheckedContinuation<Void, Never>]) = state.withLock { state in
                 guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else {
                     state.cancelledEarly.insert(id)
-                    return nil
+                    return (nil, [])
                 }
-                return state.sleepers.remove(at: index)
+                let sleeper = state.sleepers.remove(at: index)
+                return (sleeper, state.settledWaiters())
             }
             sleeper?.continuation.resume(throwing: CancellationError())
+            for waiter in settled { waiter.resume() }
         }
     }
 
@@ -144,16 +155,56 @@ public final class TestClock: Clock, Sendable {
         while !Task.isCancelled, await nextSleep() != deadline {}
     }
 
+    /// Waits until exactly `count` sleeps are pending — for example until the sleep of a timer that was
+    /// cancelled is gone (a cancellation reaches a sleep asynchronously when it is a structured task's).
+    /// Returns early when the waiting task is cancelled.
+    public func waitForPendingSleeps(_ count: Int) async {
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state in
+                    if state.sleepers.count == count || state.cancelledEarly.remove(id) != nil { return true }
+                    state.countWaiters.append((id, count, continuation))
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
+                guard let index = state.countWaiters.firstIndex(where: { $0.id == id }) else {
+                    state.cancelledEarly.insert(id)
+                    return nil
+                }
+                return state.countWaiters.remove(at: index).continuation
+            }
+            waiter?.resume()
+        }
+    }
+
+    /// Waits until a sleep is scheduled whose deadline satisfies `predicate`, consuming the sleeps
+    /// ``nextSleep()`` reports before it, and returns its deadline: for a timer whose deadline is known
+    /// only within its jitter. Returns early when the waiting task is cancelled.
+    public func nextSleep(where predicate: (Instant) -> Bool) async -> Instant {
+        while true {
+            let deadline = await nextSleep()
+            if predicate(deadline) || Task.isCancelled { return deadline }
+        }
+    }
+
     /// Moves the clock forward to `instant` and wakes every sleep due by then, earliest first.
     public func advance(to instant: Instant) {
-        let due: [Sleeper] = state.withLock { state in
-            guard instant > state.now else { return [] }
+        let (due, settled): ([Sleeper], [CheckedContinuation<Void, Never>]) = state.withLock { state in
+            guard instant > state.now else { return ([], []) }
             state.now = instant
             let due = state.sleepers.filter { $0.deadline <= instant }.sorted { $0.deadline < $1.deadline }
             state.sleepers.removeAll { $0.deadline <= instant }
-            return due
+            return (due, due.isEmpty ? [] : state.settledWaiters())
         }
         for sleeper in due { sleeper.continuation.resume() }
+        for waiter in settled { waiter.resume() }
     }
 
     /// Moves the clock forward by `duration`.

@@ -100,13 +100,16 @@ struct ConnectCommandTests {
             let retry = try #require(disconnected["retry_in"] as? Double)
             let nominal = 0.05 * Double((1 << failures) - 1)
             #expect(retry >= nominal * 0.8 - 0.002 && retry <= nominal * 1.2 + 0.002, "retry in \(retry)")
-            #expect((disconnected["cause"] as? String)?.hasPrefix("connectFailed") == true)
+            let cause = try #require(disconnected["cause"] as? [String: Any])
+            #expect(cause["code"] as? String == "connectFailed")
+            #expect(cause["message"] is String)
         }
         #expect(await run.transition(to: "CONNECTED") != nil)
 
         await server.setIgnoresPings(true)
         let silent = try #require(await run.transition(to: "DISCONNECTED"))
-        #expect((silent["cause"] as? String)?.hasPrefix("heartbeatTimeout") == true)
+        #expect((silent["cause"] as? [String: Any])?["code"] as? String == "heartbeatTimeout")
+        #expect((silent["cause"] as? [String: Any])?["message"] as? String == "no Pong within 0.3 seconds")
         await server.setIgnoresPings(false)
         #expect(await run.transition(to: "CONNECTED") != nil)
 
@@ -169,6 +172,13 @@ struct ConnectCommandTests {
         #expect(await second.transition(to: "READY") != nil)
         #expect(await second.quit() == 0)
         await server.stop()
+    }
+
+    @Test("a retry ceiling below the retry unit (0 included) is refused before anything connects", arguments: ["0", "0.5"])
+    func retryCeilingBelowUnit(ceiling: String) throws {
+        let run = try Executable.run(["connect", "--api", "http://127.0.0.1:1", "--token", "t", "--retry-ceiling", ceiling])
+        #expect(run.status != 0)
+        #expect(run.standardError.contains("must be at least the unit"), "\(run.standardError)")
     }
 
     @Test("a refused login prints why — with the support link for BlockedByShield — and exits 1")

@@ -5,7 +5,12 @@ import LifelineTesting
 let credentials = SessionCredentials(token: "token-secret", userID: "user-1", sessionID: "session-1")
 
 /// A policy without jitter, so that stories can state exact delays.
-let exactPolicy = RetryPolicy(unit: .seconds(1), ceiling: .seconds(300), jitter: 0)
+let exactPolicy = try! RetryPolicy(unit: .seconds(1), ceiling: .seconds(300), jitter: 0)
+
+/// The retry timer DISCONNECTED arms, as the machine issues it.
+func retryTimer(id: UInt64, failures: Int, delay: Duration) -> SessionAction {
+    .armTimer(SessionTimer(id: id, purpose: .retry(failures: failures), delay: delay))
+}
 
 /// One sample event of each kind, with the payload the stories expect.
 func sample(_ kind: SessionEvent.Kind) -> SessionEvent {
@@ -48,34 +53,65 @@ func path(to state: SessionState) -> [SessionEvent] {
 final class Story {
     var machine: SessionMachine
     var random: SeededRandomNumberGenerator
+    /// The last account lookup the machine asked for.
+    var lookup: UInt64?
 
     /// A story that starts with a machine driven from READY into `state`.
-    init(in state: SessionState = .ready, policy: RetryPolicy = exactPolicy, seed: UInt64 = 1) {
-        machine = SessionMachine(retryPolicy: policy)
+    init(
+        in state: SessionState = .ready, policy: RetryPolicy = exactPolicy,
+        sessionCheck: SessionCheckPolicy = .standard, seed: UInt64 = 1
+    ) {
+        machine = SessionMachine(retryPolicy: policy, sessionCheckPolicy: sessionCheck)
         random = SeededRandomNumberGenerator(seed: seed)
         for event in path(to: state) { send(event) }
         precondition(machine.state == state, "the path to \(state) ended in \(machine.state)")
     }
 
+    /// Notes the lookup an output asks for, and returns the output.
+    private func noting(_ output: SessionMachine.Output) -> SessionMachine.Output {
+        for case .fetchAccountStanding(_, let id) in output.actions { lookup = id }
+        return output
+    }
+
     /// Sends one event.
     @discardableResult
-    func send(_ event: SessionEvent) -> SessionMachine.Output { machine.handle(event, using: &random) }
+    func send(_ event: SessionEvent) -> SessionMachine.Output { noting(machine.handle(event, using: &random)) }
+
+    /// Reports that a connection ended.
+    @discardableResult
+    func ended(_ end: ConnectionEnd, generation: UInt64? = nil) -> SessionMachine.Output {
+        noting(machine.connectionEnded(end, generation: generation ?? machine.liveGeneration ?? 0, using: &random))
+    }
+
+    /// Reports a check of the session.
+    @discardableResult
+    func checked(_ result: Result<SessionCheck, any Error>, check: UInt64) -> SessionMachine.Output {
+        noting(machine.sessionChecked(result, check: check, using: &random))
+    }
+
+    /// Reports that a timer fired.
+    @discardableResult
+    func fired(_ id: UInt64) -> SessionMachine.Output { noting(machine.timerFired(id, using: &random)) }
 
     /// Reports the device's network.
     @discardableResult
-    func network(isOnline: Bool) -> SessionMachine.Output? {
-        machine.networkChanged(isOnline: isOnline, using: &random)
+    func network(isOnline: Bool) -> SessionMachine.Output {
+        noting(machine.networkChanged(isOnline: isOnline, using: &random))
     }
 
-    /// Reports the account's standing.
+    /// Reports the account's standing to the last lookup the machine asked for.
     @discardableResult
-    func standing(_ standing: AccountStanding?) -> Bool { machine.accountStandingReceived(standing) }
+    func standing(_ standing: AccountStanding?) -> Bool {
+        machine.accountStandingReceived(standing, lookup: lookup ?? 0)
+    }
 
     /// Reports the health service's alert.
     @discardableResult
     func alert(_ alert: OutageAlert?) -> Bool { machine.healthAlertReceived(alert) }
 
-    /// Reports a failed login at the login interface.
+    /// Reports a failed login at the login interface; returns whether READY took it.
     @discardableResult
-    func loginFailed(_ failure: LoginFailure) -> Bool { machine.loginFailed(failure) }
+    func loginFailed(_ failure: LoginFailure, userID: String? = nil) -> Bool {
+        noting(machine.loginFailed(failure, userID: userID)) != .ignored
+    }
 }

@@ -78,21 +78,64 @@ struct ReplayPlanTests {
         #expect(plan.record == [a, b, c])
     }
 
-    @Test("a failing play is retried up to the limit, then surfaced, and the queue moves on")
-    func retryLimit() {
-        var plan = ReplayPlan(retryLimit: 3)
+    @Test("a failing play is retried after 1 s, then 2 s, up to the limit, then surfaced, and the queue moves on")
+    func retryLimit() throws {
+        var plan = ReplayPlan(retryLimit: 3, retryDelay: .seconds(1))
         _ = plan.requested(a)
         _ = plan.requested(b)
         var next = plan.connected()
         for attempt in 1...3 {
-            let play = next.compactMap { if case .play(let p) = $0 { p } else { nil } }.first
-            #expect(play?.event == a && play?.attempt == attempt)
-            next = plan.failed(play!.id)
+            let play = try #require(next.compactMap { if case .play(let p) = $0 { p } else { nil } }.first)
+            #expect(play.event == a && play.attempt == attempt)
+            next = plan.failed(play.id)
+            if attempt < 3 {
+                let delay: Duration = attempt == 1 ? .seconds(1) : .seconds(2)
+                #expect(next == [.cancelTimeout(play.id), .armRetry(play.id, after: delay)], "backs off; b waits")
+                #expect(plan.retryTimerFired(play.id + 1_000) == [], "an unknown retry changes nothing")
+                next = plan.retryTimerFired(play.id)
+            }
         }
         #expect(next.contains(.surface(a, attempts: 3)))
         #expect(plays(next) == [b])
         #expect(plan.failures == [a])
-        #expect(plan.record.isEmpty)
+        #expect(plan.record.isEmpty, "a new event is recorded only once it succeeds")
+    }
+
+    @Test(
+        "a replay that runs out of attempts stays recorded, is tried again at the next connection, and is reported until it succeeds"
+    )
+    func failedReplayIsKept() throws {
+        var plan = ReplayPlan(retryLimit: 2, retryDelay: .seconds(1))
+        _ = plan.connected()
+        for event in [a, b] { _ = plan.played(ids(plan.requested(event))[0]) }
+        _ = plan.disconnected()
+        var next = plan.connected()
+        var play = try #require(ids(next).first)
+        next = plan.failed(play)
+        next = plan.retryTimerFired(play)
+        play = try #require(ids(next).first)
+        next = plan.failed(play)
+        #expect(next.contains(.surface(a, attempts: 2)))
+        #expect(plan.failures == [a])
+        #expect(plan.record == [a, b], "kept for the next connection")
+        _ = plan.played(try #require(ids(next).first))  // b
+        _ = plan.disconnected()
+        next = plan.connected()
+        #expect(plays(next) == [a], "tried again")
+        #expect(plan.failures == [a], "still reported until it succeeds")
+        _ = plan.played(try #require(ids(next).first))
+        #expect(plan.failures.isEmpty)
+    }
+
+    @Test("a disconnection cancels the retry a failed play waits for")
+    func disconnectionCancelsRetry() throws {
+        var plan = ReplayPlan()
+        _ = plan.requested(a)
+        let play = try #require(ids(plan.connected()).first)
+        _ = plan.failed(play)
+        #expect(plan.disconnected() == [.cancelRetry(play)])
+        #expect(plan.retryTimerFired(play) == [], "a late firing changes nothing")
+        #expect(plays(plan.connected()) == [a], "the new event waited for the next connection")
     }
 
     @Test("an unsubscribe while its replay is in flight wins: the finished replay is not recorded again")
@@ -136,15 +179,20 @@ struct ReplayPlanTests {
         #expect(plan.record == [a, b, c])
     }
 
-    @Test("ending typing removes the typing record and is played")
+    @Test("the user's own typing is played once when connected, never recorded, never replayed, never queued")
     func typing() {
         var plan = ReplayPlan()
-        _ = plan.connected()
         let typing = SignificantEvent(.beginTyping, "C1")
-        _ = plan.played(ids(plan.requested(typing))[0])
+        #expect(plan.requested(typing) == [], "dropped while disconnected")
+        #expect(plays(plan.connected()) == [])
+        let begin = plan.requested(typing)
+        #expect(plays(begin) == [typing])
+        _ = plan.played(ids(begin)[0])
+        #expect(plan.record.isEmpty, "a typing indicator lives seconds: not recorded")
         let end = plan.requested(SignificantEvent(.endTyping, "C1"))
         #expect(plays(end) == [SignificantEvent(.endTyping, "C1")])
-        _ = plan.played(ids(end)[0])
-        #expect(plan.record.isEmpty)
+        #expect(plan.failed(ids(end)[0]) == [.cancelTimeout(ids(end)[0])], "not retried")
+        _ = plan.disconnected()
+        #expect(plays(plan.connected()) == [], "nothing to replay")
     }
 }

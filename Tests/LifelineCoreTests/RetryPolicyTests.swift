@@ -12,9 +12,9 @@ struct RetryPolicyTests {
     }
 
     @Test("every jittered delay for x = 1…20 stays within ±20 % of the capped nominal delay", arguments: 1...20)
-    func jitteredWithinBounds(failures: Int) {
+    func jitteredWithinBounds(failures: Int) throws {
         var random = SeededRandomNumberGenerator(seed: UInt64(failures))
-        let policy = RetryPolicy(unit: .milliseconds(500), ceiling: .seconds(60))
+        let policy = try RetryPolicy(unit: .milliseconds(500), ceiling: .seconds(60))
         let nominal = policy.nominalDelay(failures: failures)
         for _ in 0..<1_000 {
             let delay = policy.delay(failures: failures, using: &random)
@@ -48,15 +48,49 @@ struct RetryPolicyTests {
     }
 
     @Test("the machine arms DISCONNECTED's timer with the policy's delay for the incremented count")
-    func machineUsesPolicy() {
-        let policy = RetryPolicy(unit: .seconds(2), ceiling: .seconds(10))
+    func machineUsesPolicy() throws {
+        let policy = try RetryPolicy(unit: .seconds(2), ceiling: .seconds(10))
         let story = Story(in: .connected, policy: policy)
         var expectedRandom = story.random
         for failures in 1...5 {
             let expected = policy.delay(failures: failures, using: &expectedRandom)
             let actions = story.send(.temporaryFailure(.socketDropped)).actions
-            #expect(actions.last == .armRetryTimer(delay: expected, failures: failures))
+            guard case .armTimer(let timer)? = actions.last else {
+                Issue.record("no timer armed: \(actions)")
+                return
+            }
+            #expect(timer.purpose == .retry(failures: failures) && timer.delay == expected)
             story.send(.retry)
         }
+    }
+}
+
+@Suite("Refused retry policies")
+struct RetryPolicyValidationTests {
+    @Test(
+        "a ceiling below the unit, a unit that is not positive, or a jitter outside 0..<1 is refused with a typed error",
+        arguments: [
+            (Duration.seconds(1), Duration.zero, 0.2), (.seconds(1), .milliseconds(999), 0.2),
+            (.zero, .seconds(1), 0.2),
+            (.seconds(-1), .seconds(1), 0.2), (.seconds(1), .seconds(300), 1.0), (.seconds(1), .seconds(300), -0.1),
+        ])
+    func refused(unit: Duration, ceiling: Duration, jitter: Double) {
+        let error = #expect(throws: ConfigurationError.self) {
+            try RetryPolicy(unit: unit, ceiling: ceiling, jitter: jitter)
+        }
+        #expect(error?.code == .outOfRange)
+    }
+
+    @Test("a ceiling equal to the unit is the smallest accepted: every retry waits one unit")
+    func ceilingEqualToUnit() throws {
+        let policy = try RetryPolicy(unit: .seconds(2), ceiling: .seconds(2), jitter: 0)
+        var random = SeededRandomNumberGenerator(seed: 1)
+        for failures in 1...10 { #expect(policy.delay(failures: failures, using: &random) == .seconds(2)) }
+    }
+
+    @Test("a negative number of session checks is refused")
+    func negativeChecks() {
+        let error = #expect(throws: ConfigurationError.self) { try SessionCheckPolicy(checks: -1, backoff: .spec) }
+        #expect(error?.code == .outOfRange)
     }
 }

@@ -4,18 +4,40 @@ import Testing
 
 @Suite("Random walks through the machine")
 struct SessionMachineRandomWalkTests {
-    /// Any event, with random payloads, plus network changes, account lookups and health answers.
+    /// Any event, with random payloads, plus the runtime's reports — connection ends, session checks,
+    /// timers, network changes, account lookups, health answers — each about a live or a stale id.
     static func randomStep(
-        _ machine: inout SessionMachine, _ random: inout SeededRandomNumberGenerator
+        _ machine: inout SessionMachine, _ random: inout SeededRandomNumberGenerator, tickets: UInt64,
+        fired: inout UInt64?
     ) -> SessionMachine.Output? {
-        switch Int.random(in: 0..<20, using: &random) {
+        let anyTicket = UInt64.random(in: 0...(tickets + 1), using: &random)
+        switch Int.random(in: 0..<26, using: &random) {
         case 0: return machine.networkChanged(isOnline: Bool.random(using: &random), using: &random)
         case 1:
-            machine.accountStandingReceived(AccountStanding.allCases.randomElement(using: &random))
+            machine.accountStandingReceived(AccountStanding.allCases.randomElement(using: &random), lookup: anyTicket)
             return nil
         case 2:
             machine.healthAlertReceived(Bool.random(using: &random) ? OutageAlert(text: "outage") : nil)
             return nil
+        case 3, 4:
+            let generation = Bool.random(using: &random) ? machine.liveGeneration ?? 0 : machine.generation &- 1
+            let ends: [ConnectionEnd] = [
+                .temporary(.socketDropped), .permanent(.invalidSession), .loggedOut,
+                .permanent(PermanentFailureReason(code: .authenticationFailed, message: "InvalidToken")),
+            ]
+            return machine.connectionEnded(ends.randomElement(using: &random)!, generation: generation, using: &random)
+        case 5, 6:
+            let answers: [Result<SessionCheck, any Error>] = [
+                .success(.invalid), .success(.invalid), .success(.valid), .failure(ScriptedError(message: "down")),
+            ]
+            return machine.sessionChecked(answers.randomElement(using: &random)!, check: anyTicket, using: &random)
+        case 7, 8:
+            fired = anyTicket
+            return machine.timerFired(anyTicket, using: &random)
+        case 9:
+            return machine.connectionReady(generation: machine.liveGeneration ?? 0, using: &random)
+        case 10:
+            return machine.loginFailed(LoginFailure(code: "Disabled", message: "disabled"), userID: "user-1")
         default:
             let kind = SessionEvent.Kind.allCases.randomElement(using: &random)!
             let event: SessionEvent =
@@ -33,14 +55,17 @@ struct SessionMachineRandomWalkTests {
     func invariantsHold() {
         for seed in UInt64(1)...3_000 {
             var random = SeededRandomNumberGenerator(seed: seed)
-            var machine = SessionMachine(retryPolicy: .spec)
-            var timerArmed = false
+            var machine = SessionMachine(retryPolicy: .spec, sessionCheckPolicy: .standard)
+            var timers: [UInt64: SessionTimer.Purpose] = [:]
+            var tickets: UInt64 = 0
             var polling = false
             var live: Set<UInt64> = []
             var lastGeneration: UInt64 = 0
             for step in 0..<200 {
                 let before = machine.state
-                guard let output = Self.randomStep(&machine, &random) else { continue }
+                var fired: UInt64?
+                guard let output = Self.randomStep(&machine, &random, tickets: tickets, fired: &fired) else { continue }
+
                 let context = "seed \(seed), step \(step), \(before) → \(machine.state)"
                 var state = before
                 for transition in output.transitions {
@@ -48,18 +73,30 @@ struct SessionMachineRandomWalkTests {
                     #expect(
                         SessionTransitionTable.target(from: transition.from, on: transition.event) == transition.to,
                         "\(context)")
+                    #expect(
+                        (transition.cause != nil)
+                            == (transition.event == .temporaryFailure || transition.event == .permanentFailure),
+                        "a failure carries its cause: \(context)")
                     state = transition.to
                 }
                 #expect(state == machine.state, "\(context)")
                 for action in output.actions {
                     switch action {
-                    case .armRetryTimer(let delay, let failures):
-                        #expect(!timerArmed, "armed twice: \(context)")
-                        #expect(failures == machine.failures && delay > .zero, "\(context)")
-                        timerArmed = true
-                    case .cancelRetryTimer:
-                        #expect(timerArmed, "cancelled an unarmed timer: \(context)")
-                        timerArmed = false
+                    case .armTimer(let timer):
+                        #expect(timers[timer.id] == nil && timer.id > tickets, "ids only grow: \(context)")
+                        tickets = max(tickets, timer.id)
+                        #expect(timer.delay > .zero, "\(context)")
+                        if case .retry(let failures) = timer.purpose {
+                            #expect(failures == machine.failures, "\(context)")
+                        }
+                        timers[timer.id] = timer.purpose
+                    case .cancelTimer(let id):
+                        #expect(
+                            timers.removeValue(forKey: id) != nil || id == fired,
+                            "cancelled an unarmed timer: \(context)")
+                    case .checkSession(_, let check), .fetchAccountStanding(_, let check):
+                        #expect(check > tickets, "ids only grow: \(context)")
+                        tickets = check
                     case .connect(_, let g), .authenticate(_, let g):
                         #expect(live.isEmpty, "a second connection while \(live) is live: \(context)")
                         #expect(g > lastGeneration, "generations only grow: \(context)")
@@ -76,16 +113,25 @@ struct SessionMachineRandomWalkTests {
                         polling = false
                     case .replaySignificantEvents(let g):
                         #expect(live == [g], "replay on a connection that is not live: \(context)")
-                    case .invalidateCaches, .fetchAccountStanding, .endSession, .dispose:
+                    case .invalidateCaches, .endSession, .dispose:
                         break
                     }
                 }
+                // A timer that fired and was acted on is gone.
+                if let fired, output != .ignored { timers[fired] = nil }
                 if machine.state == .connected { #expect(machine.failures == 0, "\(context)") }
+                let retryTimers = timers.values.filter { if case .retry = $0 { true } else { false } }
                 #expect(
-                    timerArmed == (machine.state == .disconnected), "timer armed exactly in DISCONNECTED: \(context)")
-                #expect(machine.isRetryTimerArmed == timerArmed, "\(context)")
+                    (retryTimers.count == 1) == (machine.state == .disconnected),
+                    "a retry timer armed exactly in DISCONNECTED: \(context)")
+                #expect(retryTimers.count <= 1, "\(context)")
+                #expect(machine.isRetryTimerArmed == (machine.state == .disconnected), "\(context)")
                 #expect(live.count <= 1, "\(context)")
                 #expect(live.first == machine.liveGeneration, "\(context)")
+                if machine.isConfirmingSession {
+                    #expect(live.isEmpty, "no connection while confirming: \(context)")
+                    #expect([.loggingIn, .connecting, .reconnecting].contains(machine.state), "\(context)")
+                }
                 #expect(polling == machine.isPollingHealth, "\(context)")
                 #expect(machine.presentation.banner != nil || machine.state == .connected || !machine.state.isLoggedIn)
             }

@@ -11,7 +11,7 @@ struct SessionMachinePairTests {
         "READY -->|LOGIN_CACHED| CONNECTING": [.connect(credentials, generation: 1)],
         "LOGGING_IN -->|NO_USER| ONBOARDING": [.closeConnection(generation: 1)],
         "LOGGING_IN -->|PERMANENT_FAILURE| ERROR": [
-            .closeConnection(generation: 1), .fetchAccountStanding(userID: "user-1"),
+            .closeConnection(generation: 1), .fetchAccountStanding(userID: "user-1", lookup: 1),
         ],
         "LOGGING_IN -->|TEMPORARY_FAILURE| ERROR": [.closeConnection(generation: 1)],
         "ONBOARDING -->|CANCEL| DISPOSE": [.dispose],
@@ -22,32 +22,32 @@ struct SessionMachinePairTests {
         "CONNECTING -->|SOCKET_CONNECTED| CONNECTED": [.replaySignificantEvents(generation: 1)],
         "ONBOARDING -->|USER_CREATED| LOGGING_IN": [.authenticate(credentials, generation: 2)],
         "CONNECTED -->|TEMPORARY_FAILURE| DISCONNECTED": [
-            .closeConnection(generation: 1), .armRetryTimer(delay: .seconds(1), failures: 1),
+            .closeConnection(generation: 1), retryTimer(id: 1, failures: 1, delay: .seconds(1)),
         ],
         "DISCONNECTED -->|RETRY| RECONNECTING": [
-            .cancelRetryTimer, .invalidateCaches, .connect(credentials, generation: 2),
+            .cancelTimer(id: 1), .invalidateCaches, .connect(credentials, generation: 2),
         ],
-        "DISCONNECTED -->|DEVICE_OFFLINE| OFFLINE": [.cancelRetryTimer],
+        "DISCONNECTED -->|DEVICE_OFFLINE| OFFLINE": [.cancelTimer(id: 1)],
         "RECONNECTING -->|TEMPORARY_FAILURE| DISCONNECTED": [
-            .closeConnection(generation: 2), .armRetryTimer(delay: .seconds(3), failures: 2),
+            .closeConnection(generation: 2), retryTimer(id: 2, failures: 2, delay: .seconds(3)),
         ],
         "CONNECTING -->|TEMPORARY_FAILURE| DISCONNECTED": [
-            .closeConnection(generation: 1), .armRetryTimer(delay: .seconds(1), failures: 1),
+            .closeConnection(generation: 1), retryTimer(id: 1, failures: 1, delay: .seconds(1)),
         ],
         "CONNECTING -->|PERMANENT_FAILURE| ERROR": [
-            .closeConnection(generation: 1), .fetchAccountStanding(userID: "user-1"),
+            .closeConnection(generation: 1), .fetchAccountStanding(userID: "user-1", lookup: 1),
         ],
         "RECONNECTING -->|PERMANENT_FAILURE| ERROR": [
-            .closeConnection(generation: 2), .fetchAccountStanding(userID: "user-1"),
+            .closeConnection(generation: 2), .fetchAccountStanding(userID: "user-1", lookup: 2),
         ],
         "OFFLINE -->|DEVICE_ONLINE| RECONNECTING": [.invalidateCaches, .connect(credentials, generation: 2)],
         "CONNECTING -->|LOGOUT| DISPOSE": [.closeConnection(generation: 1), .endSession(credentials), .dispose],
         "CONNECTED -->|LOGOUT| DISPOSE": [.closeConnection(generation: 1), .endSession(credentials), .dispose],
-        "DISCONNECTED -->|LOGOUT| DISPOSE": [.cancelRetryTimer, .endSession(credentials), .dispose],
+        "DISCONNECTED -->|LOGOUT| DISPOSE": [.cancelTimer(id: 1), .endSession(credentials), .dispose],
         "RECONNECTING -->|LOGOUT| DISPOSE": [.closeConnection(generation: 2), .endSession(credentials), .dispose],
         "OFFLINE -->|LOGOUT| DISPOSE": [.endSession(credentials), .dispose],
         "DISCONNECTED -->|RECONNECT_NOW| RECONNECTING": [
-            .cancelRetryTimer, .invalidateCaches, .connect(credentials, generation: 2),
+            .cancelTimer(id: 1), .invalidateCaches, .connect(credentials, generation: 2),
         ],
         "OFFLINE -->|RECONNECT_NOW| RECONNECTING": [.invalidateCaches, .connect(credentials, generation: 2)],
     ]
@@ -70,7 +70,8 @@ struct SessionMachinePairTests {
             #expect(
                 output.transitions.first
                     == SessionTransition(
-                        from: edge.from, event: edge.event, to: edge.to, failures: story.machine.failures))
+                        from: edge.from, event: edge.event, to: edge.to, failures: story.machine.failures,
+                        cause: sample(kind).failure))
             #expect(output.actions == Self.expected[edge.description], "\(edge)")
             #expect(story.machine.state == edge.to)
             #expect(story.machine.rejectedEvents == rejectedBefore)
@@ -99,7 +100,7 @@ struct SessionMachineStoryTests {
         let story = Story(in: .ready)
         #expect(story.send(.loginUncached(credentials)).actions == [.authenticate(credentials, generation: 1)])
         #expect(story.machine.presentation == Presentation(screen: .loading))
-        let cause = TemporaryFailureCause(.requestFailed, detail: "onboarding check")
+        let cause = TemporaryFailureCause(code: .requestFailed, message: "onboarding check")
         #expect(story.send(.temporaryFailure(cause)).actions == [.closeConnection(generation: 1)])
         #expect(story.machine.state == .error)
         #expect(story.machine.presentation.screen == .permanentError(PermanentError(failure: .temporary(cause))))
@@ -121,7 +122,7 @@ struct SessionMachineStoryTests {
         let story = Story(in: .connecting)
         #expect(
             story.send(.permanentFailure(.invalidSession)).actions
-                == [.closeConnection(generation: 1), .fetchAccountStanding(userID: "user-1")])
+                == [.closeConnection(generation: 1), .fetchAccountStanding(userID: "user-1", lookup: 1)])
         guard case .permanentError(let checking) = story.machine.presentation.screen else {
             Issue.record("ERROR shows \(story.machine.presentation.screen)")
             return
@@ -159,7 +160,8 @@ struct SessionMachineStoryTests {
         let story = Story(in: .connected)
         #expect(
             story.send(.logout(external: true)).actions
-                == [.closeConnection(generation: 1), .dispose], "an external logout does not end the session again")
+                == [.closeConnection(generation: 1), .fetchAccountStanding(userID: "user-1", lookup: 1), .dispose],
+            "an external logout looks the account up and does not end the session again")
         #expect(story.machine.presentation == Presentation(screen: .loading))
         #expect(story.send(.ready).actions == [])
         #expect(story.machine.presentation == Presentation(screen: .login, notice: .loggedOut))
@@ -193,7 +195,7 @@ struct SessionMachineStoryTests {
         let story = Story(in: .connected)
         #expect(
             story.send(.temporaryFailure(.socketDropped)).actions
-                == [.closeConnection(generation: 1), .armRetryTimer(delay: .seconds(1), failures: 1)])
+                == [.closeConnection(generation: 1), retryTimer(id: 1, failures: 1, delay: .seconds(1))])
         #expect(story.machine.failures == 1)
         #expect(story.machine.isRetryTimerArmed)
         #expect(
@@ -201,19 +203,21 @@ struct SessionMachineStoryTests {
         story.send(.retry)
         #expect(!story.machine.isRetryTimerArmed)
         #expect(
-            story.send(.temporaryFailure(.init(.connectFailed))).actions
-                == [.closeConnection(generation: 2), .armRetryTimer(delay: .seconds(3), failures: 2)])
-        #expect(story.send(.logout(external: false)).actions.first == .cancelRetryTimer)
+            story.send(.temporaryFailure(.init(code: .connectFailed, message: "connectFailed"))).actions
+                == [.closeConnection(generation: 2), retryTimer(id: 2, failures: 2, delay: .seconds(3))])
+        #expect(story.send(.logout(external: false)).actions.first == .cancelTimer(id: 2))
     }
 
     @Test("DISCONNECTED with the device offline goes straight on to OFFLINE and arms no timer")
     func disconnectedWhileOffline() {
         let story = Story(in: .connected)
-        #expect(story.network(isOnline: false) == nil, "CONNECTED only records it")
-        let output = story.send(.temporaryFailure(.init(.heartbeatTimeout)))
+        #expect(story.network(isOnline: false) == .updated(actions: []), "CONNECTED only records it")
+        let output = story.send(.temporaryFailure(.init(code: .heartbeatTimeout, message: "heartbeatTimeout")))
         #expect(
             output.transitions == [
-                SessionTransition(from: .connected, event: .temporaryFailure, to: .disconnected, failures: 1),
+                SessionTransition(
+                    from: .connected, event: .temporaryFailure, to: .disconnected, failures: 1,
+                    cause: .temporary(.init(code: .heartbeatTimeout, message: "heartbeatTimeout"))),
                 SessionTransition(from: .disconnected, event: .deviceOffline, to: .offline, failures: 1),
             ])
         #expect(output.actions == [.closeConnection(generation: 1)])
@@ -226,7 +230,7 @@ struct SessionMachineStoryTests {
         let story = Story(in: .disconnected)
         #expect(
             story.send(.retry).actions
-                == [.cancelRetryTimer, .invalidateCaches, .connect(credentials, generation: 2)])
+                == [.cancelTimer(id: 1), .invalidateCaches, .connect(credentials, generation: 2)])
         #expect(story.machine.presentation == Presentation(screen: .client, banner: .reconnecting))
     }
 
@@ -235,9 +239,9 @@ struct SessionMachineStoryTests {
         let story = Story(in: .offline)
         #expect(story.machine.presentation == Presentation(screen: .client, banner: .deviceOffline))
         #expect(story.send(.retry) == .rejected(.retry, in: .offline), "a late timer cannot leave")
-        #expect(story.network(isOnline: false) == nil)
+        #expect(story.network(isOnline: false) == .ignored, "already offline")
         let back = story.network(isOnline: true)
-        #expect(back?.actions == [.invalidateCaches, .connect(credentials, generation: 2)])
+        #expect(back.actions == [.invalidateCaches, .connect(credentials, generation: 2)])
         #expect(story.machine.state == .reconnecting)
     }
 

@@ -173,7 +173,7 @@ struct RESTAccountTests {
                     return
                 }
                 #expect(cause.code == .requestFailed)
-                #expect(cause.detail?.contains("network") == true)
+                #expect(cause.message.contains("network"))
             }
         }
     }

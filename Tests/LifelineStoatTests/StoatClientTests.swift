@@ -107,6 +107,8 @@ struct StoatClientTests {
         #expect(await harness.server.setUserFlags(4, userID: account.userID))
         #expect(await harness.server.revokeSession(token: account.token))
         await harness.client.resume(SessionCredentials(token: account.token, userID: account.userID))
+        // The socket's InvalidSession is confirmed over REST (GET /onboard/hello answers 401) three times.
+        await harness.clock.advanceThroughSessionChecks()
         let tailored = await harness.recorder.next { snapshot in
             if case .permanentError(let error) = snapshot.presentation.screen { return error.standing != nil }
             return false

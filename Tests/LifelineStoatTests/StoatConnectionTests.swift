@@ -51,7 +51,7 @@ struct StoatConnectionTests {
         for _ in 0..<2 {
             let disconnected = try #require(await harness.recorder.next(.disconnected))
             failures.append(disconnected.failures)
-            #expect(disconnected.lastError?.message.hasPrefix("connectFailed") == true)
+            #expect(disconnected.transitions.last?.cause?.code == "connectFailed")
             let delay = try #require(disconnected.nextRetry) - disconnected.time
             let nominal = Double((1 << disconnected.failures) - 1)
             #expect(delay >= .seconds(nominal * 0.8) && delay <= .seconds(nominal * 1.2))
@@ -72,7 +72,9 @@ struct StoatConnectionTests {
         // watchdog then sleeps until the next Ping (not until the Pong deadline).
         await harness.clock.waitForSleep(until: start.advanced(by: .seconds(30)))
         harness.clock.advance(by: .seconds(30))
-        try await harness.serverReaches { records, _ in records.last?.receivedFrames.contains { $0.contains(#""type":"Ping","data":30000"#) } == true }
+        try await harness.serverReaches { records, _ in
+            records.last?.receivedFrames.contains { $0.contains(#""type":"Ping","data":30000"#) } == true
+        }
         await harness.clock.waitForSleep(until: start.advanced(by: .seconds(60)))
         await harness.server.setIgnoresPings(true)
         harness.clock.advance(by: .seconds(30))
@@ -80,17 +82,19 @@ struct StoatConnectionTests {
             (records.last?.receivedFrames.filter { $0.contains(#""type":"Ping""#) }.count ?? 0) == 2
         }
         #expect(harness.state == .connected)
-        // A Pong that does not match the Ping's data does not count. The second Ready after it changes
-        // nothing but wakes the watchdog, which sleeps again until the Pong deadline: proof that both
-        // frames were handled before the clock moves.
+        // A Pong that does not match the Ping's data does not count. The typing event after it is
+        // delivered once both frames were handled: proof that the Pong was read before the clock moves.
         await harness.clock.waitForSleep(until: start.advanced(by: .seconds(70)))
         let token = harness.credentials.token
         _ = await harness.server.sendRawFrame(#"{"type":"Pong","data":1}"#, token: token)
         _ = await harness.server.sendRawFrame(#"{"type":"Ready"}"#, token: token)
-        await harness.clock.waitForSleep(until: start.advanced(by: .seconds(70)))
+        _ = await harness.server.sendRawFrame(#"{"type":"ChannelStartTyping","id":"c9","user":"u9"}"#, token: token)
+        await harness.events.wait(until: { $0.contains(.channelStartTyping(channel: "c9", user: "u9")) })
+        #expect(harness.state == .connected, "a second Ready changes nothing")
         harness.clock.advance(by: .seconds(10))
         let disconnected = await harness.recorder.next(.disconnected)
-        #expect(disconnected?.lastError?.message.hasPrefix("heartbeatTimeout") == true)
+        #expect(disconnected?.transitions.last?.cause?.code == "heartbeatTimeout")
+        #expect(disconnected?.transitions.last?.cause?.message == "no Pong within 10.0 seconds")
         await harness.stop()
     }
 
@@ -102,7 +106,7 @@ struct StoatConnectionTests {
         try await harness.serverReaches { _, counters in counters.liveSockets == 1 }
         harness.clock.advance(by: .seconds(10))
         let disconnected = await harness.recorder.next(.disconnected)
-        #expect(disconnected?.lastError?.message.hasPrefix("connectTimeout") == true)
+        #expect(disconnected?.transitions.last?.cause?.code == "connectTimeout")
         try await harness.serverReaches { _, counters in counters.liveSockets == 0 }
         await harness.stop()
     }
@@ -115,7 +119,7 @@ struct StoatConnectionTests {
         await harness.clock.waitForSleep(until: harness.clock.now.advanced(by: .seconds(5)))  // Authenticated handled
         harness.clock.advance(by: .seconds(5))
         let disconnected = await harness.recorder.next(.disconnected)
-        #expect(disconnected?.lastError?.message.hasPrefix("readyTimeout") == true)
+        #expect(disconnected?.transitions.last?.cause?.code == "readyTimeout")
         await harness.stop()
     }
 
@@ -132,12 +136,17 @@ struct StoatConnectionTests {
         await harness.stop()
     }
 
-    @Test("InvalidSession is a PERMANENT_FAILURE: ERROR, tailored by the account's standing")
+    @Test(
+        "InvalidSession, confirmed by the session checks, is a PERMANENT_FAILURE: ERROR, tailored by the account's standing"
+    )
     func invalidSession() async throws {
         let harness = try await StoatHarness()
         harness.authenticator.setStanding(.banned, for: "someone")
         await harness.session.logIn(SessionCredentials(token: "revoked-or-unknown", userID: "someone"), cached: true)
+        await harness.clock.advanceThroughSessionChecks()
         let error = await harness.recorder.next(.error)
+        #expect(error?.transitions.last?.cause == .permanent(.invalidSession))
+        #expect(harness.authenticator.sessionChecks == 3)
         #expect(error?.lastError?.code == .permanentFailure)
         let tailored = await harness.recorder.next { snapshot in
             if case .permanentError(let error) = snapshot.presentation.screen { return error.standing == .banned }
@@ -157,9 +166,11 @@ struct StoatConnectionTests {
         _ = await harness.server.sendRawFrame("not json at all", token: token)
         _ = await harness.server.sendRawFrame(
             #"{"type":"Bulk","v":[{"type":"ChannelStartTyping","id":"c1","user":"u1"},{"type":"Nope"}]}"#, token: token)
-        _ = await harness.server.sendRawFrame(#"{"type":"Error","data":{"type":"InternalError","location":"x"}}"#, token: token)
+        _ = await harness.server.sendRawFrame(
+            #"{"type":"Error","data":{"type":"InternalError","location":"x"}}"#, token: token)
         let disconnected = await harness.recorder.next(.disconnected)
-        #expect(disconnected?.lastError?.message == "serverError: InternalError")
+        #expect(
+            disconnected?.transitions.last?.cause == .temporary(.init(code: .serverError, message: "InternalError")))
         #expect(harness.factory.statistics.unknownEvents == 2)
         #expect(harness.factory.statistics.undecodableFrames == 2)
         #expect(harness.events.all.contains(.channelStartTyping(channel: "c1", user: "u1")))

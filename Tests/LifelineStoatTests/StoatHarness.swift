@@ -4,6 +4,7 @@ import LifelineCore
 import LifelineStoat
 import LifelineTesting
 import StoatReferenceServer
+import Synchronization
 
 /// A `Session` with Stoat's WebSocket connection, talking to an in-process reference server over
 /// loopback; the client's timers run on a test clock, the server's in real time.
@@ -63,9 +64,51 @@ final class StoatHarness: Sendable {
 
 /// The data events the connection delivered.
 final class EventLog: Sendable {
-    private let events = Mutex<[BonfireEvent]>([])
-    var all: [BonfireEvent] { events.withLock { $0 } }
-    func append(_ event: BonfireEvent) { events.withLock { $0.append(event) } }
+    private struct State {
+        var events: [BonfireEvent] = []
+        var waiters: [(condition: @Sendable ([BonfireEvent]) -> Bool, continuation: CheckedContinuation<Void, Never>)] =
+            []
+    }
+
+    private let state = Mutex(State())
+    var all: [BonfireEvent] { state.withLock { $0.events } }
+
+    func append(_ event: BonfireEvent) {
+        let ready = state.withLock { state in
+            state.events.append(event)
+            let events = state.events
+            let ready = state.waiters.filter { $0.condition(events) }
+            state.waiters.removeAll { $0.condition(events) }
+            return ready.map(\.continuation)
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
+    /// Waits until the delivered events satisfy `condition` (the test's time limit bounds it).
+    func wait(until condition: @escaping @Sendable ([BonfireEvent]) -> Bool) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state in
+                if condition(state.events) { return true }
+                state.waiters.append((condition, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
 }
 
-import Synchronization
+extension TestClock {
+    /// Advances through the waits between the session checks that confirm an `InvalidSession` (each
+    /// known only within its jitter), so the last check can answer.
+    func advanceThroughSessionChecks(_ policy: SessionCheckPolicy = .standard) async {
+        for answers in 1..<max(1, policy.checks) {
+            let nominal = policy.backoff.nominalDelay(failures: answers)
+            let now = self.now
+            let wait = await nextSleep { deadline in
+                let delay = now.duration(to: deadline)
+                return delay >= nominal * 0.79 && delay <= nominal * 1.21
+            }
+            advance(to: wait)
+        }
+    }
+}

@@ -71,6 +71,20 @@ final class Harness: Sendable {
         return await connections.nextConnection()
     }
 
+    /// Lets the session confirm an `InvalidSession` with the standard policy: the scripted checks answer,
+    /// and the clock is advanced through the two waits between the three checks.
+    func confirmInvalidSession() async {
+        for answers in 1..<SessionCheckPolicy.standard.checks {
+            let nominal = SessionCheckPolicy.standard.backoff.nominalDelay(failures: answers)
+            let now = clock.now
+            let wait = await clock.nextSleep { deadline in
+                let delay = now.duration(to: deadline)
+                return delay >= nominal * 0.79 && delay <= nominal * 1.21
+            }
+            clock.advance(to: wait)
+        }
+    }
+
     /// The current state.
     var state: SessionState { session.snapshot.state }
 }

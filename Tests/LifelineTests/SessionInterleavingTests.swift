@@ -33,7 +33,7 @@ struct SessionInterleavingTests {
             case 0: await connection.ready()
             case 1: await connection.end(.permanent(.invalidSession))
             case 2: await connection.end(.loggedOut)
-            default: await connection.end(.temporary(.init(.heartbeatTimeout)))
+            default: await connection.end(.temporary(.init(code: .heartbeatTimeout, message: "heartbeatTimeout")))
             }
         case 10:
             // A cancelled connection finishes closing.

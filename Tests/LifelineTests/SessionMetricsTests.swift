@@ -6,7 +6,9 @@ import Testing
 
 @Suite("The session's metrics", .timeLimit(.minutes(1)))
 struct SessionMetricsTests {
-    @Test("transitions, failures, retries, stale and rejected events are counted; time to CONNECTED is on the session's clock")
+    @Test(
+        "transitions, failures, retries, stale and rejected events are counted; time to CONNECTED is on the session's clock"
+    )
     func metrics() async throws {
         let metrics = TestMetrics()
         let harness = Harness(polling: false, metrics: metrics)
@@ -14,7 +16,7 @@ struct SessionMetricsTests {
         let first = await harness.connections.nextConnection()
         harness.clock.advance(by: .milliseconds(250))
         await first.ready()
-        await first.end(.temporary(.init(.heartbeatTimeout)))
+        await first.end(.temporary(.init(code: .heartbeatTimeout, message: "heartbeatTimeout")))
         harness.clock.advance(to: await harness.clock.nextSleep())
         let second = await harness.connections.nextConnection()
         await first.ready()  // stale
@@ -26,7 +28,9 @@ struct SessionMetricsTests {
             dimensions: [("from", "CONNECTING"), ("event", "SOCKET_CONNECTED"), ("to", "CONNECTED")])
         #expect(connected.map(\.totalValue) == [1])
         #expect(metrics.counterTotal(label: "lifeline_session_transitions_total") == 5)
-        #expect(try metrics.expectCounter("lifeline_session_failures_total", [("cause", "heartbeatTimeout")]).totalValue == 1)
+        #expect(
+            try metrics.expectCounter("lifeline_session_failures_total", [("cause", "heartbeatTimeout")]).totalValue
+                == 1)
         #expect(try metrics.expectCounter("lifeline_session_retries_total").totalValue == 1)
         #expect(try metrics.expectCounter("lifeline_session_stale_events_total").totalValue == 1)
         #expect(

@@ -58,13 +58,18 @@ struct SessionReplayTests {
         let connection = await harness.connected()
         await harness.session.subscribe(server: "lobby")
         await harness.session.subscribe(server: "games")
-        for _ in 1...3 {
+        for attempt in 1...3 {
             let timeout = await harness.clock.nextSleep()
             #expect(harness.clock.now.duration(to: timeout) == .seconds(10))
             harness.clock.advance(to: timeout)
+            guard attempt < 3 else { break }
+            // The retry backs off: 1 s, then 2 s.
+            let retry = await harness.clock.nextSleep()
+            #expect(harness.clock.now.duration(to: retry) == .seconds(attempt == 1 ? 1 : 2))
+            harness.clock.advance(to: retry)
         }
         let shown = await harness.recorder.next { $0.replayFailures == [lobby] && !$0.significantEvents.isEmpty }
-        #expect(shown?.significantEvents == [games], "the queue moved on")
+        #expect(shown?.significantEvents == [games], "the queue moved on; a new event is recorded once it succeeds")
         #expect(connection.attempts == [lobby, lobby, lobby, games])
         await harness.stop()
     }

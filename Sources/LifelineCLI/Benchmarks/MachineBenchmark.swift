@@ -11,7 +11,7 @@ enum MachineBenchmark {
         .socketConnected,
         .temporaryFailure(.socketDropped),
         .retry,
-        .temporaryFailure(.init(.connectFailed)),
+        .temporaryFailure(.init(code: .connectFailed, message: "refused")),
         .reconnectNow,
         .socketConnected,
         .temporaryFailure(.socketDropped),
@@ -48,7 +48,7 @@ enum MachineBenchmark {
             for event in loop {
                 actions.removeAll(keepingCapacity: true)
                 if let steps = machine.handle(event, using: &random, appendingTo: &actions) {
-                    transitions &+= steps.chained == nil ? 1 : 2
+                    transitions &+= steps.isChained ? 2 : 1
                 }
             }
         }

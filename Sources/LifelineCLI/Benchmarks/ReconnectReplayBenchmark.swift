@@ -41,7 +41,7 @@ enum ReconnectReplayBenchmark {
         let account = server.defaultAccount
         let configuration = StoatClient.Configuration(
             session: Session.Configuration(
-                retryPolicy: RetryPolicy(unit: .milliseconds(1), ceiling: .milliseconds(1)), replayMode: mode),
+                retryPolicy: try RetryPolicy(unit: .milliseconds(1), ceiling: .milliseconds(1)), replayMode: mode),
             friendlyName: "bench")
         let client = StoatClient(apiURL: server.apiURL, configuration: configuration)
         let runner = Task { await client.run() }

@@ -2,7 +2,8 @@ public import Lifeline
 public import LifelineCore
 
 /// The ``Lifeline/Authenticator`` of a Stoat session, over Stoat's REST API: the onboarding check and its
-/// completion, the account's standing from its flags, and logging out on the server.
+/// completion, the check of a session the socket called invalid, the account's standing from its flags,
+/// and logging out on the server.
 ///
 /// ```swift
 /// let api = StoatAPI(baseURL: apiURL, logger: logger)
@@ -31,6 +32,25 @@ public struct StoatAuthenticator: Authenticator {
             return try await api.onboardingHello(credentials)
         } catch {
             throw Self.connectionEnd(for: error)
+        }
+    }
+
+    /// Whether the server still accepts the session (`GET /onboard/hello`, which needs a session and
+    /// changes nothing), to confirm a socket's `InvalidSession`.
+    ///
+    /// - Returns: ``LifelineCore/SessionCheck/invalid`` for a 401 (`InvalidSession`, `NotAuthenticated`, or
+    ///   a 401 without a kind); ``LifelineCore/SessionCheck/valid`` for any answer the session got through
+    ///   with.
+    /// - Throws: ``StoatAPIError`` for every other failure — a server error, a timeout, the network, an
+    ///   unreadable answer: no definite answer; `CancellationError` when the calling task was cancelled.
+    public func checkSession(_ credentials: SessionCredentials) async throws -> SessionCheck {
+        do throws(StoatAPIError) {
+            _ = try await api.onboardingHello(credentials)
+            return .valid
+        } catch {
+            if error.code == .cancelled { throw CancellationError() }
+            if Self.isSessionRefused(error) { return .invalid }
+            throw error
         }
     }
 
@@ -64,7 +84,7 @@ public struct StoatAuthenticator: Authenticator {
         }
     }
 
-    /// The standing Stoat's account flags describe (DESIGN decision 10).
+    /// The standing Stoat's account flags describe.
     ///
     /// An account may carry several flags; the most severe one names the standing, in this order:
     ///
@@ -91,15 +111,21 @@ public struct StoatAuthenticator: Authenticator {
         return .loggedOut
     }
 
+    /// Whether the server refused the session itself: a 401, whatever its kind. (Stoat's session guard
+    /// answers 401 also when its database fails, which is why the lifecycle confirms it.)
+    static func isSessionRefused(_ error: StoatAPIError) -> Bool {
+        error.code == .invalidSession || error.code == .notAuthenticated || error.status == 401
+    }
+
     /// The lifecycle's reading of a failed request made while logging in.
     static func connectionEnd(for error: StoatAPIError) -> any Error {
         if error.code == .cancelled { return CancellationError() }
-        if error.code == .invalidSession || error.code == .notAuthenticated || error.status == 401 {
+        if isSessionRefused(error) {
             return ConnectionEnd.permanent(
-                PermanentFailureReason(.invalidSession, detail: error.kind ?? "\(error.code)"))
+                PermanentFailureReason(code: .invalidSession, message: error.kind ?? "\(error.code)", cause: error))
         }
-        let detail =
+        let message =
             error.status.map { "onboarding check: \(error.code) (HTTP \($0))" } ?? "onboarding check: \(error.code)"
-        return ConnectionEnd.temporary(TemporaryFailureCause(.requestFailed, detail: detail))
+        return ConnectionEnd.temporary(TemporaryFailureCause(code: .requestFailed, message: message, cause: error))
     }
 }

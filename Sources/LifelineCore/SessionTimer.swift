@@ -1,0 +1,35 @@
+/// A timer the machine asks the runtime to arm: an id, what it is for, and its delay. When it fires the
+/// runtime calls ``SessionMachine/timerFired(_:using:)`` with the id; the machine ignores ids it no
+/// longer waits for, so a timer cancelled too late changes nothing.
+public struct SessionTimer: Sendable, Hashable {
+    /// What a timer is for.
+    public enum Purpose: Sendable, Hashable {
+        /// DISCONNECTED's retry timer, armed for this failure count; firing sends RETRY.
+        case retry(failures: Int)
+        /// The wait before the next check of a session the server called invalid (``SessionCheckPolicy``).
+        case sessionCheck(answers: Int)
+    }
+
+    /// The timer's id, unique within its machine.
+    public var id: UInt64
+    /// What it is for.
+    public var purpose: Purpose
+    /// How long after the action it fires.
+    public var delay: Duration
+
+    /// Creates a timer.
+    public init(id: UInt64, purpose: Purpose, delay: Duration) {
+        self.id = id
+        self.purpose = purpose
+        self.delay = delay
+    }
+}
+
+/// What a check of the session over the server's API found: the answer an `Authenticator`'s
+/// `checkSession` gives. A check that fails in any other way has no definite answer.
+public enum SessionCheck: Sendable, Hashable {
+    /// The server accepts the session.
+    case valid
+    /// The server says the session is gone (Stoat: 401).
+    case invalid
+}

@@ -1,0 +1,167 @@
+import Lifeline
+import LifelineCore
+import LifelineTesting
+import Testing
+
+@Suite("The runtime performs the machine's decisions", .timeLimit(.minutes(1)))
+struct SessionDecisionTests {
+    @Test(
+        "InvalidSession is checked over the API while CONNECTING stays on screen; a valid session is a temporary failure"
+    )
+    func invalidSessionNotConfirmed() async throws {
+        let harness = Harness(polling: false)
+        harness.authenticator.answerSessionCheck(.success(.valid))
+        await harness.session.logIn(credentials, cached: true)
+        let connection = await harness.connections.nextConnection()
+        await connection.end(.permanent(.invalidSession))
+        let disconnected = try #require(await harness.recorder.next(.disconnected))
+        #expect(disconnected.transitions.last?.cause?.code == "unconfirmedInvalidSession")
+        #expect(disconnected.lastError?.failure?.code == "unconfirmedInvalidSession")
+        #expect(harness.authenticator.sessionChecks == 1)
+        #expect(connection.wasCancelled, "the connection that met InvalidSession was closed")
+        #expect(await harness.recorder.stateTrail == [.ready, .connecting, .disconnected], "never ERROR")
+        await harness.stop()
+    }
+
+    @Test("while the session is checked the snapshot says so, and the banner stays \"Connecting\"")
+    func confirmingIsVisible() async throws {
+        let harness = Harness(polling: false)
+        await harness.session.logIn(credentials, cached: true)
+        await harness.connections.nextConnection().end(.permanent(.invalidSession))
+        let confirming = try #require(await harness.recorder.next { $0.isConfirmingSession })
+        #expect(confirming.state == .connecting)
+        #expect(confirming.presentation.banner == .connecting)
+        // The first check answered "invalid": the second waits ≈2 s.
+        let wait = await harness.clock.nextSleep()
+        let delay = harness.clock.now.duration(to: wait)
+        #expect(delay >= .seconds(1.6) && delay <= .seconds(2.4), "\(delay)")
+        harness.clock.advance(to: wait)
+        harness.clock.advance(to: await harness.clock.nextSleep())
+        let error = try #require(await harness.recorder.next(.error))
+        #expect(error.transitions.last?.cause == .permanent(.invalidSession))
+        #expect(!error.isConfirmingSession)
+        #expect(harness.authenticator.sessionChecks == 3)
+        await harness.stop()
+    }
+
+    @Test("a check that fails (a 5xx, the network) is a temporary failure too")
+    func checkFails() async throws {
+        let harness = Harness(polling: false)
+        harness.authenticator.answerSessionCheck(.failure(ScriptedError(message: "HTTP 503")))
+        await harness.session.logIn(credentials, cached: true)
+        await harness.connections.nextConnection().end(.permanent(.invalidSession))
+        let disconnected = try #require(await harness.recorder.next(.disconnected))
+        #expect(disconnected.transitions.last?.cause?.code == "unconfirmedInvalidSession")
+        await harness.stop()
+    }
+
+    @Test("an external logout of a suspended account: READY says the account is suspended")
+    func externalLogoutTailored() async throws {
+        let harness = Harness(polling: false)
+        harness.authenticator.setStanding(.suspended, for: "user-1")
+        let connection = await harness.connected()
+        await connection.end(.loggedOut)
+        let tailored = try #require(
+            await harness.recorder.next { $0.presentation.notice == .accountStanding(.suspended) })
+        #expect(tailored.state == .ready)
+        #expect(harness.authenticator.standingLookups == ["user-1"])
+        #expect(tailored.lastError?.code == .loggedOut)
+        await harness.stop()
+    }
+
+    @Test("a login refused as Disabled names a banned account once its standing is known")
+    func disabledLoginTailored() async throws {
+        let harness = Harness(polling: false)
+        harness.authenticator.setStanding(.banned, for: "user-7")
+        let disabled = LoginFailure(code: "Disabled", message: "This account has been disabled.")
+        #expect(await harness.session.reportLoginFailure(disabled, userID: "user-7"))
+        let tailored = await harness.recorder.next { $0.presentation.notice == .accountStanding(.banned) }
+        #expect(tailored?.presentation.notice?.text == "Your account has been banned.")
+        await harness.stop()
+    }
+
+    @Test("an observer that does not read holds one snapshot, which carries every transition it missed")
+    func slowObserver() async throws {
+        let harness = Harness(polling: false)
+        let slow = SnapshotRecorder(harness.session.states)
+        var connection = await harness.connected()
+        for _ in 1...3 {
+            await connection.end(.temporary(.socketDropped))
+            connection = await harness.retry()
+            await connection.ready()
+        }
+        let caughtUp = try #require(await slow.next { _ in true })
+        #expect(caughtUp.state == .connected)
+        #expect(
+            caughtUp.transitions.map(\.to) == [
+                .connecting, .connected, .disconnected, .reconnecting, .connected, .disconnected, .reconnecting,
+                .connected, .disconnected, .reconnecting, .connected,
+            ])
+        #expect(caughtUp.transitions.filter { $0.cause?.code == "socketDropped" }.count == 3)
+        #expect(caughtUp.droppedTransitions == 0)
+        await harness.stop()
+    }
+
+    @Test("a snapshot merged for a very slow observer keeps the newest transitions and counts the rest")
+    func mergedSnapshotsAreBounded() {
+        let transition = SessionTransition(from: .connected, event: .temporaryFailure, to: .disconnected)
+        var merged = SessionSnapshot(state: .connected, presentation: Presentation(screen: .client), failures: 0)
+        let maximum = SessionSnapshot.maximumPendingTransitions
+        for _ in 0..<(maximum + 5) {
+            var next = merged
+            next.transitions = [transition]
+            next.droppedTransitions = 0
+            merged = SessionSnapshot.merging(merged, next)
+        }
+        #expect(merged.transitions.count == maximum)
+        #expect(merged.droppedTransitions == 5)
+    }
+
+    @Test("a replay that fails past its attempts stays recorded and is played again on the next connection")
+    func failedReplayRetriedNextConnection() async throws {
+        let harness = Harness(polling: false)
+        let lobby = SignificantEvent(.subscribe, "lobby")
+        var connection = await harness.connected()
+        await harness.session.subscribe(server: "lobby")
+        await harness.recorder.next { $0.significantEvents == [lobby] }
+        await connection.end(.temporary(.socketDropped))
+        harness.connections.failPlays(of: [lobby])
+        connection = await harness.retry()
+        await connection.ready()
+        for backoff in [Duration.seconds(1), .seconds(2)] {
+            let retry = harness.clock.now.advanced(by: backoff)
+            await harness.clock.waitForSleep(until: retry)
+            harness.clock.advance(to: retry)
+        }
+        let failed = try #require(await harness.recorder.next { $0.replayFailures == [lobby] })
+        #expect(failed.significantEvents == [lobby], "never silently forgotten")
+        #expect(connection.attempts == [lobby, lobby, lobby])
+        harness.connections.failPlays(of: [])
+        await connection.end(.temporary(.socketDropped))
+        connection = await harness.retry()
+        await connection.ready()
+        let restored = try #require(await harness.recorder.next { $0.replayFailures.isEmpty })
+        #expect(restored.significantEvents == [lobby])
+        #expect(connection.played == [lobby])
+        await harness.stop()
+    }
+
+    @Test("the user's typing is played on the current connection only, and never replayed")
+    func typingNotReplayed() async throws {
+        let harness = Harness(polling: false)
+        let typing = SignificantEvent(.beginTyping, "general")
+        var connection = await harness.connected()
+        await harness.session.beginTyping(channel: "general")
+        let current = connection
+        await harness.recorder.next { _ in current.played == [typing] }
+        #expect(harness.session.snapshot.significantEvents.isEmpty)
+        await connection.end(.temporary(.socketDropped))
+        connection = await harness.retry()
+        await connection.ready()
+        await harness.session.subscribe(server: "lobby")
+        let again = connection
+        await harness.recorder.next { _ in !again.played.isEmpty }
+        #expect(connection.played == [SignificantEvent(.subscribe, "lobby")], "no typing replayed")
+        await harness.stop()
+    }
+}
