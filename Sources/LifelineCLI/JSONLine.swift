@@ -38,7 +38,10 @@ enum JSONLine {
         guard
             let data = try? JSONSerialization.data(
                 withJSONObject: foundation, options: [.sortedKeys, .withoutEscapingSlashes])
-        else { preconditionFailure("a JSON line of strings, numbers, booleans, arrays and objects failed to encode: \(object.keys)") }
+        else {
+            preconditionFailure(
+                "a JSON line of strings, numbers, booleans, arrays and objects failed to encode: \(object.keys)")
+        }
         return String(decoding: data, as: UTF8.self)
     }
 }
