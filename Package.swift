@@ -30,7 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.30.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.0.0"),
@@ -58,6 +58,7 @@ let package = Package(
             dependencies: [
                 "Lifeline",
                 "LifelineCore",
+                "LifelineStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -149,7 +150,7 @@ let package = Package(
         .testTarget(
             name: "LifelineStoatTests",
             dependencies: [
-                "LifelineStoat", "Lifeline", "LifelineCore", "LifelineTesting", "StoatReferenceServer",
+                "LifelineStoat", "Lifeline", "LifelineCore", "LifelineStore", "LifelineTesting", "StoatReferenceServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -11,11 +11,15 @@ struct Connect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Keep a session alive against a Stoat server (or lifeline serve), and print its timeline.",
         discussion: """
-            Log in with a session token (LOGIN_CACHED) or an email and password (LOGIN_UNCACHED). Commands on \
-            standard input, one per line: logout, retry, offline, online, subscribe ID, unsubscribe ID, typing \
-            CHANNEL, username NAME, cancel, dismiss, quit. The end of input does not end the session; quit, \
-            SIGINT and SIGTERM do (exit 0). A login refused in READY prints why and exits 1. With --json, \
-            standard output carries one JSON object per line and nothing else (format: README).
+            Log in with a session token (LOGIN_CACHED), an email and password (LOGIN_UNCACHED), or through an \
+            encrypted account store (--store). Secrets are best given through the environment \
+            (LIFELINE_PASSWORD, LIFELINE_TOKEN, LIFELINE_TOTP) or standard input (--password-stdin, \
+            --token-stdin: the first line), not as options that ps and shell history keep. Commands on standard \
+            input, one per line: logout, retry, offline, online, subscribe ID, unsubscribe ID, typing CHANNEL, \
+            send CHANNEL TEXT, history CHANNEL, open CHANNEL, username NAME, cancel, dismiss, quit. The end of \
+            input does not end the session; quit, SIGINT and SIGTERM do (exit 0). A login refused in READY \
+            prints why and exits 1. With --json, standard output carries one JSON object per line and nothing \
+            else (format: README).
             """
     )
 
@@ -26,19 +30,25 @@ struct Connect: AsyncParsableCommand {
     @Option(help: "The API's base URL, e.g. https://api.stoat.chat or lifeline serve's api.")
     var api: String
 
-    @Option(help: "A session token: log in with it as a cached session (LOGIN_CACHED).")
+    @Option(help: "A session token: log in with it as a cached session (LOGIN_CACHED). Prefer LIFELINE_TOKEN.")
     var token: String?
+
+    @Flag(help: "Read the session token from the first line of standard input.")
+    var tokenStdin = false
 
     @Option(help: "The token's user id, for tailoring a permanent error (looked up when omitted).")
     var userId: String?
 
-    @Option(help: "Log in with this email (LOGIN_UNCACHED); needs --password.")
+    @Option(help: "Log in with this email (LOGIN_UNCACHED), or find the store's account by it.")
     var email: String?
 
-    @Option(help: "The password for --email.")
+    @Option(help: "The password. Prefer LIFELINE_PASSWORD or --password-stdin.")
     var password: String?
 
-    @Option(help: "A TOTP code to answer an MFA challenge.")
+    @Flag(help: "Read the password from the first line of standard input.")
+    var passwordStdin = false
+
+    @Option(help: "A TOTP code to answer an MFA challenge (or LIFELINE_TOTP).")
     var totp: String?
 
     @Option(help: "Answer ONBOARDING with this username.")
@@ -47,7 +57,10 @@ struct Connect: AsyncParsableCommand {
     @Option(help: "Subscribe to this server (repeatable); restored after every reconnect.")
     var subscribe: [String] = []
 
-    @Option(help: "Where the device's network state comes from: system (the OS monitor) or manual (standard input's offline/online).")
+    @Option(
+        help:
+            "Where the device's network state comes from: system (the OS monitor) or manual (standard input's offline/online)."
+    )
     var network: NetworkSource = .system
 
     @Option(help: "The health endpoint to poll after 3 failures.")
@@ -59,28 +72,55 @@ struct Connect: AsyncParsableCommand {
     @Option(help: "The retry delay's unit in seconds: (2^x − 1) × unit ± 20 %.") var retryUnit: Double = 1
     @Option(help: "The largest retry delay before jitter, in seconds.") var retryCeiling: Double = 300
 
-    @Option(help: "An encrypted account store in this directory: created on first use with --email/--password, then opened with them (also offline) to start from the cached session.")
+    @Option(
+        help: """
+            An encrypted account store in this directory: created on first use with --email and the password, then \
+            opened with the password alone (also offline) to show the cached chats and start from the cached session.
+            """)
     var store: String?
 
-    @Flag(help: "Erase this account's store (with --store and --email) and exit. The only way Lifeline erases it.")
+    @Option(help: "With --store: the account to open, by its label (the username), when the store holds several.")
+    var account: String?
+
+    @Flag(
+        help:
+            "Erase this account's store (with --store and --email or --account) and exit. The only way Lifeline erases it."
+    )
     var eraseStore = false
 
     @Flag(help: "One JSON object per line on standard output.")
     var json = false
 
+    /// The environment, read once (tests run the command as a process with their own).
+    static var environment: [String: String] { ProcessInfo.processInfo.environment }
+
     func validate() throws {
         guard URL(string: api)?.scheme != nil else { throw ValidationError("--api must be a URL, got \(api).") }
+        if passwordStdin && tokenStdin {
+            throw ValidationError("Standard input's first line is one secret: --password-stdin or --token-stdin.")
+        }
         if eraseStore {
-            guard store != nil, email != nil else { throw ValidationError("--erase-store needs --store and --email.") }
+            guard store != nil, email != nil || account != nil else {
+                throw ValidationError("--erase-store needs --store and --email or --account.")
+            }
             return
         }
-        switch (token, email, password) {
-        case (.some, nil, nil) where store == nil: break
-        case (nil, .some, .some): break
-        default:
-            throw ValidationError(
-                store == nil ? "Give either --token, or --email with --password."
-                    : "--store needs --email and --password: the store finds an account by its email, which it does not keep in clear.")
+        let hasPassword = password != nil || passwordStdin || Self.environment["LIFELINE_PASSWORD"] != nil
+        let hasToken = token != nil || tokenStdin || Self.environment["LIFELINE_TOKEN"] != nil
+        if store != nil {
+            guard hasPassword else {
+                throw ValidationError("--store needs the password (LIFELINE_PASSWORD, --password-stdin or --password).")
+            }
+        } else if account != nil {
+            throw ValidationError("--account picks an account of a store: it needs --store.")
+        } else {
+            switch (hasToken, email != nil, hasPassword) {
+            case (true, false, _): break
+            case (false, true, true): break
+            default:
+                throw ValidationError(
+                    "Give a token (LIFELINE_TOKEN, --token-stdin or --token), or --email with the password.")
+            }
         }
         for (name, value) in [
             ("heartbeat-interval", heartbeatInterval), ("pong-timeout", pongTimeout),
@@ -98,14 +138,21 @@ struct Connect: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if eraseStore, let store, let email {
-            try AccountStore(directory: URL(fileURLWithPath: store)).erase(email: email)
-            emit(json ? JSONLine.encode(["type": .string("signin"), "outcome": .string("erased")]) : "Erased the store of \(email).")
+        // The first line of standard input is a secret when asked: taken apart from the commands.
+        let input = StandardInputLines(firstLineIsSecret: passwordStdin || tokenStdin)
+        let firstLineSecret = await input.secret()
+        let secrets = Secrets(
+            password: password ?? (passwordStdin ? firstLineSecret : nil) ?? Self.environment["LIFELINE_PASSWORD"],
+            token: token ?? (tokenStdin ? firstLineSecret : nil) ?? Self.environment["LIFELINE_TOKEN"],
+            totp: totp ?? Self.environment["LIFELINE_TOTP"])
+        if eraseStore, let store {
+            try erase(store: store)
             return
         }
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let apiURL = URL(string: api)!
-        let monitor: any NetworkMonitor = network == .manual ? ManualNetworkMonitor(.online) : SystemNetworkMonitor.make()
+        let monitor: any NetworkMonitor =
+            network == .manual ? ManualNetworkMonitor(.online) : SystemNetworkMonitor.make()
         let configuration = StoatClient.Configuration(
             connection: StoatConnectionFactory.Configuration(
                 heartbeatInterval: .seconds(heartbeatInterval), pongTimeout: .seconds(pongTimeout),
@@ -116,64 +163,100 @@ struct Connect: AsyncParsableCommand {
             healthURL: health.flatMap(URL.init(string:)), friendlyName: "lifeline connect")
         let client = StoatClient(apiURL: apiURL, configuration: configuration, network: monitor)
         let timeline = Timeline(json: json)
+        let printer = AccountPrinter(client: client, timeline: timeline)
         let username = username
-        let follower = Task {
-            for await snapshot in client.session.states {
-                timeline.show(snapshot)
-                if snapshot.transitions.last?.to == .onboarding, let username {
-                    try? await client.session.submitUsername(username)
+        let firstScreenFromStore = store != nil
+
+        // The client runs until told to stop; the timeline and the message printer follow it to its end, so
+        // the last lines (a refused login's notice) are printed before the command exits.
+        let (stop, stopping) = AsyncStream.makeStream(of: Void.self)
+        // The timeline starts once the sign-in's outcome and first screen are printed, so they come first;
+        // the snapshots meanwhile carry every transition.
+        let (signedIn, signInPrinted) = AsyncStream.makeStream(of: Void.self)
+        let loggedIn = await withDiscardingTaskGroup(returning: Bool.self) { group in
+            group.addTask {
+                await withTaskGroup(of: Void.self) { runner in
+                    runner.addTask { await client.run() }
+                    runner.addTask { for await _ in stop {} }
+                    await runner.next()
+                    runner.cancelAll()
                 }
             }
-        }
-        let runner = Task { await client.run() }
-        defer { runner.cancel() }
-        for server in subscribe { await client.session.subscribe(server: server) }
-
-        guard await logIn(client, timeline: timeline) else {
-            runner.cancel()
-            await runner.value
-            await follower.value
-            throw ExitCode(1)
-        }
-
-        let commands = StandardInputLines()
-        await withTaskGroup(of: Void.self) { group in
+            let (following, followingStarted) = AsyncStream.makeStream(of: Void.self)
             group.addTask {
-                for await line in commands.lines {
-                    if await Self.perform(line, client: client, monitor: monitor, timeline: timeline) == .quit { return }
+                // Observe from the start (READY), then wait for the sign-in's lines.
+                var states = client.session.states.makeAsyncIterator()
+                followingStarted.finish()
+                for await _ in signedIn {}
+                var shownFirstScreen = firstScreenFromStore
+                while let snapshot = await states.next() {
+                    timeline.show(snapshot)
+                    if snapshot.transitions.last?.to == .onboarding, let username {
+                        try? await client.session.submitUsername(username)
+                    }
+                    if !shownFirstScreen, snapshot.transitions.contains(where: { $0.to == .connected }) {
+                        shownFirstScreen = true
+                        printer.firstScreen()
+                    }
                 }
-                // End of input does not end the session: wait for a signal (this task's cancellation).
-                await untilCancelled()
             }
-            group.addTask {
-                for await _ in signals { return }
+            group.addTask { await printer.printMessages() }
+            defer { stopping.finish() }
+            for await _ in following {}
+            for server in subscribe { await client.session.subscribe(server: server) }
+            let accepted = await logIn(client, secrets: secrets, timeline: timeline, printer: printer)
+            signInPrinted.finish()
+            guard accepted else { return false }
+            await withTaskGroup(of: Void.self) { commandsOrSignal in
+                commandsOrSignal.addTask {
+                    for await line in input.lines {
+                        let result = await Self.perform(
+                            line, client: client, monitor: monitor, timeline: timeline, printer: printer)
+                        if result == .quit { return }
+                    }
+                    // End of input does not end the session: wait for a signal (this task's cancellation).
+                    await untilCancelled()
+                }
+                commandsOrSignal.addTask {
+                    for await _ in signals { return }
+                }
+                await commandsOrSignal.next()
+                commandsOrSignal.cancelAll()
             }
-            await group.next()
-            group.cancelAll()
+            return true
         }
-        runner.cancel()
-        await runner.value
-        await follower.value
+        if !loggedIn { throw ExitCode(1) }
+    }
+
+    /// The secrets, wherever they came from; never printed.
+    struct Secrets: Sendable {
+        var password: String?
+        var token: String?
+        var totp: String?
     }
 
     /// Logs in as the options say; `false` when the login was refused in READY.
-    private func logIn(_ client: StoatClient, timeline: Timeline) async -> Bool {
-        if let store, let email, let password {
-            return await signIn(store: store, email: email, password: password, client: client)
+    private func logIn(
+        _ client: StoatClient, secrets: Secrets, timeline: Timeline, printer: AccountPrinter
+    ) async
+        -> Bool
+    {
+        if let store, let password = secrets.password {
+            return await signIn(store: store, password: password, totp: secrets.totp, client: client, printer: printer)
         }
-        if let token {
+        if let token = secrets.token {
             var userID = userId
             if userID == nil {
                 userID = try? await client.api.currentUser(SessionCredentials(token: token)).id
             }
-            await client.resume(SessionCredentials(token: token, userID: userID))
-            return true
+            return await client.resume(SessionCredentials(token: token, userID: userID))
         }
-        guard let email, let password else { return false }
+        guard let email, let password = secrets.password else { return false }
         var outcome = await client.logIn(email: email, password: password)
         if case .needsMFA(let challenge) = outcome {
-            guard let totp else {
-                let failure = LoginFailure(code: "MFA", message: "The account needs an MFA code: pass --totp.")
+            guard let totp = secrets.totp else {
+                let failure = LoginFailure(
+                    code: "MFA", message: "The account needs an MFA code: give LIFELINE_TOTP or --totp.")
                 await client.session.reportLoginFailure(failure)
                 return false
             }
@@ -185,56 +268,100 @@ struct Connect: AsyncParsableCommand {
         }
     }
 
-    /// The sign-in flow with the encrypted store: the first screen from the store, the session from its
-    /// cache (LOGIN_CACHED, so an unreachable server only delays the connection) or, on first use, from the
-    /// password's verification (LOGIN_UNCACHED).
-    private func signIn(store directory: String, email: String, password: String, client: StoatClient) async -> Bool {
+    /// The sign-in flow with the encrypted store: the first screen from the store before any network, the
+    /// session from its cache (LOGIN_CACHED, so an unreachable server only delays the connection) or from
+    /// the password's verification (LOGIN_UNCACHED), a second factor from --totp.
+    private func signIn(
+        store directory: String, password: String, totp: String?, client: StoatClient, printer: AccountPrinter
+    ) async -> Bool {
         let store = AccountStore(directory: URL(fileURLWithPath: directory))
-        let verifier = StoatPasswordVerifier(api: client.api, friendlyName: "lifeline connect")
-        var outcome = await store.signIn(email: email, password: password, verifier: verifier)
-        if case .secondFactorRequired(let step) = outcome, let totp {
-            outcome = await step.submit(SecondFactorResponse(method: .totp, code: totp))
-        }
-        var line: [String: JSONLine.Value] = ["type": .string("signin"), "outcome": .string(outcome.name)]
-        if case .opened(_, let session) = outcome { line["session"] = .string(session.name) }
-        if outcome.eraseOption != nil { line["can_erase"] = .bool(true) }  // offered, never done: --erase-store
-        emit(json ? JSONLine.encode(line) : "sign-in: \(outcome.name)")
-        switch outcome {
-        case .created(let database, let session):
-            try? database.close()
-            await client.session.logIn(session, cached: false)
-            return true
-        case .opened(let database, let session):
-            let recent = (try? await database.recentChats(limit: 10)) ?? []
-            emit(json ? JSONLine.encode(["type": .string("chats"), "recent": .strings(recent.map(\.name))])
-                 : "first screen: \(recent.count) chats from the store")
-            try? database.close()
-            switch session {
-            case .cached(let cached):
-                await client.resume(cached)
-                return true
-            case .verified(let fresh):
-                // No session was cached (logged out earlier): the flow verified the password and cached this one.
-                await client.session.logIn(fresh, cached: false)
-                return true
-            case .passwordMismatch, .serverUnreachable, .verificationFailed:
-                return false
+        var outcome: SignInOutcome
+        do {
+            switch try chooseAccount(in: store) {
+            case .email(let email):
+                outcome = await client.signIn(to: store, email: email, password: password)
+            case .account(let id):
+                outcome = await client.signIn(to: store, account: id, password: password, email: email)
             }
-        default:
-            outcome.database.map { try? $0.close() }
+        } catch {
+            let failure = LoginFailure(code: "noSuchAccount", message: "\(error)")
+            await client.session.reportLoginFailure(failure)
             return false
         }
+        if case .secondFactorRequired(let step) = outcome {
+            printer.signIn(outcome)
+            guard let totp else {
+                let failure = LoginFailure(
+                    code: "MFA", message: "The account needs an MFA code: give LIFELINE_TOTP or --totp.")
+                await client.session.reportLoginFailure(failure)
+                return false
+            }
+            outcome = await client.continueSignIn(step, with: SecondFactorResponse(method: .totp, code: totp))
+        }
+        printer.signIn(outcome)
+        if outcome.database != nil { printer.firstScreen() }
+        return outcome.session != nil
+    }
+
+    /// Which account of the store to open.
+    enum AccountChoice {
+        case email(String)
+        case account(StoredAccount.ID)
+    }
+
+    /// The account the options name: by label (`--account`), by email, or the store's only one.
+    private func chooseAccount(in store: AccountStore) throws -> AccountChoice {
+        let accounts = (try? store.accounts()) ?? []
+        if let label = account {
+            let matching = accounts.filter { $0.label == label }
+            guard matching.count == 1, let chosen = matching.first else {
+                let labels = accounts.compactMap(\.label).sorted().joined(separator: ", ")
+                throw ValidationError(
+                    matching.isEmpty
+                        ? "The store has no account labelled \(label) (it has: \(labels.isEmpty ? "none" : labels))."
+                        : "Several accounts are labelled \(label): give --email.")
+            }
+            return .account(chosen.id)
+        }
+        if let email { return .email(email) }
+        guard accounts.count == 1, let only = accounts.first else {
+            throw ValidationError(
+                accounts.isEmpty
+                    ? "The store has no account yet: give --email to create it."
+                    : "The store holds \(accounts.count) accounts: pick one with --account LABEL.")
+        }
+        return .account(only.id)
+    }
+
+    private func erase(store directory: String) throws {
+        let store = AccountStore(directory: URL(fileURLWithPath: directory))
+        let target: String
+        switch try chooseAccount(in: store) {
+        case .email(let email):
+            try store.erase(email: email)
+            target = "the account of that email"
+        case .account(let id):
+            try store.erase(account: id)
+            target = "account \(account ?? id)"
+        }
+        emit(
+            json
+                ? JSONLine.encode(["type": .string("signin"), "outcome": .string("erased")])
+                : "Erased the store of \(terminalSafe(target)).")
     }
 
     enum CommandResult { case done, quit }
 
     /// Performs one line of standard input.
-    static func perform(_ line: String, client: StoatClient, monitor: any NetworkMonitor, timeline: Timeline) async -> CommandResult {
-        let words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+    static func perform(
+        _ line: String, client: StoatClient, monitor: any NetworkMonitor, timeline: Timeline, printer: AccountPrinter
+    ) async -> CommandResult {
+        let words = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true).map(String.init)
         guard let command = words.first else { return .done }
         let argument = words.dropFirst().first
         let session = client.session
         var accepted = true
+        var reason: String?
         switch (command, argument) {
         case ("quit", _): return .quit
         case ("logout", _): accepted = await session.logOut()
@@ -246,32 +373,163 @@ struct Connect: AsyncParsableCommand {
                 manual.set(command == "online" ? .online : .offline)
             } else {
                 accepted = false
+                reason = "the network comes from the system (--network manual takes it from here)"
             }
         case ("subscribe", let id?): await session.subscribe(server: id)
         case ("unsubscribe", let id?): await session.unsubscribe(server: id)
         case ("typing", let id?): await session.beginTyping(channel: id)
         case ("username", let name?):
-            do { try await session.submitUsername(name) } catch { accepted = false }
+            do { try await session.submitUsername(name) } catch {
+                accepted = false
+                reason = error.message
+            }
+        case ("open", let channel?):
+            client.open(channel)
+        case ("history", let channel?):
+            printer.history(await client.history(of: channel))
+        case ("send", let channel?):
+            guard words.count == 3 else {
+                timeline.command(line, accepted: false, reason: "send needs a channel and a text")
+                return .done
+            }
+            do {
+                _ = try await client.send(OutgoingMessage(content: words[2]), to: channel)
+            } catch {
+                accepted = false
+                reason = "\(error.cause.map { "\($0)" } ?? error.message)"
+            }
         default:
             timeline.command(line, accepted: false, reason: "unknown command")
             return .done
         }
-        timeline.command(line, accepted: accepted, reason: accepted ? nil : "not accepted in \(session.snapshot.state.rawValue)")
+        if !accepted, reason == nil { reason = "not accepted in \(session.snapshot.state.rawValue)" }
+        timeline.command(line, accepted: accepted, reason: reason)
         return .done
     }
 }
 
-/// Standard input's lines, read on a thread of their own so no task blocks.
-final class StandardInputLines: Sendable {
-    let lines: AsyncStream<String>
+/// Prints the account's data beside the session's timeline: the sign-in's outcome, the first screen, every
+/// message received, a channel's history.
+///
+/// JSON lines (keys sorted):
+/// - `{"type":"signin","outcome":…,"session":…,"can_erase":true,"methods":[…]}`;
+/// - `{"type":"chats","recent":[{"id":…,"name":…,"last_message":TEXT_OR_NULL},…]}`: the 10 most recently
+///   active chats, from the store before any network (or from `Ready` without a store);
+/// - `{"type":"message","channel":ID,"id":ID,"author":ID,"content":TEXT}` for every message received;
+/// - `{"type":"history","channel":ID,"stale":BOOL,"messages":[{"id":…,"author":…,"content":…},…]}`, oldest
+///   first.
+struct AccountPrinter: Sendable {
+    let client: StoatClient
+    let timeline: Timeline
 
-    init() {
+    func signIn(_ outcome: SignInOutcome) {
+        var line: [String: JSONLine.Value] = ["type": .string("signin"), "outcome": .string(outcome.name)]
+        var human = "sign-in: \(outcome.name)"
+        if case .opened(_, let session) = outcome {
+            line["session"] = .string(session.name)
+            human += " (session \(session.name))"
+        }
+        if case .secondFactorRequired(let step) = outcome {
+            line["methods"] = .strings(step.methods.map(\.rawValue))
+        }
+        if outcome.eraseOption != nil {
+            line["can_erase"] = .bool(true)  // offered, never done: --erase-store
+            human += " — the store can be erased with --erase-store"
+        }
+        timeline.record(line, human: human)
+    }
+
+    func firstScreen() {
+        let recent = client.chats.prefix(10)
+        let items: [JSONLine.Value] = recent.map { chat in
+            .object([
+                "id": .string(chat.id), "name": .string(chat.name),
+                "last_message": .optional(chat.lastMessage?.content),
+            ])
+        }
+        let human =
+            "first screen: \(recent.count) chats"
+            + recent.map { chat in
+                "\n  \(terminalSafe(chat.name))" + (chat.lastMessage?.content.map { ": \(terminalSafe($0))" } ?? "")
+            }.joined()
+        timeline.record(["type": .string("chats"), "recent": .array(items)], human: human)
+    }
+
+    /// Prints every message the socket delivers until the client stops; an observer that fell behind says
+    /// so and observes again (the cache kept every message).
+    func printMessages() async {
+        while !Task.isCancelled {
+            do {
+                for try await event in client.events {
+                    if case .message(let message) = event { self.message(message) }
+                }
+                return
+            } catch {
+                timeline.record(
+                    ["type": .string("warning"), "text": .string(error.message)],
+                    human: "  (missed messages while printing: \(error.message))")
+            }
+        }
+    }
+
+    func message(_ message: Message) {
+        let chat = client.chats.first { $0.id == message.channel }?.name ?? message.channel
+        let author = client.user(message.author).map { $0.displayName ?? $0.username } ?? message.author
+        timeline.record(
+            [
+                "type": .string("message"), "channel": .string(message.channel), "id": .string(message.id),
+                "author": .string(message.author), "content": .optional(message.content),
+            ],
+            human: "  #\(terminalSafe(chat)) \(terminalSafe(author)): \(terminalSafe(message.content ?? ""))")
+    }
+
+    func history(_ history: ChannelHistory) {
+        let messages: [JSONLine.Value] = history.messages.map { message in
+            .object([
+                "id": .string(message.id), "author": .string(message.author),
+                "content": .optional(message.content),
+            ])
+        }
+        let human =
+            "history of \(history.channelID)\(history.isStale ? " (from the cache; may miss messages)" : "")"
+            + history.messages.map { message in
+                let author = client.user(message.author)?.username ?? message.author
+                return "\n  \(terminalSafe(author)): \(terminalSafe(message.content ?? ""))"
+            }.joined()
+        timeline.record(
+            [
+                "type": .string("history"), "channel": .string(history.channelID), "stale": .bool(history.isStale),
+                "messages": .array(messages),
+            ],
+            human: human)
+    }
+}
+
+/// Standard input's lines, read on a thread of their own so no task blocks. The first line can be set
+/// apart as a secret (`--password-stdin`), which never reaches the commands.
+final class StandardInputLines: Sendable {
+    /// The commands: every line (after the secret, when there is one).
+    let lines: AsyncStream<String>
+    private let secretLine: AsyncStream<String>
+
+    init(firstLineIsSecret: Bool = false) {
         let (lines, continuation) = AsyncStream.makeStream(of: String.self)
+        let (secretLine, secret) = AsyncStream.makeStream(of: String.self)
         self.lines = lines
+        self.secretLine = secretLine
         let thread = Thread {
+            if firstLineIsSecret, let line = readLine(strippingNewline: true) { secret.yield(line) }
+            secret.finish()
             while let line = readLine() { continuation.yield(line.trimmingCharacters(in: .whitespaces)) }
             continuation.finish()
         }
         thread.start()
+    }
+
+    /// The first line when it was set apart as a secret (as typed: spaces are part of a password), else
+    /// `nil`.
+    func secret() async -> String? {
+        for await line in secretLine { return line }
+        return nil
     }
 }

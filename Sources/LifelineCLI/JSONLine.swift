@@ -11,8 +11,12 @@ enum JSONLine {
         case integer(Int)
         case bool(Bool)
         case strings([String])
+        case array([Value])
         case object([String: Value])
         case null
+
+        /// A string, or `null` when there is none.
+        static func optional(_ string: String?) -> Value { string.map(Value.string) ?? .null }
 
         var foundation: Any {
             switch self {
@@ -21,7 +25,8 @@ enum JSONLine {
             case .integer(let i): i
             case .bool(let b): b
             case .strings(let a): a
-            case .object(let o): o.mapValues(\.foundation)
+            case .array(let values): values.map(\.foundation)
+            case .object(let object): object.mapValues(\.foundation)
             case .null: NSNull()
             }
         }
@@ -33,7 +38,10 @@ enum JSONLine {
         guard
             let data = try? JSONSerialization.data(
                 withJSONObject: foundation, options: [.sortedKeys, .withoutEscapingSlashes])
-        else { preconditionFailure("a JSON line of strings, numbers and booleans failed to encode: \(object.keys)") }
+        else {
+            preconditionFailure(
+                "a JSON line of strings, numbers, booleans, arrays and objects failed to encode: \(object.keys)")
+        }
         return String(decoding: data, as: UTF8.self)
     }
 }
@@ -60,4 +68,23 @@ func writeToStandardOutput(_ text: String) {
         }
         bytes = bytes.dropFirst(written)
     }
+}
+
+/// Text from the server made safe for one line of a terminal: a line break shows as ⏎, a tab as a space,
+/// and every other control character (escape sequences that could move the cursor, recolour or retitle
+/// the terminal, a carriage return that hides text) as U+FFFD.
+///
+/// Names, messages, alerts and error details come from the server and reach human output; JSON output
+/// escapes them itself.
+func terminalSafe(_ text: String) -> String {
+    var safe = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+        switch scalar.value {
+        case 0x0A: safe.append("\u{23CE}")
+        case 0x09: safe.append(" ")
+        case 0..<0x20, 0x7F...0x9F: safe.append("\u{FFFD}")
+        default: safe.append(scalar)
+        }
+    }
+    return String(safe)
 }

@@ -23,8 +23,11 @@ struct Operations: AsyncParsableCommand {
     @Option(help: "The API's base URL, for example https://api.stoat.chat or `lifeline serve`'s.")
     var api: String
 
-    @Option(help: "The session token (X-Session-Token).")
-    var token: String
+    @Option(help: "The session token (X-Session-Token). Prefer LIFELINE_TOKEN or --token-stdin: options end up in ps.")
+    var token: String?
+
+    @Flag(help: "Read the session token from the first line of standard input.")
+    var tokenStdin = false
 
     @Flag(help: "Print one JSON object per refresh and per expiry.")
     var json = false
@@ -33,9 +36,17 @@ struct Operations: AsyncParsableCommand {
         guard let url = URL(string: api), url.scheme == "http" || url.scheme == "https" else {
             throw ValidationError("--api must be an http or https URL, got \(api)")
         }
+        guard token != nil || tokenStdin || Connect.environment["LIFELINE_TOKEN"] != nil else {
+            throw ValidationError("Give the session token: LIFELINE_TOKEN, --token-stdin or --token.")
+        }
     }
 
     func run() async throws {
+        let input = tokenStdin ? StandardInputLines(firstLineIsSecret: true) : nil
+        let fromInput = await input?.secret()
+        guard let token = token ?? fromInput ?? Connect.environment["LIFELINE_TOKEN"] else {
+            throw ValidationError("Standard input ended before the session token.")
+        }
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let credentials = SessionCredentials(token: token)
         let client = StoatClient(apiURL: URL(string: api)!)

@@ -17,6 +17,9 @@ import Synchronization
 ///   login; `{"type":"alert","text":…}` for an outage alert.
 /// - `{"type":"replay_failed","events":[…]}` when significant events could not be restored.
 ///
+/// Text the server controls (names, messages, alerts, error details) is made terminal-safe in human output
+/// (``terminalSafe(_:)``): a server cannot move the cursor, recolour or retitle the terminal.
+///
 /// Safe from any number of tasks (the demo and `connect` print commands from one task and snapshots from
 /// another): every line is decided and written under one lock, so lines never interleave.
 final class Timeline: Sendable {
@@ -55,7 +58,7 @@ final class Timeline: Sendable {
         {
             line(
                 ["type": .string("error"), "reason": .string(error.reason), "message": .string(error.message)],
-                human: paint("  ERROR  \(error.message) (\(error.reason))", .red))
+                human: paint("  ERROR  \(terminalSafe(error.message)) (\(error.reason))", .red))
         }
         if snapshot.presentation.notice != previous?.presentation.notice, let notice = snapshot.presentation.notice {
             switch notice {
@@ -75,7 +78,8 @@ final class Timeline: Sendable {
                 line(
                     object,
                     human: paint(
-                        "  login failed: \(failure.message)" + (failure.supportURL.map { " — see \($0)" } ?? ""), .red))
+                        "  login failed: \(terminalSafe(failure.message))"
+                            + (failure.supportURL.map { " — see \(terminalSafe($0))" } ?? ""), .red))
             }
         }
         if snapshot.presentation.outageAlert != previous?.presentation.outageAlert,
@@ -83,13 +87,14 @@ final class Timeline: Sendable {
         {
             line(
                 ["type": .string("alert"), "text": .string(alert.text)],
-                human: paint("  outage alert: \(alert.text)", .yellow))
+                human: paint("  outage alert: \(terminalSafe(alert.text))", .yellow))
         }
         if snapshot.replayFailures != previous?.replayFailures ?? [], !snapshot.replayFailures.isEmpty {
             line(
                 ["type": .string("replay_failed"), "events": .strings(snapshot.replayFailures.map(\.description))],
                 human: paint(
-                    "  could not restore: \(snapshot.replayFailures.map(\.description).joined(separator: ", "))", .red))
+                    "  could not restore: \(terminalSafe(snapshot.replayFailures.map(\.description).joined(separator: ", ")))",
+                    .red))
         }
     }
 
@@ -102,8 +107,16 @@ final class Timeline: Sendable {
         state.withLock { _ in
             self.line(
                 object,
-                human: paint("  > \(line)" + (accepted ? "" : " — \(reason ?? "refused")"), accepted ? .blue : .red))
+                human: paint(
+                    "  > \(terminalSafe(line))" + (accepted ? "" : " — \(terminalSafe(reason ?? "refused"))"),
+                    accepted ? .blue : .red))
         }
+    }
+
+    /// Prints a line about the account rather than the session (the first screen, a message, a history,
+    /// the sign-in's outcome), between the session's lines. `human` must already be terminal-safe.
+    func record(_ object: [String: JSONLine.Value], human: String) {
+        state.withLock { _ in line(object, human: human) }
     }
 
     /// Prints a line of commentary (the demo's narration); nothing in JSON mode.
@@ -130,7 +143,7 @@ final class Timeline: Sendable {
         if transition.failures > 0 { human += "  failures \(transition.failures)" }
         if let cause = transition.cause {
             object["cause"] = .object(["code": .string(cause.code), "message": .string(cause.message)])
-            human += "  (\(cause))"
+            human += "  (\(terminalSafe(cause.description)))"
         }
         if isLast {
             if let banner = snapshot.presentation.banner {

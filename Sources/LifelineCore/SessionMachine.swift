@@ -648,6 +648,12 @@ public struct SessionMachine: Sendable {
                 }
                 if !external, let credentials { actions.append(.endSession(credentials)) }
             }
+            // A cancelled onboarding and a dismissed error leave a session the server may still hold (a fresh
+            // one from the login interface): end it, as a user's logout does. One the server already ended
+            // answers as ended, which is what was asked for.
+            if event.kind == .cancel || event.kind == .dismiss, let credentials {
+                actions.append(.endSession(credentials))
+            }
             failures = 0
             current = .dispose
             actions.append(.dispose)

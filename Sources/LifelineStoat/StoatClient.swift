@@ -2,6 +2,7 @@ public import AsyncHTTPClient
 public import Foundation
 public import Lifeline
 public import LifelineCore
+import LifelineStore
 public import Logging
 import Synchronization
 
@@ -34,18 +35,28 @@ public final class StoatClient: Sendable {
         public var healthURL: URL?
         /// The name sessions are given on the server (`friendly_name`).
         public var friendlyName: String?
+        /// How many messages the cache keeps per channel (the newest). Default 100, the most one
+        /// request of Stoat's message history returns.
+        public var historyLimit: Int
+        /// How many events each observer of ``StoatClient/events`` may fall behind before its iteration
+        /// ends with ``StoatClientError/Code/observerTooSlow``. Default 10 000.
+        public var eventBufferLimit: Int
 
         /// Creates a configuration.
         public init(
             connection: StoatConnectionFactory.Configuration = .init(),
             session: Session.Configuration = .init(subscriptionRenewal: .seconds(600)),
             healthURL: URL? = nil,
-            friendlyName: String? = "Lifeline"
+            friendlyName: String? = "Lifeline",
+            historyLimit: Int = 100,
+            eventBufferLimit: Int = 10_000
         ) {
             self.connection = connection
             self.session = session
             self.healthURL = healthURL
             self.friendlyName = friendlyName
+            self.historyLimit = historyLimit
+            self.eventBufferLimit = eventBufferLimit
         }
     }
 
@@ -64,12 +75,24 @@ public final class StoatClient: Sendable {
     public let api: StoatAPI
     /// The session: observe ``Session/states``, and call its API for the rest (logout, onboarding…).
     public let session: Session
-    /// The socket's data events (messages, typing, updates), and `Ready`. Keeps the newest 10 000 events
-    /// for a slow reader; a client that does not read it loses nothing else.
-    public let events: AsyncStream<BonfireEvent>
     /// What the sockets tolerated (unknown events, undecodable frames).
     public let statistics: StoatConnectionFactory.Statistics
-    private let friendlyName: String?
+    let cache: CacheEngine
+    let friendlyName: String?
+    let logger: Logger
+    /// The channels the interface shows, refetched after every reconnect.
+    let openChannels = Mutex<Set<String>>([])
+    /// History fetches in flight, one per channel.
+    let historyFetches = SharedFetches<Result<Void, StoatClientError>>()
+    /// Member list fetches in flight, one per server.
+    let memberFetches = SharedFetches<Result<Void, StoatClientError>>()
+    /// The session the client logged in with, for its REST calls; `nil` in READY.
+    let credentials: ClientCaches.Credentials
+    /// The account's store, once a sign-in opened it; closed when another replaces it or ``run()`` ends.
+    let signedInAccount = Mutex<AccountDatabase?>(nil)
+
+    /// The session the client uses for REST calls, if it has one.
+    var currentCredentials: SessionCredentials? { credentials.value }
 
     /// Creates a client.
     ///
@@ -79,7 +102,8 @@ public final class StoatClient: Sendable {
     ///   - network: The device's network.
     ///   - clock: The clock every timer runs on.
     ///   - random: The retry jitter's random source.
-    ///   - httpClient: The HTTP client for REST calls.
+    ///   - httpClient: The HTTP client for REST calls; `nil` (the default) is `StoatAPI.sharedHTTPClient`. A
+    ///     client you pass stays yours to shut down; make it with `StoatAPI.httpClientConfiguration()`.
     ///   - logger: Where the client logs (never a token or password).
     public init(
         apiURL: URL,
@@ -87,14 +111,18 @@ public final class StoatClient: Sendable {
         network: any NetworkMonitor = ManualNetworkMonitor(.online),
         clock: some Clock<Duration> = ContinuousClock(),
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
-        httpClient: HTTPClient = .shared,
+        httpClient: HTTPClient? = nil,
         logger: Logger = Logger(label: "lifeline.stoat", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         let api = StoatAPI(baseURL: apiURL, httpClient: httpClient, logger: logger)
         self.api = api
+        self.logger = logger
         friendlyName = configuration.friendlyName
-        let (events, continuation) = AsyncStream.makeStream(of: BonfireEvent.self, bufferingPolicy: .bufferingNewest(10_000))
-        self.events = events
+        let cache = CacheEngine(
+            historyLimit: configuration.historyLimit, eventBufferLimit: configuration.eventBufferLimit, logger: logger)
+        self.cache = cache
+        let credentials = ClientCaches.Credentials()
+        self.credentials = credentials
         let eventsURL = Mutex<String?>(nil)
         let connections = StoatConnectionFactory(
             eventsURL: {
@@ -104,17 +132,36 @@ public final class StoatClient: Sendable {
                 return url
             },
             configuration: configuration.connection, clock: clock, logger: logger,
-            onEvent: { continuation.yield($0) })
+            onEvent: { cache.receive($0) })
         statistics = connections.statistics
         session = Session(
             connections: connections, authenticator: StoatAuthenticator(api: api),
-            health: configuration.healthURL.map { StoatHealthService(api: api, url: $0) }, network: network,
+            health: configuration.healthURL.map { StoatHealthService(api: api, url: $0) },
+            caches: ClientCaches(cache: cache, credentials: credentials),
+            network: network,
             clock: clock, random: random, configuration: configuration.session, logger: logger)
     }
 
-    /// Runs the session until the calling task is cancelled (see ``Session/run()``).
+    /// Runs the client until the calling task is cancelled: the session (see ``Session/run()``), the
+    /// writer that stores the cache's changes, and the follower that refetches the open channels'
+    /// histories after every reconnect. When it returns, every observation has ended and every change
+    /// the cache held has been written to the account's store, if one is attached.
     public func run() async {
-        await session.run()
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.session.run() }
+            group.addTask { await self.cache.runWriter() }
+            group.addTask { await self.followSession() }
+        }
+        // The writes left over are made outside the cancelled task: GRDB refuses to start work in a
+        // cancelled one, and these changes must not be lost.
+        let cache = cache
+        await Task { await cache.flush() }.value
+        cache.finish()
+        let account = signedInAccount.withLock { account in
+            defer { account = nil }
+            return account
+        }
+        try? account?.close()
     }
 
     /// Logs in with an email and a password at the login interface.
@@ -134,7 +181,9 @@ public final class StoatClient: Sendable {
     /// Resumes a cached session: LOGIN_CACHED, straight to CONNECTING.
     @discardableResult
     public func resume(_ credentials: SessionCredentials) async -> Bool {
-        await session.logIn(credentials, cached: true)
+        guard await session.logIn(credentials, cached: true) else { return false }
+        self.credentials.value = credentials
+        return true
     }
 
     private func outcome(_ login: () async throws(StoatAPIError) -> LoginResult) async -> LoginOutcome {
@@ -142,6 +191,7 @@ public final class StoatClient: Sendable {
             switch try await login() {
             case .success(let credentials):
                 await session.logIn(credentials, cached: false)
+                self.credentials.value = credentials
                 return .connecting(credentials)
             case .mfa(let challenge):
                 return .needsMFA(challenge)
@@ -154,5 +204,31 @@ public final class StoatClient: Sendable {
             await session.reportLoginFailure(error.loginFailure)
             return .refused(error)
         }
+    }
+}
+
+/// What the session invalidates and discards: the account cache, and on DISPOSE the session the client
+/// used for REST calls (DISPOSE ends before READY, so a later login's session is never cleared by it).
+struct ClientCaches: CacheInvalidation {
+    /// The session the client's REST calls use.
+    final class Credentials: Sendable {
+        private let stored = Mutex<SessionCredentials?>(nil)
+
+        var value: SessionCredentials? {
+            get { stored.withLock { $0 } }
+            set { stored.withLock { $0 = newValue } }
+        }
+    }
+
+    let cache: CacheEngine
+    let credentials: Credentials
+
+    func invalidateCaches() async {
+        await cache.invalidateCaches()
+    }
+
+    func discardCaches() async {
+        credentials.value = nil
+        await cache.discardCaches()
     }
 }

@@ -411,7 +411,9 @@ final class StoatConnection: SessionConnection {
         } catch {
             if let end = state.withLock({ $0.ending }) { return end }
             let code: TemporaryFailureCause.Code = opened.load(ordering: .relaxed) ? .socketDropped : .connectFailed
-            return .temporary(TemporaryFailureCause(code: code, message: "\(type(of: error))", cause: error))
+            // The error's description names what failed (a refused connection, an events URL the server would
+            // not give); the socket's URL carries no token, so it is safe to show.
+            return .temporary(TemporaryFailureCause(code: code, message: "\(error)", cause: error))
         }
     }
 

@@ -51,10 +51,21 @@ extension OperationList where Operation == OperationsPage.Operation {
     /// Refreshes the list on every `OperationFinished` in `events` (the events socket's, for instance
     /// ``StoatClient/events``), until the sequence ends or the calling task is cancelled.
     ///
+    /// An observer that falls too far behind (``StoatClientError/Code/observerTooSlow``) may have missed a
+    /// push: the list is refreshed and the events observed again.
+    ///
     /// - Parameter events: The socket's events; everything but `OperationFinished` is ignored.
-    public nonisolated func refreshOnOperationFinished(_ events: some AsyncSequence<BonfireEvent, Never>) async {
-        for await event in events {
-            if case .operationFinished(let id, _) = event { operationFinished(id) }
+    public nonisolated func refreshOnOperationFinished(_ events: StoatEvents) async {
+        while !Task.isCancelled {
+            do {
+                for try await event in events {
+                    if case .operationFinished(let id, _) = event { operationFinished(id) }
+                }
+                return
+            } catch {
+                // The observer fell behind and may have missed an OperationFinished: refresh, observe again.
+                refresh()
+            }
         }
     }
 }

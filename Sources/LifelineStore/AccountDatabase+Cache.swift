@@ -253,6 +253,9 @@ extension AccountDatabase {
     /// A chat's newest message, through the index `message_by_chat`.
     static let lastMessageSQL =
         "SELECT tag, sentAt, payload FROM message WHERE chatTag = ? ORDER BY sentAt DESC, tag DESC LIMIT 1"
+    /// A chat's message by its tag: the chat's ``CachedChat/lastMessageID``, exact where two messages share a
+    /// millisecond (the index orders those by tag, which says nothing of their order).
+    static let messageByTagSQL = "SELECT tag, sentAt, payload FROM message WHERE tag = ? AND chatTag = ?"
 
     static func fetchChats(
         _ db: Database,
@@ -261,6 +264,7 @@ extension AccountDatabase {
         arguments: StatementArguments
     ) throws -> [CachedChat] {
         let lastMessage = try db.cachedStatement(sql: lastMessageSQL)
+        let messageByTag = try db.cachedStatement(sql: messageByTagSQL)
         let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
         var chats: [CachedChat] = []
         while let row = try rows.next() {
@@ -269,7 +273,10 @@ extension AccountDatabase {
             let sealed: Data = try column(row, 2, table: "chat")
             let plaintext = try sealer.open(sealed, chatContext(tag: tag, lastActivity: lastActivity))
             var chat = try decodeChat(plaintext, lastActivity: lastActivity)
-            if let messageRow = try Row.fetchOne(lastMessage, arguments: [tag]) {
+            let named = try chat.lastMessageID.flatMap { id in
+                try Row.fetchOne(messageByTag, arguments: [sealer.rowTag("message", id), tag])
+            }
+            if let messageRow = try named ?? Row.fetchOne(lastMessage, arguments: [tag]) {
                 chat.lastMessage = try decodeMessageRow(messageRow, chatTag: tag, sealer)
             }
             chats.append(chat)

@@ -10,9 +10,12 @@ final class ConnectRun: Sendable {
     let seen = LockedLines()
     private let exits: AsyncStream<Int32>
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], environment: [String: String] = [:], json: Bool = true) throws {
         process.executableURL = try Executable.url
-        process.arguments = ["connect", "--json"] + arguments
+        process.arguments = ["connect"] + (json ? ["--json"] : []) + arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe()
         process.standardOutput = output
         process.standardInput = input
@@ -30,6 +33,15 @@ final class ConnectRun: Sendable {
     func exitStatus() async -> Int32? {
         for await status in exits { return status }
         return nil
+    }
+
+    /// Every line read so far, as printed.
+    var printed: [String] { seen.all }
+
+    /// Reads the next line as printed (human output), or `nil` when output ends.
+    func nextLine() async -> String? {
+        var iterator = seen.iterator(lines)
+        return await iterator.next()
     }
 
     /// Reads JSON lines until one matches, and returns it; `nil` when output ends first.
@@ -65,6 +77,7 @@ final class ConnectRun: Sendable {
 final class LockedLines: @unchecked Sendable {
     // Only the test's own task reads, one call at a time.
     private var iterator: AsyncStream<String>.Iterator?
+    private(set) var all: [String] = []
     func iterator(_ reader: LineReader) -> Cursor { Cursor(owner: self, reader: reader) }
 
     struct Cursor {
@@ -74,6 +87,7 @@ final class LockedLines: @unchecked Sendable {
             var iterator = owner.iterator ?? reader.lines.makeAsyncIterator()
             let line = await iterator.next()
             owner.iterator = iterator
+            if let line { owner.all.append(line) }
             return line
         }
     }

@@ -20,7 +20,9 @@ struct OperationsCommandTests {
         let later = await server.addOperation(kind: "invite", userID: account.userID, expiresIn: .seconds(600))
         let process = Process()
         process.executableURL = try Executable.url
-        process.arguments = ["operations", "--api", server.apiURL.absoluteString, "--token", account.token, "--json"]
+        // The token comes from the environment, as the README recommends: never on the command line.
+        process.arguments = ["operations", "--api", server.apiURL.absoluteString, "--json"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["LIFELINE_TOKEN": account.token]) { $1 }
         let output = Pipe()
         process.standardOutput = output
         try process.run()

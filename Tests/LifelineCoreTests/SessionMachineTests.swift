@@ -14,9 +14,9 @@ struct SessionMachinePairTests {
             .closeConnection(generation: 1), .fetchAccountStanding(userID: "user-1", lookup: 1),
         ],
         "LOGGING_IN -->|TEMPORARY_FAILURE| ERROR": [.closeConnection(generation: 1)],
-        "ONBOARDING -->|CANCEL| DISPOSE": [.dispose],
+        "ONBOARDING -->|CANCEL| DISPOSE": [.endSession(credentials), .dispose],
         "DISPOSE -->|READY| READY": [],
-        "ERROR -->|DISMISS| DISPOSE": [.dispose],
+        "ERROR -->|DISMISS| DISPOSE": [.endSession(credentials), .dispose],
         "LOGGING_IN -->|SOCKET_CONNECTED| CONNECTED": [.replaySignificantEvents(generation: 1)],
         "RECONNECTING -->|SOCKET_CONNECTED| CONNECTED": [.replaySignificantEvents(generation: 2)],
         "CONNECTING -->|SOCKET_CONNECTED| CONNECTED": [.replaySignificantEvents(generation: 1)],
@@ -134,7 +134,7 @@ struct SessionMachineStoryTests {
         #expect(tailored.reason == "suspended")
         #expect(tailored.message == "Your account has been suspended.")
         #expect(!story.standing(.banned), "a second, late answer changes nothing")
-        #expect(story.send(.dismiss).actions == [.dispose])
+        #expect(story.send(.dismiss).actions == [.endSession(credentials), .dispose])
     }
 
     @Test("CONNECTED has no PERMANENT_FAILURE edge: it is rejected, and the runtime reports the socket's end instead")

@@ -153,6 +153,25 @@ struct CacheTests {
         #expect(try await database.chat(id: "c") == nil)
     }
 
+    @Test("A chat's last message is the one it names, also when others share its send time")
+    func lastMessageByID() async throws {
+        var chat = CachedChat(id: "chat-1", name: "general", lastActivity: Self.start)
+        let sameTime = ["m-a", "m-b", "m-c"].map {
+            CachedMessage(id: $0, chatID: chat.id, authorID: "user-1", body: $0, sentAt: Self.start)
+        }
+        try await database.apply(sameTime.map { .upsertMessage($0) } + [.upsertChat(chat)])
+        // Without a name, the newest by time wins, and the keyed tag breaks the tie: some message.
+        let byTime = try #require(try await database.recentChats(limit: 1).first?.lastMessage?.id)
+        let named = try #require(sameTime.map(\.id).first { $0 != byTime })
+        chat.lastMessageID = named
+        try await database.apply([.upsertChat(chat)])
+        #expect(try await database.recentChats(limit: 1).first?.lastMessage?.id == named)
+        // A name the store does not hold falls back to the newest by time.
+        chat.lastMessageID = "m-missing"
+        try await database.apply([.upsertChat(chat)])
+        #expect(try await database.recentChats(limit: 1).first?.lastMessage?.id == byTime)
+    }
+
     @Test("Messages newest first or oldest first, with a limit")
     func messageOrder() async throws {
         let messages = sampleMessages(chat: "c", count: 9)

@@ -58,13 +58,19 @@ public struct StoatAPI: Sendable {
         eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpClientConfiguration())
 
     /// The configuration of an HTTP client fit for ``StoatAPI``: redirects are not followed by the client, so
-    /// that ``StoatAPI`` decides (same origin only; see <doc:LifelineStoat#Redirects>).
+    /// that ``StoatAPI`` decides (same origin only; see <doc:LifelineStoat#Redirects>), and a connection that
+    /// is refused or times out (10 s) fails the call instead of being retried until its deadline.
     ///
     /// Make your own client from it when you need one (another event loop group, a proxy), and shut it down
     /// when you are done with it.
     public static func httpClientConfiguration() -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
+        // A server that refuses or cannot be reached fails the call at once rather than being retried until
+        // the call's deadline: the lifecycle and the cache decide when to try again, and an offline client
+        // shows its store without waiting 30 seconds for each request.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(10)
         return configuration
     }
 

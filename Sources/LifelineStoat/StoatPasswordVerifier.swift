@@ -1,18 +1,36 @@
-import Foundation
-import LifelineCore
-import LifelineStoat
-import LifelineStore
+public import LifelineCore
+public import LifelineStore
 
-/// Verifies a password with a Stoat server by logging in, and ends the sessions the sign-in flow cannot use by
-/// logging them out: the sign-in flow's "verify password".
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Verifies a password with a Stoat server by logging in, and ends the sessions the sign-in flow cannot use
+/// by logging them out: the account store's "verify password" (`PasswordVerifier`) for Stoat.
 ///
-/// It lives in the command line because it joins two libraries that DESIGN.md keeps apart
-/// (`LifelineStoat` and `LifelineStore`); an app writes the same few lines.
-struct StoatPasswordVerifier: PasswordVerifier {
-    let api: StoatAPI
-    let friendlyName: String?
+/// A second factor continues through the store's `SecondFactorStep`; BlockedByShield carries Stoat's
+/// support link. ``StoatClient/signIn(to:email:password:)`` uses one; an app that runs the store's flow
+/// itself can too.
+public struct StoatPasswordVerifier: PasswordVerifier {
+    /// The REST client the logins go through.
+    public let api: StoatAPI
+    /// The name the sessions are given on the server (`friendly_name`).
+    public let friendlyName: String?
 
-    func verifyPassword(email: String, password: String) async -> PasswordVerification {
+    /// Creates a verifier.
+    ///
+    /// - Parameters:
+    ///   - api: The REST client to log in with.
+    ///   - friendlyName: The name the sessions are given on the server.
+    public init(api: StoatAPI, friendlyName: String?) {
+        self.api = api
+        self.friendlyName = friendlyName
+    }
+
+    /// Logs in with the email and password: a session means the password is right.
+    public func verifyPassword(email: String, password: String) async -> PasswordVerification {
         do {
             return answer(try await api.login(email: email, password: password, friendlyName: friendlyName))
         } catch {
@@ -20,7 +38,8 @@ struct StoatPasswordVerifier: PasswordVerifier {
         }
     }
 
-    func endSession(_ session: SessionCredentials) async {
+    /// Logs a session the sign-in flow cannot use out of the server (best effort).
+    public func endSession(_ session: SessionCredentials) async {
         // Best effort: a session that cannot be ended now expires on the server.
         try? await api.logout(session)
     }

@@ -1,0 +1,645 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The account's data as the client holds it in memory: the pure core of ``StoatClient``'s cache.
+///
+/// A value type with no I/O: `Ready`, the socket's events, REST pages and the store's rows go in through
+/// mutating methods, each of which returns what changed (for observers) and records what must be written
+/// to the store (``pending``). The client guards one instance with a lock, so applying an event on the
+/// socket's path is a few dictionary updates, and writes the pending changes to the store in batches off
+/// that path.
+///
+/// Histories and member lists are *stale* until fetched from the server, and again after every
+/// reconnect (``invalidate()``); a fetch that overlaps live events merges with them (see
+/// ``historyFetched(channel:page:fetch:)``), so a message is never lost or duplicated by the race.
+struct AccountCache: Sendable {
+    /// What one change touched, for the observers.
+    struct Changes: Sendable, Equatable {
+        /// The chat list changed.
+        var chats = false
+        /// These channels' histories changed.
+        var histories: Set<String> = []
+        /// These servers' member lists changed.
+        var members: Set<String> = []
+
+        var isEmpty: Bool { !chats && histories.isEmpty && members.isEmpty }
+
+        mutating func formUnion(_ other: Changes) {
+            chats = chats || other.chats
+            histories.formUnion(other.histories)
+            members.formUnion(other.members)
+        }
+    }
+
+    /// What must be written to the store: the keys changed since the last flush. The values are read
+    /// from the cache when the batch is made, so many changes to one row cost one write.
+    struct PendingWrites: Sendable, Equatable {
+        var chats: Set<String> = []
+        var deletedChats: Set<String> = []
+        var servers: Set<String> = []
+        var deletedServers: Set<String> = []
+        var users: Set<String> = []
+        /// Message ids by channel.
+        var messages: [String: Set<String>] = [:]
+        var deletedMessages: [String: Set<String>] = [:]
+        /// Member user ids by server.
+        var members: [String: Set<String>] = [:]
+        var deletedMembers: [String: Set<String>] = [:]
+
+        var isEmpty: Bool {
+            chats.isEmpty && deletedChats.isEmpty && servers.isEmpty && deletedServers.isEmpty && users.isEmpty
+                && messages.isEmpty && deletedMessages.isEmpty && members.isEmpty && deletedMembers.isEmpty
+        }
+    }
+
+    /// A fetch of a channel's history in flight: what happened live meanwhile, merged over the page.
+    struct HistoryFetch: Sendable, Equatable {
+        /// Messages that arrived: kept as the cache has them.
+        var arrived: Set<String> = []
+        /// Messages deleted: not brought back by the page.
+        var deleted: Set<String> = []
+        /// Changes to messages, in order: applied again to the page's (older) copies.
+        var updates: [Update] = []
+
+        enum Update: Sendable, Equatable {
+            case update(id: String, data: PartialMessage, clear: [Message.Field])
+            case append(id: String, embeds: [Message.Embed])
+            case react(id: String, user: String, emoji: String, added: Bool)
+            case removeReaction(id: String, emoji: String)
+
+            var id: String {
+                switch self {
+                case .update(let id, _, _), .append(let id, _), .react(let id, _, _, _), .removeReaction(let id, _): id
+                }
+            }
+
+            func apply(to message: inout Message) {
+                switch self {
+                case .update(_, let data, let clear): message.apply(data, clearing: clear)
+                case .append(_, let embeds): message.embeds = (message.embeds ?? []) + embeds
+                case .react(_, let user, let emoji, let added):
+                    AccountCache.react(&message, user: user, emoji: emoji, added: added)
+                case .removeReaction(_, let emoji): message.reactions?[emoji] = nil
+                }
+            }
+        }
+    }
+
+    /// How many messages a channel's history keeps (the newest).
+    let historyLimit: Int
+
+    /// The signed-in user: the last user of `Ready`, as Stoat's clients take it.
+    private(set) var userID: String?
+    private(set) var users: [String: User] = [:]
+    private(set) var servers: [String: Server] = [:]
+    private(set) var channels: [String: Channel] = [:]
+    private(set) var chats: [String: Chat] = [:]
+    private(set) var histories: [String: ChannelHistory] = [:]
+    private(set) var members: [String: [String: Member]] = [:]
+    private(set) var staleMembers: Set<String> = []
+    /// Fetches in flight, by channel.
+    private(set) var fetches: [String: HistoryFetch] = [:]
+    /// Changes not yet written to the store.
+    var pending = PendingWrites()
+    /// Events that named something the cache does not know (a message for an unknown channel…).
+    private(set) var ignoredEvents = 0
+
+    init(historyLimit: Int = 100) {
+        precondition(historyLimit > 0, "historyLimit must be positive, got \(historyLimit)")
+        self.historyLimit = historyLimit
+    }
+
+    // MARK: - Reading
+
+    /// The chats, most recently active first.
+    var sortedChats: [Chat] { chats.values.sorted(by: Chat.isMoreRecent) }
+
+    /// A channel's history; an unknown or never-loaded channel has an empty, stale one.
+    func history(_ channel: String) -> ChannelHistory {
+        histories[channel] ?? ChannelHistory(channelID: channel)
+    }
+
+    /// A server's members, by user id.
+    func memberList(_ server: String) -> MemberList {
+        let list = members[server].map { $0.values.sorted { $0.id.user < $1.id.user } } ?? []
+        return MemberList(
+            serverID: server, members: list, isStale: members[server] == nil || staleMembers.contains(server))
+    }
+
+    /// The signed-in user's own membership of a server (its `timeout`, its nickname).
+    func ownMembership(in server: String) -> Member? {
+        guard let userID else { return nil }
+        return members[server]?[userID]
+    }
+
+    // MARK: - Loading from the store
+
+    /// Shows chats read from the store before any network (the first screen, then the rest). Chats the
+    /// cache already holds from the server are kept as they are.
+    mutating func loadStored(chats stored: [Chat]) -> Changes {
+        var changed = false
+        for chat in stored where chats[chat.id] == nil {
+            chats[chat.id] = chat
+            changed = true
+        }
+        return Changes(chats: changed)
+    }
+
+    /// Adds a channel's messages read from the store to a history that has none yet; the history stays
+    /// stale (the store may be behind the server).
+    mutating func loadStored(messages stored: [Message], channel: String) -> Changes {
+        guard histories[channel]?.messages.isEmpty ?? true, !stored.isEmpty else { return Changes() }
+        var history = ChannelHistory(channelID: channel)
+        history.messages = Self.bounded(stored.sorted { $0.id < $1.id }, limit: historyLimit)
+        histories[channel] = history
+        return Changes(histories: [channel])
+    }
+
+    /// Adds members read from the store to a server with none yet; the list stays stale.
+    mutating func loadStored(members stored: [Member], server: String) -> Changes {
+        guard members[server] == nil, !stored.isEmpty else { return Changes() }
+        members[server] = Dictionary(stored.map { ($0.id.user, $0) }, uniquingKeysWith: { $1 })
+        staleMembers.insert(server)
+        return Changes(members: [server])
+    }
+
+    /// Adds users read from the store that the cache does not know yet (names for the first screen).
+    mutating func loadStored(users stored: [User]) {
+        for user in stored where users[user.id] == nil { users[user.id] = user }
+    }
+
+    // MARK: - The lifecycle
+
+    /// Marks every history and member list stale: the session reconnects, and events may have been
+    /// missed while it was disconnected (the specification's RECONNECTING entry).
+    mutating func invalidate() -> Changes {
+        var changes = Changes()
+        for (id, history) in histories where !history.isStale {
+            histories[id]?.isStale = true
+            changes.histories.insert(id)
+        }
+        for server in members.keys where !staleMembers.contains(server) {
+            staleMembers.insert(server)
+            changes.members.insert(server)
+        }
+        return changes
+    }
+
+    /// Forgets everything held in memory (DISPOSE). The store keeps its data; nothing pending is
+    /// written after this.
+    mutating func discard() {
+        self = AccountCache(historyLimit: historyLimit)
+    }
+
+    // MARK: - Ready
+
+    /// Takes `Ready`'s users, servers, channels and memberships as the truth: chats and servers it no
+    /// longer lists are removed (with their histories), the rest updated.
+    mutating func ready(_ ready: Ready) -> Changes {
+        var changes = Changes(chats: true)
+        userID = ready.users.last?.id ?? userID
+        for user in ready.users { upsert(user) }
+        let serverIDs = Set(ready.servers.map(\.id))
+        for id in servers.keys where !serverIDs.contains(id) { removeServer(id, into: &changes) }
+        for server in ready.servers {
+            servers[server.id] = server
+            pending.servers.insert(server.id)
+        }
+        let channelIDs = Set(ready.channels.map(\.id))
+        for id in Set(channels.keys).union(chats.keys) where !channelIDs.contains(id) {
+            removeChannel(id, into: &changes)
+        }
+        for channel in ready.channels { upsert(channel) }
+        for member in ready.members { upsert(member, into: &changes) }
+        return changes
+    }
+
+    // MARK: - Events
+
+    /// Applies one event from the socket. Events that do not change the account's data (typing, acks,
+    /// emojis, slowmodes) change nothing; an event about something the cache does not know is counted
+    /// in ``ignoredEvents``.
+    mutating func apply(_ event: BonfireEvent) -> Changes {
+        var changes = Changes()
+        switch event {
+        case .ready(let ready):
+            return self.ready(ready)
+        case .bulk(let events):
+            for event in events { changes.formUnion(apply(event)) }
+
+        case .message(let message):
+            guard channels[message.channel] != nil else {
+                ignoredEvents += 1
+                return changes
+            }
+            insert(message, into: &changes)
+        case .messageUpdate(let id, let channel, let data, let clear):
+            fetches[channel]?.updates.append(.update(id: id, data: data, clear: clear))
+            edit(message: id, channel: channel, into: &changes) { $0.apply(data, clearing: clear) }
+        case .messageAppend(let id, let channel, let embeds):
+            fetches[channel]?.updates.append(.append(id: id, embeds: embeds))
+            edit(message: id, channel: channel, into: &changes) { $0.embeds = ($0.embeds ?? []) + embeds }
+        case .messageReact(let id, let channel, let user, let emoji):
+            fetches[channel]?.updates.append(.react(id: id, user: user, emoji: emoji, added: true))
+            edit(message: id, channel: channel, into: &changes) {
+                Self.react(&$0, user: user, emoji: emoji, added: true)
+            }
+        case .messageUnreact(let id, let channel, let user, let emoji):
+            fetches[channel]?.updates.append(.react(id: id, user: user, emoji: emoji, added: false))
+            edit(message: id, channel: channel, into: &changes) {
+                Self.react(&$0, user: user, emoji: emoji, added: false)
+            }
+        case .messageRemoveReaction(let id, let channel, let emoji):
+            fetches[channel]?.updates.append(.removeReaction(id: id, emoji: emoji))
+            edit(message: id, channel: channel, into: &changes) { $0.reactions?[emoji] = nil }
+        case .messageDelete(let id, let channel):
+            delete(message: id, channel: channel, into: &changes)
+        case .bulkMessageDelete(let channel, let ids):
+            for id in ids { delete(message: id, channel: channel, into: &changes) }
+
+        case .channelCreate(let channel):
+            upsert(channel)
+            changes.chats = true
+        case .channelUpdate(let id, let data, let clear):
+            guard var channel = channels[id] else {
+                ignoredEvents += 1
+                return changes
+            }
+            channel.apply(data, clearing: clear)
+            upsert(channel)
+            changes.chats = true
+        case .channelDelete(let id):
+            removeChannel(id, into: &changes)
+        case .channelGroupJoin(let id, let user):
+            guard var channel = channels[id] else { return changes }
+            if !(channel.recipients ?? []).contains(user) { channel.recipients = (channel.recipients ?? []) + [user] }
+            upsert(channel)
+        case .channelGroupLeave(let id, let user):
+            if user == userID {
+                removeChannel(id, into: &changes)
+            } else if var channel = channels[id] {
+                channel.recipients?.removeAll { $0 == user }
+                upsert(channel)
+            }
+
+        case .serverCreate(let server, let serverChannels, _):
+            servers[server.id] = server
+            pending.servers.insert(server.id)
+            for channel in serverChannels { upsert(channel) }
+            changes.chats = true
+        case .serverUpdate(let id, let data, let clear):
+            guard var server = servers[id] else {
+                ignoredEvents += 1
+                return changes
+            }
+            server.apply(data, clearing: clear)
+            servers[id] = server
+            pending.servers.insert(id)
+        case .serverDelete(let id):
+            removeServer(id, into: &changes)
+        case .serverMemberJoin(let server, let user, let member):
+            guard servers[server] != nil else {
+                ignoredEvents += 1
+                return changes
+            }
+            upsert(member ?? Member(id: Member.ID(server: server, user: user)), into: &changes)
+        case .serverMemberLeave(let server, let user, _):
+            removeMember(server: server, user: user, into: &changes)
+            if user == userID { removeServer(server, into: &changes) }
+        case .serverMemberUpdate(let id, let data, let clear):
+            // A member the cache has not listed is only kept when it is the user's own membership (its
+            // timeout matters); others arrive with the list.
+            guard var member = members[id.server]?[id.user] ?? (id.user == userID ? Member(id: id) : nil) else {
+                return changes
+            }
+            member.apply(data, clearing: clear)
+            upsert(member, into: &changes)
+
+        case .userUpdate(let id, let data, let clear):
+            guard var user = users[id] else { return changes }
+            user.apply(data, clearing: clear)
+            upsert(user, renamingChatsInto: &changes)
+        case .userRelationship(_, let user):
+            upsert(user, renamingChatsInto: &changes)
+        case .userPlatformWipe(let user, _):
+            wipe(user: user, into: &changes)
+
+        case .authenticated, .pong, .ping, .logout, .error, .channelStartTyping, .channelStopTyping, .channelAck,
+            .userSlowmodes, .emojiCreate, .emojiDelete, .operationFinished, .unknown:
+            break
+        }
+        return changes
+    }
+
+    // MARK: - REST
+
+    /// A fetch of `channel`'s latest messages starts: live events are noted until it ends.
+    mutating func historyFetchStarted(channel: String) {
+        fetches[channel] = HistoryFetch()
+    }
+
+    /// The latest page of `channel`'s messages arrived: it replaces the history, merged with what
+    /// happened live while it was on its way — messages that arrived meanwhile are kept, messages
+    /// deleted meanwhile are not brought back. The history is fresh afterwards.
+    ///
+    /// - Parameters:
+    ///   - channel: The channel.
+    ///   - page: The server's latest messages, in any order.
+    ///   - users: The users the page named (`include_users`), if any.
+    mutating func historyFetched(channel: String, page: [Message], users pageUsers: [User] = []) -> Changes {
+        let fetch = fetches.removeValue(forKey: channel) ?? HistoryFetch()
+        for user in pageUsers { upsert(user) }
+        var byID: [String: Message] = [:]
+        for message in page where message.channel == channel && !fetch.deleted.contains(message.id) {
+            byID[message.id] = message
+        }
+        // The page may predate changes that happened live: replay them on its copies.
+        for update in fetch.updates where !fetch.arrived.contains(update.id) {
+            if var message = byID[update.id] {
+                update.apply(to: &message)
+                byID[update.id] = message
+            }
+        }
+        let previous = histories[channel]?.messages ?? []
+        for message in previous where fetch.arrived.contains(message.id) {
+            byID[message.id] = message
+        }
+        let merged = Self.bounded(byID.values.sorted { $0.id < $1.id }, limit: historyLimit)
+        let kept = Set(merged.map(\.id))
+        for message in previous where !kept.contains(message.id) {
+            pending.deletedMessages[channel, default: []].insert(message.id)
+        }
+        pending.messages[channel, default: []].formUnion(kept)
+        pending.deletedMessages[channel]?.subtract(kept)
+        histories[channel] = ChannelHistory(channelID: channel, messages: merged, isStale: false)
+        var changes = Changes(histories: [channel])
+        if let newest = merged.last { noteLastMessage(newest, into: &changes) }
+        return changes
+    }
+
+    /// A fetch of `channel`'s history failed: the history stays as it was (stale).
+    mutating func historyFetchFailed(channel: String) {
+        fetches[channel] = nil
+    }
+
+    /// The server's member list arrived: it replaces the list, which is fresh afterwards.
+    mutating func membersFetched(server: String, members list: [Member], users listUsers: [User] = []) -> Changes {
+        for user in listUsers { upsert(user) }
+        let previous = members[server] ?? [:]
+        var current: [String: Member] = [:]
+        for member in list where member.id.server == server { current[member.id.user] = member }
+        for user in previous.keys where current[user] == nil {
+            pending.deletedMembers[server, default: []].insert(user)
+        }
+        pending.members[server, default: []].formUnion(current.keys)
+        members[server] = current
+        staleMembers.remove(server)
+        return Changes(members: [server])
+    }
+
+    /// A message the user sent was accepted by the server: it joins the history at once (the socket's
+    /// `Message` event for it changes nothing more).
+    mutating func sent(_ message: Message) -> Changes {
+        var changes = Changes()
+        insert(message, into: &changes)
+        return changes
+    }
+
+    // MARK: - Writes
+
+    /// Takes the pending writes, leaving none.
+    mutating func takePending() -> PendingWrites {
+        defer { pending = PendingWrites() }
+        return pending
+    }
+
+    // MARK: - Internals
+
+    private mutating func insert(_ message: Message, into changes: inout Changes) {
+        let channel = message.channel
+        fetches[channel]?.arrived.insert(message.id)
+        fetches[channel]?.deleted.remove(message.id)
+        var history = histories[channel] ?? ChannelHistory(channelID: channel)
+        let index = Self.insertionIndex(of: message.id, in: history.messages)
+        if index < history.messages.count, history.messages[index].id == message.id {
+            guard history.messages[index] != message else { return }
+            history.messages[index] = message
+        } else {
+            history.messages.insert(message, at: index)
+            if history.messages.count > historyLimit {
+                let dropped = history.messages.removeFirst()
+                pending.deletedMessages[channel, default: []].insert(dropped.id)
+                pending.messages[channel]?.remove(dropped.id)
+            }
+        }
+        histories[channel] = history
+        if history.messages.contains(where: { $0.id == message.id }) {
+            pending.messages[channel, default: []].insert(message.id)
+            pending.deletedMessages[channel]?.remove(message.id)
+        }
+        changes.histories.insert(channel)
+        noteLastMessage(message, into: &changes)
+    }
+
+    /// Changes a message the history holds, in place.
+    private mutating func edit(
+        message id: String, channel: String, into changes: inout Changes, _ body: (inout Message) -> Void
+    ) {
+        guard let index = histories[channel]?.messages.firstIndex(where: { $0.id == id }),
+            var message = histories[channel]?.messages[index]
+        else { return }
+        body(&message)
+        guard histories[channel]?.messages[index] != message else { return }
+        histories[channel]?.messages[index] = message
+        pending.messages[channel, default: []].insert(id)
+        changes.histories.insert(channel)
+        if chats[channel]?.lastMessage?.id == id {
+            chats[channel]?.lastMessage = message
+            pending.chats.insert(channel)
+            changes.chats = true
+        }
+    }
+
+    /// Adds or takes back a user's reaction with an emoji.
+    static func react(_ message: inout Message, user: String, emoji: String, added: Bool) {
+        var users = message.reactions?[emoji] ?? []
+        if added {
+            guard !users.contains(user) else { return }
+            users.append(user)
+        } else {
+            users.removeAll { $0 == user }
+        }
+        var reactions = message.reactions ?? [:]
+        reactions[emoji] = users.isEmpty ? nil : users
+        message.reactions = reactions
+    }
+
+    /// A user was wiped from the platform: their messages and memberships go.
+    private mutating func wipe(user: String, into changes: inout Changes) {
+        for (channel, history) in histories {
+            for message in history.messages where message.author == user {
+                delete(message: message.id, channel: channel, into: &changes)
+            }
+        }
+        for server in members.keys where members[server]?[user] != nil {
+            removeMember(server: server, user: user, into: &changes)
+        }
+    }
+
+    private mutating func delete(message id: String, channel: String, into changes: inout Changes) {
+        fetches[channel]?.deleted.insert(id)
+        fetches[channel]?.arrived.remove(id)
+        guard let index = histories[channel]?.messages.firstIndex(where: { $0.id == id }) else { return }
+        histories[channel]?.messages.remove(at: index)
+        pending.messages[channel]?.remove(id)
+        pending.deletedMessages[channel, default: []].insert(id)
+        changes.histories.insert(channel)
+        if chats[channel]?.lastMessage?.id == id {
+            chats[channel]?.lastMessage = histories[channel]?.messages.last
+            pending.chats.insert(channel)
+            changes.chats = true
+        }
+    }
+
+    /// Makes `message` its chat's last message if it is the newest the chat has seen.
+    private mutating func noteLastMessage(_ message: Message, into changes: inout Changes) {
+        guard var chat = chats[message.channel] else { return }
+        if let last = chat.lastMessage, last.id > message.id { return }
+        guard chat.lastMessage != message else { return }
+        chat.lastMessage = message
+        if let sent = ULID.date(of: message.id), sent > chat.lastActivity { chat.lastActivity = sent }
+        if channels[message.channel]?.lastMessageID ?? "" < message.id {
+            channels[message.channel]?.lastMessageID = message.id
+        }
+        chats[message.channel] = chat
+        pending.chats.insert(chat.id)
+        changes.chats = true
+    }
+
+    private mutating func upsert(_ user: User) {
+        guard users[user.id] != user else { return }
+        users[user.id] = user
+        pending.users.insert(user.id)
+    }
+
+    /// Stores a user and renames the direct messages shown under their name.
+    private mutating func upsert(_ user: User, renamingChatsInto changes: inout Changes) {
+        upsert(user)
+        for channel in channels.values
+        where channel.kind == .directMessage && (channel.recipients ?? []).contains(user.id) {
+            let before = chats[channel.id]
+            upsert(channel)
+            if chats[channel.id] != before { changes.chats = true }
+        }
+    }
+
+    private mutating func upsert(_ channel: Channel) {
+        channels[channel.id] = channel
+        guard var chat = chat(for: channel) else {
+            if chats.removeValue(forKey: channel.id) != nil { pending.deletedChats.insert(channel.id) }
+            return
+        }
+        // Keep the last message the cache knows when it is still the channel's last one, or newer.
+        if let known = chats[channel.id]?.lastMessage ?? histories[channel.id]?.messages.last,
+            known.id >= (channel.lastMessageID ?? "")
+        {
+            chat.lastMessage = known
+            chat.lastActivity = max(chat.lastActivity, ULID.date(of: known.id) ?? chat.lastActivity)
+        }
+        guard chats[channel.id] != chat else { return }
+        chats[channel.id] = chat
+        pending.chats.insert(channel.id)
+    }
+
+    private mutating func upsert(_ member: Member, into changes: inout Changes) {
+        let server = member.id.server
+        guard members[server]?[member.id.user] != member else { return }
+        members[server, default: [:]][member.id.user] = member
+        if members[server]?.count == 1 { staleMembers.insert(server) }
+        pending.members[server, default: []].insert(member.id.user)
+        pending.deletedMembers[server]?.remove(member.id.user)
+        changes.members.insert(server)
+    }
+
+    private mutating func removeMember(server: String, user: String, into changes: inout Changes) {
+        guard members[server]?.removeValue(forKey: user) != nil else { return }
+        pending.members[server]?.remove(user)
+        pending.deletedMembers[server, default: []].insert(user)
+        changes.members.insert(server)
+    }
+
+    private mutating func removeServer(_ id: String, into changes: inout Changes) {
+        if servers.removeValue(forKey: id) != nil {
+            pending.servers.remove(id)
+            pending.deletedServers.insert(id)
+        }
+        if let list = members.removeValue(forKey: id) {
+            pending.members[id] = nil
+            pending.deletedMembers[id, default: []].formUnion(list.keys)
+            changes.members.insert(id)
+        }
+        staleMembers.remove(id)
+        for channel in channels.values where channel.server == id { removeChannel(channel.id, into: &changes) }
+    }
+
+    private mutating func removeChannel(_ id: String, into changes: inout Changes) {
+        channels[id] = nil
+        if chats.removeValue(forKey: id) != nil {
+            pending.chats.remove(id)
+            pending.deletedChats.insert(id)
+            changes.chats = true
+        }
+        if let history = histories.removeValue(forKey: id) {
+            pending.messages[id] = nil
+            pending.deletedMessages[id, default: []].formUnion(history.messages.map(\.id))
+            changes.histories.insert(id)
+        }
+        fetches[id] = nil
+    }
+
+    /// The chat a channel is shown as, or `nil` for a channel that is not a conversation (a voice
+    /// channel, a kind Lifeline does not know).
+    private func chat(for channel: Channel) -> Chat? {
+        let name: String
+        switch channel.kind {
+        case .textChannel, .group:
+            name = channel.name ?? channel.id
+        case .directMessage:
+            let other = channel.recipients?.first { $0 != userID }
+            name = other.flatMap { users[$0] }.map(Self.displayName) ?? other ?? channel.id
+        case .savedMessages:
+            name = "Saved Notes"
+        default:
+            return nil
+        }
+        let created = ULID.date(of: channel.id) ?? Date(timeIntervalSince1970: 0)
+        let last = channel.lastMessageID.flatMap(ULID.date(of:)) ?? created
+        return Chat(
+            id: channel.id, kind: channel.kind, name: name, serverID: channel.server,
+            lastActivity: max(created, last))
+    }
+
+    /// A user's name as Stoat's clients show it: the display name, else the username.
+    static func displayName(_ user: User) -> String {
+        user.displayName ?? user.username
+    }
+
+    /// The newest `limit` of sorted messages.
+    static func bounded(_ sorted: [Message], limit: Int) -> [Message] {
+        sorted.count > limit ? Array(sorted.suffix(limit)) : sorted
+    }
+
+    /// Where a message id belongs in a history sorted by id (ULIDs sort by time).
+    static func insertionIndex(of id: String, in messages: [Message]) -> Int {
+        var low = 0
+        var high = messages.count
+        while low < high {
+            let middle = (low + high) / 2
+            if messages[middle].id < id { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}

@@ -1,0 +1,101 @@
+/// Where the account cache keeps its data between runs: the account's encrypted store, through an
+/// adapter (``StoatClient`` uses LifelineStore's `AccountDatabase`).
+///
+/// The cache writes in batches off the socket's path and reads only to show the first screen before any
+/// network and to fill a history or member list it has not loaded yet.
+protocol CachePersistence: Sendable {
+    /// Applies a batch in one transaction: all of it or none.
+    func write(_ batch: CacheWriteBatch) async throws
+
+    /// The most recently active chats with their last message, newest first.
+    func recentChats(limit: Int) async throws -> [Chat]
+
+    /// The chats less recently active than `chat`, newest first.
+    func chats(olderThan chat: Chat) async throws -> [Chat]
+
+    /// A channel's newest messages, oldest first.
+    func messages(in channel: String, limit: Int) async throws -> [Message]
+
+    /// A server's members.
+    func members(in server: String) async throws -> [Member]
+
+    /// The users among `ids` that are stored.
+    func users(_ ids: [String]) async throws -> [User]
+}
+
+/// One batch of the cache's changes for the store.
+struct CacheWriteBatch: Sendable, Equatable {
+    var chats: [Chat] = []
+    var deletedChats: [String] = []
+    var servers: [Server] = []
+    var deletedServers: [String] = []
+    var users: [User] = []
+    var messages: [Message] = []
+    var deletedMessages: [MessageKey] = []
+    var members: [Member] = []
+    var deletedMembers: [Member.ID] = []
+
+    /// A message's place: its channel and id.
+    struct MessageKey: Sendable, Hashable {
+        var channel: String
+        var id: String
+    }
+
+    var isEmpty: Bool { self == CacheWriteBatch() }
+
+    /// How many rows the batch writes or deletes.
+    var rowCount: Int {
+        chats.count + deletedChats.count + servers.count + deletedServers.count + users.count + messages.count
+            + deletedMessages.count + members.count + deletedMembers.count
+    }
+}
+
+extension AccountCache {
+    /// The batch that writes `pending`, with the values the cache holds now. A key whose value is gone
+    /// (deleted after it was marked) is skipped: its deletion is in the batch.
+    func batch(for pending: PendingWrites) -> CacheWriteBatch {
+        var batch = CacheWriteBatch()
+        batch.chats = pending.chats.compactMap { chats[$0] }
+        batch.deletedChats = pending.deletedChats.sorted()
+        batch.servers = pending.servers.compactMap { servers[$0] }
+        batch.deletedServers = pending.deletedServers.sorted()
+        batch.users = pending.users.compactMap { users[$0] }
+        for (channel, ids) in pending.messages {
+            let messages = histories[channel]?.messages ?? []
+            batch.messages += messages.filter { ids.contains($0.id) }
+        }
+        for (channel, ids) in pending.deletedMessages {
+            batch.deletedMessages += ids.sorted().map { CacheWriteBatch.MessageKey(channel: channel, id: $0) }
+        }
+        for (server, ids) in pending.members {
+            batch.members += ids.sorted().compactMap { members[server]?[$0] }
+        }
+        for (server, ids) in pending.deletedMembers {
+            batch.deletedMembers += ids.sorted().map { Member.ID(server: server, user: $0) }
+        }
+        return batch
+    }
+}
+
+extension AccountCache.PendingWrites {
+    /// Puts back writes that failed, under any made since (which are newer and win).
+    mutating func restore(_ older: Self) {
+        chats.formUnion(older.chats.subtracting(deletedChats))
+        deletedChats.formUnion(older.deletedChats.subtracting(chats))
+        servers.formUnion(older.servers.subtracting(deletedServers))
+        deletedServers.formUnion(older.deletedServers.subtracting(servers))
+        users.formUnion(older.users)
+        for (channel, ids) in older.messages {
+            messages[channel, default: []].formUnion(ids.subtracting(deletedMessages[channel] ?? []))
+        }
+        for (channel, ids) in older.deletedMessages {
+            deletedMessages[channel, default: []].formUnion(ids.subtracting(messages[channel] ?? []))
+        }
+        for (server, ids) in older.members {
+            members[server, default: []].formUnion(ids.subtracting(deletedMembers[server] ?? []))
+        }
+        for (server, ids) in older.deletedMembers {
+            deletedMembers[server, default: []].formUnion(ids.subtracting(members[server] ?? []))
+        }
+    }
+}

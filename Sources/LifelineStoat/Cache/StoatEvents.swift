@@ -1,0 +1,126 @@
+import Synchronization
+
+/// The socket's events, for any number of observers: every observer receives every event after it
+/// started iterating, in order.
+///
+/// Each observer has its own buffer of ``StoatClient/Configuration/eventBufferLimit`` events (10 000 by
+/// default). An observer that falls that far behind is not dropped silently: its iteration delivers what
+/// it buffered, then throws ``StoatClientError/Code/observerTooSlow``, so it knows it missed events and
+/// can read the cache (which applied every event before any observer saw it) and observe again. Other
+/// observers, and the cache, are not affected.
+public struct StoatEvents: AsyncSequence, Sendable {
+    /// The element: an event.
+    public typealias Element = BonfireEvent
+    /// The error that ends a too-slow observer's iteration.
+    public typealias Failure = StoatClientError
+
+    let hub: EventHub
+
+    /// Starts an iteration with the next event.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(base: hub.subscribe().makeAsyncIterator())
+    }
+
+    /// Delivers the events; ends when the client stops, or throws when the observer fell too far behind.
+    public struct Iterator: AsyncIteratorProtocol {
+        var base: AsyncThrowingStream<BonfireEvent, any Error>.Iterator
+
+        /// The next event, or `nil` once the client stopped.
+        ///
+        /// - Throws: ``StoatClientError/Code/observerTooSlow`` after the last buffered event when the
+        ///   buffer overflowed.
+        public mutating func next() async throws(StoatClientError) -> BonfireEvent? {
+            do {
+                return try await base.next()
+            } catch {
+                throw Self.failure(error)
+            }
+        }
+
+        /// The next event, in the caller's isolation.
+        public mutating func next(
+            isolation actor: isolated (any Actor)?
+        ) async throws(StoatClientError)
+            -> BonfireEvent?
+        {
+            do {
+                return try await base.next(isolation: actor)
+            } catch {
+                throw Self.failure(error)
+            }
+        }
+
+        private static func failure(_ error: any Error) -> StoatClientError {
+            error as? StoatClientError
+                ?? StoatClientError(code: .observerTooSlow, message: "the event stream ended", cause: error)
+        }
+    }
+}
+
+/// Delivers events to every observer through a bounded buffer of its own; an overflowing observer's
+/// stream ends with ``StoatClientError/Code/observerTooSlow``.
+final class EventHub: Sendable {
+    private struct State {
+        var observers: [Int: AsyncThrowingStream<BonfireEvent, any Error>.Continuation] = [:]
+        var nextID = 0
+        var finished = false
+    }
+
+    private let state = Mutex(State())
+    private let limit: Int
+
+    init(limit: Int) {
+        precondition(limit > 0, "the event buffer limit must be positive, got \(limit)")
+        self.limit = limit
+    }
+
+    /// How many observers are iterating.
+    var observerCount: Int { state.withLock { $0.observers.count } }
+
+    func subscribe() -> AsyncThrowingStream<BonfireEvent, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: BonfireEvent.self, throwing: (any Error).self, bufferingPolicy: .bufferingOldest(limit))
+        let id: Int? = state.withLock { state in
+            guard !state.finished else { return nil }
+            defer { state.nextID += 1 }
+            state.observers[state.nextID] = continuation
+            return state.nextID
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Delivers an event to every observer.
+    func publish(_ event: BonfireEvent) {
+        let overflowed: [AsyncThrowingStream<BonfireEvent, any Error>.Continuation] = state.withLock { state in
+            var overflowed: [AsyncThrowingStream<BonfireEvent, any Error>.Continuation] = []
+            for (id, continuation) in state.observers {
+                if case .dropped = continuation.yield(event) {
+                    overflowed.append(continuation)
+                    state.observers[id] = nil
+                }
+            }
+            return overflowed
+        }
+        let error = StoatClientError(
+            code: .observerTooSlow,
+            message: "an events observer fell \(limit) events behind; read the cache and observe again")
+        for continuation in overflowed { continuation.finish(throwing: error) }
+    }
+
+    /// Ends every observer's iteration.
+    func finish() {
+        let all = state.withLock { state in
+            state.finished = true
+            defer { state.observers = [:] }
+            return Array(state.observers.values)
+        }
+        for continuation in all { continuation.finish() }
+    }
+}

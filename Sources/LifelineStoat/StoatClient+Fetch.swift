@@ -1,0 +1,219 @@
+import Lifeline
+import LifelineCore
+import Synchronization
+
+extension StoatClient {
+    // MARK: - Open channels
+
+    /// Marks a channel as open in the interface: its history is refetched after every reconnect, so
+    /// messages sent while the session was away appear without the user asking.
+    ///
+    /// Other stale histories are refetched when next asked for (``history(of:)``).
+    public func open(_ channel: String) {
+        openChannels.withLock { _ = $0.insert(channel) }
+    }
+
+    /// Marks a channel as no longer open.
+    public func close(_ channel: String) {
+        openChannels.withLock { _ = $0.remove(channel) }
+    }
+
+    // MARK: - Reading through the cache
+
+    /// A channel's latest messages: from the cache, refetched from the server first when stale (never
+    /// fetched, loaded from the store, or invalidated by a reconnect).
+    ///
+    /// When the server cannot be asked (no session, the network is down, the server refuses) the cached
+    /// history is returned as it is, still stale — from the store alone when the cache had none in
+    /// memory. The failure is logged and counted; it never loses what the cache holds.
+    ///
+    /// - Parameter channel: The channel's id.
+    public func history(of channel: String) async -> ChannelHistory {
+        await loadStoredHistory(channel)
+        let current = cachedHistory(of: channel)
+        guard current.isStale else { return current }
+        _ = try? await refreshHistory(of: channel)
+        return cachedHistory(of: channel)
+    }
+
+    /// Fetches a channel's latest messages from the server now and merges them into the cache.
+    ///
+    /// Concurrent refreshes of one channel share one request.
+    ///
+    /// - Parameter channel: The channel's id.
+    /// - Returns: The fresh history.
+    /// - Throws: ``StoatClientError`` with ``StoatClientError/Code/notSignedIn`` without a session, or
+    ///   ``StoatClientError/Code/requestFailed`` with the ``StoatAPIError`` as its cause.
+    @discardableResult
+    public func refreshHistory(of channel: String) async throws(StoatClientError) -> ChannelHistory {
+        guard let credentials = currentCredentials else {
+            throw StoatClientError(code: .notSignedIn, message: "a history needs a session")
+        }
+        let limit = cache.read { $0.historyLimit }
+        let result: Result<Void, StoatClientError> = await historyFetches.run(key: channel) { [cache, api] in
+            cache.update { cache in
+                cache.historyFetchStarted(channel: channel)
+                return AccountCache.Changes()
+            }
+            do {
+                let page = try await api.messages(
+                    in: channel, query: .latest(limit: limit, includeUsers: true), credentials)
+                cache.update { $0.historyFetched(channel: channel, page: page.messages, users: page.users) }
+                return .success(())
+            } catch {
+                cache.update { cache in
+                    cache.historyFetchFailed(channel: channel)
+                    return AccountCache.Changes()
+                }
+                return .failure(
+                    StoatClientError(code: .requestFailed, message: "fetching a history failed", cause: error))
+            }
+        }
+        if case .failure(let error) = result {
+            logger.info("a history could not be fetched", metadata: ["lifeline.error": "\(error)"])
+            throw error
+        }
+        return cachedHistory(of: channel)
+    }
+
+    /// A server's members: from the cache, refetched from the server first when stale (never fetched,
+    /// loaded from the store, or invalidated by a reconnect); the cached list as it is when the server
+    /// cannot be asked.
+    ///
+    /// - Parameter server: The server's id.
+    public func members(of server: String) async -> MemberList {
+        if cachedMembers(of: server).members.isEmpty, let store = cache.store {
+            if let stored = try? await store.members(in: server) {
+                cache.update { $0.loadStored(members: stored, server: server) }
+            }
+        }
+        guard cachedMembers(of: server).isStale else { return cachedMembers(of: server) }
+        _ = try? await refreshMembers(of: server)
+        return cachedMembers(of: server)
+    }
+
+    /// Fetches a server's members from the server now (`GET /servers/{id}/members`) and replaces the
+    /// cached list; concurrent refreshes of one server share one request.
+    ///
+    /// - Parameter server: The server's id.
+    /// - Throws: ``StoatClientError`` with ``StoatClientError/Code/notSignedIn`` or
+    ///   ``StoatClientError/Code/requestFailed``.
+    @discardableResult
+    public func refreshMembers(of server: String) async throws(StoatClientError) -> MemberList {
+        guard let credentials = currentCredentials else {
+            throw StoatClientError(code: .notSignedIn, message: "a member list needs a session")
+        }
+        let result: Result<Void, StoatClientError> = await memberFetches.run(key: server) { [cache, api] in
+            do {
+                let list = try await api.members(of: server, credentials)
+                cache.update { $0.membersFetched(server: server, members: list.members, users: list.users) }
+                return .success(())
+            } catch {
+                return .failure(
+                    StoatClientError(code: .requestFailed, message: "fetching members failed", cause: error))
+            }
+        }
+        if case .failure(let error) = result {
+            logger.info("a member list could not be fetched", metadata: ["lifeline.error": "\(error)"])
+            throw error
+        }
+        return cachedMembers(of: server)
+    }
+
+    // MARK: - Sending
+
+    /// Sends a text message to a channel (`POST /channels/{id}/messages`) and adds it to the cache at once.
+    ///
+    /// The message carries an idempotency key: sending the same ``OutgoingMessage`` again after a failure
+    /// that left it unclear whether the server stored it never posts it twice.
+    ///
+    /// - Parameters:
+    ///   - message: The message; `OutgoingMessage(content:)` for text.
+    ///   - channel: The channel's id.
+    /// - Returns: The message as the server stored it.
+    /// - Throws: ``StoatClientError`` with ``StoatClientError/Code/notSignedIn``, or
+    ///   ``StoatClientError/Code/requestFailed`` with the ``StoatAPIError`` (a slowmode, a timeout, a missing
+    ///   permission, the network) as its cause.
+    @discardableResult
+    public func send(_ message: OutgoingMessage, to channel: String) async throws(StoatClientError) -> Message {
+        guard let credentials = currentCredentials else {
+            throw StoatClientError(code: .notSignedIn, message: "sending needs a session")
+        }
+        do {
+            let sent = try await api.sendMessage(message, in: channel, credentials)
+            cache.update { $0.sent(sent) }
+            return sent
+        } catch {
+            throw StoatClientError(code: .requestFailed, message: "the message was not sent", cause: error)
+        }
+    }
+
+    /// Fills an empty history from the account's store, if one is attached (stale until refetched).
+    func loadStoredHistory(_ channel: String) async {
+        guard cachedHistory(of: channel).messages.isEmpty, let store = cache.store else { return }
+        do {
+            let messages = try await store.messages(in: channel, limit: cache.read { $0.historyLimit })
+            cache.update { $0.loadStored(messages: messages, channel: channel) }
+        } catch {
+            logger.info("a stored history could not be read", metadata: ["lifeline.error": "\(error)"])
+        }
+    }
+
+    // MARK: - Following the session
+
+    /// Follows the session: refetches the open channels' stale histories each time it connects, labels
+    /// the stored account with the user's name, and forgets the stored session when the user or the
+    /// server ended it (a logout, or an invalid session in ERROR).
+    func followSession() async {
+        await withDiscardingTaskGroup { group in
+            for await snapshot in session.states {
+                for transition in snapshot.transitions {
+                    switch (transition.event, transition.to) {
+                    case (_, .connected):
+                        let open = openChannels.withLock { $0 }
+                        for channel in open where cachedHistory(of: channel).isStale {
+                            group.addTask { _ = try? await self.refreshHistory(of: channel) }
+                        }
+                        group.addTask { await self.labelStoredAccount() }
+                    case (.logout, _), (.permanentFailure, .error):
+                        await forgetStoredSession()
+                    default:
+                        break
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Runs one operation per key at a time: a caller that finds one in flight for its key waits for it and
+/// shares its result instead of starting another.
+final class SharedFetches<Value: Sendable>: Sendable {
+    private let waiting = Mutex<[String: [CheckedContinuation<Value?, Never>]]>([:])
+
+    /// Whether an operation for `key` runs with exactly `followers` callers waiting for it.
+    func isInFlight(_ key: String, followers: Int) -> Bool {
+        waiting.withLock { $0[key]?.count == followers }
+    }
+
+    /// Runs `operation` for `key`, or waits for the one already running and returns its result.
+    func run(key: String, _ operation: @Sendable () async -> Value) async -> Value {
+        // One look under the lock decides: lead (no operation in flight) or follow (wait for its result).
+        let shared: Value? = await withCheckedContinuation { continuation in
+            let follows = waiting.withLock { waiting in
+                guard waiting[key] != nil else {
+                    waiting[key] = []
+                    return false
+                }
+                waiting[key]?.append(continuation)
+                return true
+            }
+            if !follows { continuation.resume(returning: nil) }
+        }
+        if let shared { return shared }
+        let value = await operation()
+        let followers = waiting.withLock { $0.removeValue(forKey: key) ?? [] }
+        for follower in followers { follower.resume(returning: value) }
+        return value
+    }
+}

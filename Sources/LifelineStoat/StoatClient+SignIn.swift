@@ -1,0 +1,164 @@
+import LifelineCore
+public import LifelineStore
+
+extension StoatClient {
+    // MARK: - Signing in through the account's store
+
+    /// Signs in with the account's encrypted store: the sign-in flow of the specification, joined to the
+    /// session.
+    ///
+    /// 1. The store opens the account's database with the password (or creates it, once the server has
+    ///    verified the password); see `AccountStore/signIn(email:password:verifier:)` for every branch.
+    /// 2. The first screen comes from the store before any network: the 10 most recently active chats
+    ///    with their last messages are in ``chats`` when this returns.
+    /// 3. The session starts — LOGIN_CACHED with the cached session, LOGIN_UNCACHED with a session the
+    ///    server just created — and connects in parallel (``run()`` must be running).
+    /// 4. The rest of the chats are read from the store.
+    ///
+    /// From then on the cache's changes are written to the store in batches; the session is cleared from
+    /// it when the user logs out, when the server logs the session out, and when the server confirms it
+    /// invalid, so the next sign-in verifies the password with the server again.
+    ///
+    /// Outcomes without a session (a wrong password, a second factor to give, the passwords of the store
+    /// and the account that do not match…) leave the session in READY and show why in its notice; the
+    /// outcome says what to show and what to offer (an erase, after an encryption or migration failure,
+    /// is only ever done by the user's choice).
+    ///
+    /// - Parameters:
+    ///   - store: The directory of account stores.
+    ///   - email: The account's email.
+    ///   - password: The password the user typed; never stored or logged.
+    /// - Returns: The store's outcome. For ``LifelineStore/SignInOutcome/secondFactorRequired(_:)``, ask for the
+    ///   code and call ``continueSignIn(_:with:)``.
+    public func signIn(to store: AccountStore, email: String, password: String) async -> SignInOutcome {
+        await use(await store.signIn(email: email, password: password, verifier: passwordVerifier))
+    }
+
+    /// Signs in to an account listed by the store (`AccountStore/accounts()`) with the password alone, as
+    /// ``signIn(to:email:password:)`` does.
+    ///
+    /// - Parameters:
+    ///   - store: The directory of account stores.
+    ///   - account: The account's identifier, from `AccountStore/accounts()`.
+    ///   - password: The password the user typed.
+    ///   - email: The account's email, if the user gave it: lets the flow ask the server whether a password
+    ///     that does not open the store is right (without it, that outcome is `wrongPasswordUnconfirmed`).
+    public func signIn(
+        to store: AccountStore, account: StoredAccount.ID, password: String, email: String? = nil
+    ) async -> SignInOutcome {
+        await use(await store.signIn(account: account, password: password, email: email, verifier: passwordVerifier))
+    }
+
+    /// Continues a sign-in that needs a second factor.
+    ///
+    /// - Parameters:
+    ///   - step: The step the outcome carried.
+    ///   - response: The method and the code the user gave.
+    public func continueSignIn(_ step: SecondFactorStep, with response: SecondFactorResponse) async -> SignInOutcome {
+        await use(await step.submit(response))
+    }
+
+    /// The verifier the store's flow uses: a Stoat login.
+    var passwordVerifier: StoatPasswordVerifier {
+        StoatPasswordVerifier(api: api, friendlyName: friendlyName)
+    }
+
+    /// Attaches the outcome's database, shows its first screen, starts the session it allows, then reads the
+    /// rest of the chats.
+    private func use(_ outcome: SignInOutcome) async -> SignInOutcome {
+        if let database = outcome.database {
+            await attach(database)
+            await loadStoredChats(limit: Self.firstScreenChats)
+        }
+        switch outcome {
+        case .created(_, let session), .opened(_, .verified(let session)):
+            await start(session, cached: false)
+        case .opened(_, .cached(let session)):
+            await start(session, cached: true)
+        case .opened(_, .passwordMismatch):
+            await session.reportLoginFailure(
+                LoginFailure(
+                    code: "passwordMismatch",
+                    message: "The password opens this device's data but the server refused it: it was changed. "
+                        + "Sign in with the new password."))
+        case .opened(_, .serverUnreachable), .serverUnreachable:
+            await session.reportLoginFailure(
+                LoginFailure(code: "serverUnreachable", message: "The server could not be reached. Try again later."))
+        case .opened(_, .verificationFailed(let failure)), .verificationFailed(let failure):
+            await session.reportLoginFailure(
+                LoginFailure(
+                    code: failure.code.rawValue, message: failure.message,
+                    supportURL: failure.supportURL?.absoluteString))
+        case .wrongPassword, .wrongPasswordUnconfirmed:
+            await session.reportLoginFailure(
+                LoginFailure(code: outcome.name, message: "The email or password is incorrect."))
+        case .secondFactorRequired, .encryptionFailure, .migrationFailure, .storageFailure:
+            break
+        }
+        if outcome.database != nil { await loadStoredChats(limit: nil) }
+        return outcome
+    }
+
+    /// The number of chats the first screen shows, read before any network.
+    static let firstScreenChats = 10
+
+    /// Starts the session and remembers it for REST calls.
+    private func start(_ credentials: SessionCredentials, cached: Bool) async {
+        if cached {
+            await resume(credentials)
+        } else if await session.logIn(credentials, cached: false) {
+            self.credentials.value = credentials
+        }
+    }
+
+    /// Makes `database` the account's store: the cache writes to it from now on. A different database
+    /// attached before is written out and closed.
+    func attach(_ database: AccountDatabase) async {
+        let previous = signedInAccount.withLock { account in
+            defer { account = database }
+            return account
+        }
+        if let previous, previous !== database {
+            _ = await cache.detach()
+            try? previous.close()
+        }
+        cache.attach(AccountDatabaseCache(database: database, messagesPerChat: cache.read { $0.historyLimit }))
+    }
+
+    /// Reads chats from the store into the cache: the most recent `limit` (the first screen), or, with
+    /// `nil`, all the others.
+    private func loadStoredChats(limit: Int?) async {
+        guard let store = cache.store else { return }
+        do {
+            let chats: [Chat]
+            if let limit {
+                chats = try await store.recentChats(limit: limit)
+            } else {
+                let shown = cache.read { $0.sortedChats }
+                guard let oldest = shown.last else { return }
+                chats = try await store.chats(olderThan: oldest)
+            }
+            cache.update { $0.loadStored(chats: chats) }
+        } catch {
+            logger.info("stored chats could not be read", metadata: ["lifeline.error": "\(error)"])
+        }
+    }
+
+    /// Forgets the stored session: the user or the server ended it. The next sign-in verifies the password.
+    func forgetStoredSession() async {
+        guard let account = signedInAccount.withLock({ $0 }) else { return }
+        do {
+            try await account.storeSession(nil)
+        } catch {
+            logger.warning(
+                "the ended session could not be removed from the store", metadata: ["lifeline.error": "\(error)"])
+        }
+    }
+
+    /// Stores the user's name as the account's label, for the login screen's list of accounts.
+    func labelStoredAccount() async {
+        guard let account = signedInAccount.withLock({ $0 }), let user = currentUser else { return }
+        guard (try? await account.label()) != user.username else { return }
+        try? await account.setLabel(user.username)
+    }
+}

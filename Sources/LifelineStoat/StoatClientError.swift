@@ -1,0 +1,48 @@
+/// An error of ``StoatClient``'s own API (the REST calls it makes throw ``StoatAPIError``, passed as the
+/// ``cause``).
+public struct StoatClientError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+        /// The code's stable name.
+        public var rawValue: String
+
+        /// Creates a code from its stable name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// An events observer fell further behind than its buffer holds; it missed events (the cache did
+        /// not) and should read the cache and observe again.
+        public static let observerTooSlow = Code(rawValue: "observerTooSlow")
+        /// The call needs a session and the client has none (READY, or after a logout).
+        public static let notSignedIn = Code(rawValue: "notSignedIn")
+        /// The server refused the request or could not be reached; ``StoatClientError/cause`` is the
+        /// ``StoatAPIError``.
+        public static let requestFailed = Code(rawValue: "requestFailed")
+        /// The account's store could not be read or written; ``StoatClientError/cause`` says why.
+        public static let storageFailed = Code(rawValue: "storageFailed")
+
+        /// The code's stable name.
+        public var description: String { rawValue }
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// A sentence for developers; never contains a token or a password.
+    public var message: String
+    /// The error that caused this one, if any.
+    public var cause: (any Error)?
+
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: What kind of failure this is.
+    ///   - message: A sentence for developers; it must not contain a secret.
+    ///   - cause: The error that caused this one, if any.
+    public init(code: Code, message: String, cause: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
+    /// The code and the message.
+    public var description: String { "\(code): \(message)" }
+}

@@ -1,0 +1,286 @@
+import Foundation
+import Testing
+
+@testable import LifelineStoat
+
+/// ULIDs at a given millisecond, so message order and chat activity are what a test says.
+enum Ids {
+    static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
+
+    /// A ULID whose time is `milliseconds` and whose random part is `suffix` (padded).
+    static func ulid(_ milliseconds: Int64, _ suffix: Int = 0) -> String {
+        var time = ""
+        var value = milliseconds
+        for _ in 0..<10 {
+            time = String(alphabet[Int(value & 31)]) + time
+            value >>= 5
+        }
+        var random = ""
+        var rest = suffix
+        for _ in 0..<16 {
+            random = String(alphabet[rest & 31]) + random
+            rest >>= 5
+        }
+        return time + random
+    }
+}
+
+/// A small account: a server with two text channels and a voice channel, a DM, saved notes.
+struct World {
+    let me = User(id: Ids.ulid(1_000, 1), username: "me", discriminator: "0001")
+    let friend = User(id: Ids.ulid(1_000, 2), username: "friend", discriminator: "0002", displayName: "Friend")
+    let server = Ids.ulid(2_000, 1)
+    let general = Ids.ulid(3_000, 1)
+    let random = Ids.ulid(3_000, 2)
+    let voice = Ids.ulid(3_000, 3)
+    let dm = Ids.ulid(3_000, 4)
+    let notes = Ids.ulid(3_000, 5)
+
+    var ready: Ready {
+        Ready(
+            users: [friend, me],
+            servers: [Server(id: server, owner: me.id, name: "Lobby", channels: [general, random, voice])],
+            channels: [
+                Channel(id: general, kind: .textChannel, name: "general", server: server),
+                Channel(id: random, kind: .textChannel, name: "random", server: server, lastMessageID: Ids.ulid(9_000)),
+                Channel(id: voice, kind: .voiceChannel, name: "voice", server: server),
+                Channel(id: dm, kind: .directMessage, recipients: [me.id, friend.id], active: true),
+                Channel(id: notes, kind: .savedMessages, user: me.id),
+            ],
+            members: [Member(id: Member.ID(server: server, user: me.id))])
+    }
+
+    func message(_ time: Int64, in channel: String, _ text: String, suffix: Int = 0) -> Message {
+        Message(id: Ids.ulid(time, suffix), channel: channel, author: friend.id, content: text)
+    }
+}
+
+@Suite("The account cache's pure core")
+struct AccountCacheTests {
+    let world = World()
+
+    @Test("ULIDs give their time, in any case, and anything else gives nil")
+    func ulidTime() {
+        #expect(ULID.milliseconds(of: Ids.ulid(1_700_000_000_123)) == 1_700_000_000_123)
+        #expect(ULID.milliseconds(of: Ids.ulid(42).lowercased()) == 42)
+        #expect(ULID.milliseconds(of: "01HZZZZZZZZZZZZZZZZZZZZZZ") == nil)  // 25 characters
+        #expect(ULID.milliseconds(of: "8ZZZZZZZZZZZZZZZZZZZZZZZZZ") == nil)  // beyond 48 bits
+        #expect(ULID.milliseconds(of: "01HU!ZZZZZZZZZZZZZZZZZZZZZ") == nil)
+        #expect(ULID.date(of: Ids.ulid(2_000)) == Date(timeIntervalSince1970: 2))
+    }
+
+    @Test(
+        "Ready makes the chats: text channels, the DM under the friend's name, saved notes; no voice; the last user is me"
+    )
+    func readyChats() {
+        var cache = AccountCache()
+        let changes = cache.ready(world.ready)
+        #expect(changes.chats)
+        #expect(cache.userID == world.me.id)
+        let chats = cache.sortedChats
+        #expect(Set(chats.map(\.id)) == [world.general, world.random, world.dm, world.notes])
+        #expect(chats.first?.id == world.random)  // its last message is the newest activity
+        #expect(cache.chats[world.dm]?.name == "Friend")
+        #expect(cache.chats[world.notes]?.name == "Saved Notes")
+        #expect(cache.chats[world.general]?.serverID == world.server)
+        #expect(cache.chats[world.random]?.lastActivity == Date(timeIntervalSince1970: 9))
+        #expect(cache.ownMembership(in: world.server)?.id.user == world.me.id)
+    }
+
+    @Test("live messages join their history in id order, once, and move the chat to the top with its last message")
+    func liveMessages() {
+        var cache = AccountCache()
+        _ = cache.ready(world.ready)
+        let second = world.message(20_000, in: world.general, "second")
+        let first = world.message(10_000, in: world.general, "first")
+        #expect(cache.apply(.message(second)) == AccountCache.Changes(chats: true, histories: [world.general]))
+        _ = cache.apply(.message(first))
+        _ = cache.apply(.message(second))  // a duplicate changes nothing
+        #expect(cache.history(world.general).messages.map(\.content) == ["first", "second"])
+        #expect(cache.sortedChats.first?.id == world.general)
+        #expect(cache.chats[world.general]?.lastMessage == second)
+        #expect(cache.chats[world.general]?.lastActivity == Date(timeIntervalSince1970: 20))
+    }
+
+    @Test("a history keeps the newest messages up to its limit, and the store is told to drop the rest")
+    func bounded() {
+        var cache = AccountCache(historyLimit: 3)
+        _ = cache.ready(world.ready)
+        for time in 1...5 {
+            _ = cache.apply(.message(world.message(Int64(time) * 1_000 + 10_000, in: world.general, "\(time)")))
+        }
+        #expect(cache.history(world.general).messages.map(\.content) == ["3", "4", "5"])
+        let pending = cache.takePending()
+        #expect(pending.messages[world.general]?.count == 3)
+        #expect(pending.deletedMessages[world.general]?.count == 2)
+        // An old message arriving late into a full history is not kept.
+        _ = cache.apply(.message(world.message(1_000, in: world.general, "old")))
+        #expect(cache.history(world.general).messages.map(\.content) == ["3", "4", "5"])
+        #expect(cache.takePending().messages[world.general]?.isEmpty ?? true)
+    }
+
+    @Test("a message for an unknown channel is counted and ignored")
+    func unknownChannel() {
+        var cache = AccountCache()
+        _ = cache.ready(world.ready)
+        let changes = cache.apply(.message(world.message(5_000, in: Ids.ulid(7, 7), "lost?")))
+        #expect(changes.isEmpty)
+        #expect(cache.ignoredEvents == 1)
+    }
+
+    @Test("invalidation marks every fetched history and member list stale; a fetch makes one fresh again")
+    func invalidation() {
+        var cache = AccountCache()
+        _ = cache.ready(world.ready)
+        cache.historyFetchStarted(channel: world.general)
+        _ = cache.historyFetched(channel: world.general, page: [world.message(5_000, in: world.general, "a")])
+        _ = cache.membersFetched(
+            server: world.server, members: [Member(id: .init(server: world.server, user: world.me.id))])
+        #expect(!cache.history(world.general).isStale)
+        #expect(!cache.memberList(world.server).isStale)
+        let changes = cache.invalidate()
+        #expect(changes.histories == [world.general] && changes.members == [world.server])
+        #expect(cache.history(world.general).isStale)
+        #expect(cache.memberList(world.server).isStale)
+        #expect(cache.history(world.random).isStale)  // never fetched: stale
+    }
+
+    @Test("a fetch overlapping live events keeps what arrived meanwhile and does not bring back what was deleted")
+    func fetchRace() {
+        var cache = AccountCache()
+        _ = cache.ready(world.ready)
+        let old = world.message(1_000, in: world.general, "old, deleted while offline")
+        _ = cache.loadStored(messages: [old], channel: world.general)
+        cache.historyFetchStarted(channel: world.general)
+        let a = world.message(2_000, in: world.general, "a")
+        let b = world.message(3_000, in: world.general, "b, deleted during the fetch")
+        let c = world.message(4_000, in: world.general, "c, arrived during the fetch")
+        _ = cache.apply(.message(c))
+        _ = cache.apply(.messageDelete(id: b.id, channel: world.general))
+        // The page was made before the deletion and before c.
+        _ = cache.historyFetched(channel: world.general, page: [a, b])
+        let history = cache.history(world.general)
+        #expect(history.messages.map(\.id) == [a.id, c.id])
+        #expect(!history.isStale)
+        let pending = cache.takePending()
+        #expect(pending.deletedMessages[world.general]?.contains(old.id) == true)
+        #expect(pending.messages[world.general] == [a.id, c.id])
+    }
+
+    @Test("a channel or server that Ready no longer lists is removed with its history and members")
+    func readyRemoves() {
+        var cache = AccountCache()
+        _ = cache.ready(world.ready)
+        _ = cache.apply(.message(world.message(5_000, in: world.general, "hello")))
+        _ = cache.takePending()
+        var later = world.ready
+        later.servers = []
+        later.channels.removeAll { $0.server == world.server }
+        later.members = []
+        _ = cache.ready(later)
+        #expect(cache.chats[world.general] == nil)
+        #expect(cache.history(world.general).messages.isEmpty)
+        let pending = cache.takePending()
+        #expect(pending.deletedChats.isSuperset(of: [world.general, world.random]))
+        #expect(pending.deletedServers == [world.server])
+        #expect(pending.deletedMessages[world.general]?.count == 1)
+        #expect(pending.deletedMembers[world.server] == [world.me.id])
+    }
+
+    @Test("a deleted last message gives the chat the previous one")
+    func deleteLast() {
+        var cache = AccountCache()
+        _ = cache.ready(world.ready)
+        let first = world.message(5_000, in: world.dm, "first")
+        let second = world.message(6_000, in: world.dm, "second")
+        _ = cache.apply(.message(first))
+        _ = cache.apply(.message(second))
+        _ = cache.apply(.messageDelete(id: second.id, channel: world.dm))
+        #expect(cache.chats[world.dm]?.lastMessage == first)
+    }
+
+    @Test("pending writes that failed go back in line under newer ones")
+    func restore() {
+        var cache = AccountCache()
+        _ = cache.ready(world.ready)
+        let message = world.message(5_000, in: world.general, "kept")
+        _ = cache.apply(.message(message))
+        let failed = cache.takePending()
+        _ = cache.apply(.messageDelete(id: message.id, channel: world.general))
+        cache.pending.restore(failed)
+        let batch = cache.batch(for: cache.takePending())
+        #expect(batch.messages.isEmpty)
+        #expect(batch.deletedMessages == [.init(channel: world.general, id: message.id)])
+        #expect(Set(batch.chats.map(\.id)) == [world.general, world.random, world.dm, world.notes])
+    }
+
+    @Test("stored chats show before Ready, and Ready's chats replace them")
+    func storedFirst() {
+        var cache = AccountCache()
+        let stored = Chat(
+            id: world.general, kind: .textChannel, name: "general (stored)", serverID: world.server,
+            lastActivity: Date(timeIntervalSince1970: 50), lastMessage: world.message(50_000, in: world.general, "hi"))
+        #expect(cache.loadStored(chats: [stored]).chats)
+        #expect(cache.sortedChats == [stored])
+        _ = cache.ready(world.ready)
+        #expect(cache.chats[world.general]?.name == "general")
+        // Ready's channel has no newer last message than the stored one: the stored last message stays.
+        #expect(cache.chats[world.general]?.lastMessage?.content == "hi")
+    }
+
+    @Test("an edit, a reaction and an embed made during a fetch are applied again to the page's older copies")
+    func editsDuringFetch() {
+        var cache = AccountCache()
+        _ = cache.ready(world.ready)
+        let message = world.message(5_000, in: world.general, "before")
+        cache.historyFetchStarted(channel: world.general)
+        _ = cache.apply(
+            .messageUpdate(id: message.id, channel: world.general, data: PartialMessage(content: "after"), clear: []))
+        _ = cache.apply(.messageReact(id: message.id, channel: world.general, user: world.me.id, emoji: "👍"))
+        _ = cache.historyFetched(channel: world.general, page: [message])
+        let stored = cache.history(world.general).messages.first
+        #expect(stored?.content == "after")
+        #expect(stored?.reactions == ["👍": [world.me.id]])
+        #expect(cache.chats[world.general]?.lastMessage?.content == "after")
+        _ = cache.apply(.messageUnreact(id: message.id, channel: world.general, user: world.me.id, emoji: "👍"))
+        #expect(cache.history(world.general).messages.first?.reactions == [:])
+    }
+
+    @Test("the user's own timeout comes with a member update, and clearing it removes it")
+    func ownTimeout() {
+        var cache = AccountCache()
+        _ = cache.ready(world.ready)
+        let until = Date(timeIntervalSince1970: 1_000_000)
+        let id = Member.ID(server: world.server, user: world.me.id)
+        _ = cache.apply(.serverMemberUpdate(id: id, data: PartialMember(timeout: until), clear: []))
+        #expect(cache.ownMembership(in: world.server)?.timeout == until)
+        _ = cache.apply(.serverMemberUpdate(id: id, data: PartialMember(), clear: [.timeout]))
+        #expect(cache.ownMembership(in: world.server)?.timeout == nil)
+    }
+
+    @Test("a renamed channel and a renamed friend rename their chats; a channel deleted removes its chat")
+    func renames() {
+        var cache = AccountCache()
+        _ = cache.ready(world.ready)
+        #expect(cache.apply(.channelUpdate(id: world.general, data: PartialChannel(name: "lobby"), clear: [])).chats)
+        #expect(cache.chats[world.general]?.name == "lobby")
+        #expect(
+            cache.apply(.userUpdate(id: world.friend.id, data: PartialUser(displayName: "Best friend"), clear: []))
+                .chats)
+        #expect(cache.chats[world.dm]?.name == "Best friend")
+        _ = cache.apply(.channelDelete(id: world.general))
+        #expect(cache.chats[world.general] == nil)
+        #expect(cache.takePending().deletedChats.contains(world.general))
+    }
+
+    @Test("a user wiped from the platform loses their messages and memberships")
+    func platformWipe() {
+        var cache = AccountCache()
+        _ = cache.ready(world.ready)
+        _ = cache.apply(.message(world.message(5_000, in: world.general, "from the friend")))
+        _ = cache.apply(.serverMemberJoin(server: world.server, user: world.friend.id, member: nil))
+        _ = cache.apply(.userPlatformWipe(user: world.friend.id, flags: 4))
+        #expect(cache.history(world.general).messages.isEmpty)
+        #expect(cache.memberList(world.server).members.map(\.id.user) == [world.me.id])
+    }
+}
