@@ -113,7 +113,7 @@ extension StoatClient {
 
     /// Makes `database` the account's store: the cache writes to it from now on. A different database
     /// attached before is written out and closed.
-    func attach(_ database: AccountDatabase) async {
+    package func attach(_ database: AccountDatabase) async {
         let previous = signedInAccount.withLock { account in
             defer { account = database }
             return account

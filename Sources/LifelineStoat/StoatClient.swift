@@ -6,23 +6,27 @@ import LifelineStore
 public import Logging
 import Synchronization
 
-/// A Stoat client kept alive by Lifeline: the REST API, the events socket and a ``Session``, wired
-/// together from one API URL.
+/// A Stoat client kept alive by Lifeline: the REST API, the events socket, a ``Session`` and the account's
+/// cache, wired together from one API URL.
 ///
 /// ```swift
 /// let client = StoatClient(apiURL: URL(string: "https://api.stoat.chat")!, network: LinuxNetworkMonitor())
 /// Task { await client.run() }
-/// switch await client.logIn(email: email, password: password) {
-/// case .connecting(let session): save(session)            // LOGIN_UNCACHED
-/// case .needsMFA(let challenge): askForCode(challenge)    // then continueLogIn(challenge, with: .totp(code))
-/// case .refused(let error): show(error.loginFailure)      // also shown in READY's notice
-/// }
+/// _ = await client.signIn(to: store, email: email, password: password)  // first screen: client.chats
 /// for await snapshot in client.session.states { render(snapshot.presentation) }
 /// ```
 ///
-/// Credentials are exchanged at the login interface, in READY (DESIGN decision 3): a successful login
-/// fires LOGIN_UNCACHED with the new session; a cached session is resumed with ``resume(_:)``
-/// (LOGIN_CACHED). The events URL is `GET /`'s `ws`, asked once and remembered.
+/// Credentials are exchanged at the login interface, in READY (see the lifecycle's decisions in
+/// LifelineCore's catalog): a successful login fires LOGIN_UNCACHED with the new session; a cached session
+/// is resumed (LOGIN_CACHED). With the account's store (``signIn(to:email:password:)``), the store decides
+/// which, shows the first screen before any network, and keeps the cache between runs; without one,
+/// ``logIn(email:password:)`` and ``resume(_:)`` start the session directly. The events URL is `GET /`'s
+/// `ws`, asked once and remembered. <doc:BuildingAStoatApp> shows an app's whole use.
+///
+/// The cache (``chats``, ``history(of:)``, ``members(of:)``, ``events``) is filled from `Ready`, the
+/// socket's events and REST; its histories and member lists are invalidated when the session reconnects,
+/// as the specification's RECONNECTING asks, and refetched when next asked for (an ``open(_:)`` channel at
+/// once).
 public final class StoatClient: Sendable {
     /// Everything tunable about the client.
     public struct Configuration: Sendable {
