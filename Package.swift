@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// Settings every Lifeline target shares: Swift 6 language mode (strict concurrency) and the upcoming
-/// features STYLE.md asks for.
+/// features the code is written for (`any` for existentials, imports internal unless marked otherwise).
 let lifelineSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
@@ -69,7 +69,7 @@ let package = Package(
             ],
             swiftSettings: lifelineSettings
         ),
-        // The encrypted account store and the sign-in flow (spec/sign-in-flow.md). No network client: the
+        // The encrypted account store and the sign-in flow (LifelineStore.docc). No network client: the
         // caller verifies passwords with the server through `PasswordVerifier`.
         .target(
             name: "LifelineStore",

@@ -20,7 +20,8 @@ import Synchronization
 /// for await snapshot in client.session.states { render(snapshot.presentation) }
 /// ```
 ///
-/// Credentials are exchanged at the login interface, in READY (DESIGN decision 3): a successful login
+/// Credentials are exchanged at the login interface, in READY (the lifecycle's decision "Credentials are
+/// exchanged in READY", in `LifelineCore.docc/SessionLifecycle.md`): a successful login
 /// fires LOGIN_UNCACHED with the new session; a cached session is resumed with ``resume(_:)``
 /// (LOGIN_CACHED). The events URL is `GET /`'s `ws`, asked once and remembered.
 public final class StoatClient: Sendable {
@@ -31,7 +32,7 @@ public final class StoatClient: Sendable {
         /// The lifecycle's tunables. By default subscriptions are renewed every 10 minutes, because Stoat
         /// forgets them after 15.
         public var session: Session.Configuration
-        /// The health service to poll at high failure counts (PROTOCOL.md's health endpoint), if any.
+        /// The health service to poll at high failure counts (``StoatHealthService``'s endpoint), if any.
         public var healthURL: URL?
         /// The name sessions are given on the server (`friendly_name`).
         public var friendlyName: String?
