@@ -86,7 +86,8 @@ let package = Package(
             dependencies: ["LifelineStore", "LifelineCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: lifelineSettings
         ),
-        // The command line's commands; the executable below is a thin `main`.
+        // The command line's commands; the executable below is a thin `main`. Neither links LifelineTesting:
+        // what ships is no test support (LifelineCLITests' PackageGraphTests hold it to that).
         .target(
             name: "LifelineCLI",
             dependencies: [
@@ -94,7 +95,6 @@ let package = Package(
                 "LifelineCore",
                 "LifelineStoat",
                 "LifelineStore",
-                "LifelineTesting",
                 "StoatReferenceServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
