@@ -8,15 +8,15 @@ public import LifelineCore
 public protocol Authenticator: Sendable {
     /// Whether the session's account still has to pick a username (NO_USER).
     ///
-    /// - Throws: ``ConnectionEnd`` for a failure the lifecycle should act on (an invalid session is
-    ///   ``ConnectionEnd/permanent(_:)``); any other error counts as a temporary request failure.
+    /// - Throws: `ConnectionEnd` for a failure the lifecycle should act on (an invalid session is
+    ///   `ConnectionEnd.permanent(_:)`); any other error counts as a temporary request failure.
     func needsOnboarding(_ credentials: SessionCredentials) async throws -> Bool
 
     /// Checks whether the server still accepts the session, to confirm an `InvalidSession` before the
     /// lifecycle believes it (`LifelineCore`'s `SessionCheckPolicy`). For Stoat, `GET /onboard/hello`.
     ///
-    /// Return ``LifelineCore/SessionCheck/invalid`` only for the server's definite refusal of the session
-    /// (Stoat: a 401); ``LifelineCore/SessionCheck/valid`` when the server accepted it.
+    /// Return `SessionCheck.invalid` only for the server's definite refusal of the session
+    /// (Stoat: a 401); `SessionCheck.valid` when the server accepted it.
     ///
     /// - Throws: Any failure that is not a definite answer — a server error, a timeout, the network; the
     ///   lifecycle then treats the `InvalidSession` as a temporary failure and retries.

@@ -6,7 +6,7 @@ import LifelineStore
 public import Logging
 import Synchronization
 
-/// A Stoat client kept alive by Lifeline: the REST API, the events socket and a ``Session``, wired
+/// A Stoat client kept alive by Lifeline: the REST API, the events socket and a `Session`, wired
 /// together from one API URL.
 ///
 /// ```swift
@@ -74,7 +74,7 @@ public final class StoatClient: Sendable {
 
     /// The REST API.
     public let api: StoatAPI
-    /// The session: observe ``Session/states``, and call its API for the rest (logout, onboarding…).
+    /// The session: observe `Session.states`, and call its API for the rest (logout, onboarding…).
     public let session: Session
     /// What the sockets tolerated (unknown events, undecodable frames).
     public let statistics: StoatConnectionFactory.Statistics
@@ -143,7 +143,7 @@ public final class StoatClient: Sendable {
             clock: clock, random: random, configuration: configuration.session, logger: logger)
     }
 
-    /// Runs the client until the calling task is cancelled: the session (see ``Session/run()``), the
+    /// Runs the client until the calling task is cancelled: the session (see `Session.run()`), the
     /// writer that stores the cache's changes, and the follower that refetches the open channels'
     /// histories after every reconnect. When it returns, every observation has ended and every change
     /// the cache held has been written to the account's store, if one is attached.

@@ -8,7 +8,7 @@ public import NIOSSL
 import Synchronization
 import WSClient
 
-/// Opens Stoat events sockets for a ``Session``: the WebSocket connection with the specification's
+/// Opens Stoat events sockets for a `Session`: the WebSocket connection with the specification's
 /// heartbeat and connect timeout, on the session's injected clock.
 ///
 /// Each connection opens the events URL (`GET /`'s `ws`, with `version=1&format=json`), sends

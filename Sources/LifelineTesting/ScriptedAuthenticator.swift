@@ -2,7 +2,7 @@ public import Lifeline
 public import LifelineCore
 import Synchronization
 
-/// An ``Authenticator`` whose answers a test sets, and which records what it was asked.
+/// An `Authenticator` whose answers a test sets, and which records what it was asked.
 public final class ScriptedAuthenticator: Authenticator {
     private struct State {
         var onboarding: Result<Bool, any Error> = .success(false)

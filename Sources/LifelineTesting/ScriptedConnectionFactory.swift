@@ -2,7 +2,7 @@ public import Lifeline
 public import LifelineCore
 import Synchronization
 
-/// A ``ConnectionFactory`` whose connections a test plays by hand: it opens them, makes them ready, ends
+/// A `ConnectionFactory` whose connections a test plays by hand: it opens them, makes them ready, ends
 /// them — and counts how many run at once.
 ///
 /// ```swift

@@ -1,7 +1,7 @@
 public import Lifeline
 import Synchronization
 
-/// An ``OperationSource`` whose answers a test gives by hand: every fetch waits until the test answers it,
+/// An `OperationSource` whose answers a test gives by hand: every fetch waits until the test answers it,
 /// and the source counts fetches and how many were in flight at once.
 ///
 /// ```swift
