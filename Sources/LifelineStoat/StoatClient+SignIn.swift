@@ -28,7 +28,7 @@ extension StoatClient {
     ///   - store: The directory of account stores.
     ///   - email: The account's email.
     ///   - password: The password the user typed; never stored or logged.
-    /// - Returns: The store's outcome. For ``LifelineStore/SignInOutcome/secondFactorRequired(_:)``, ask for the
+    /// - Returns: The store's outcome. For `SignInOutcome.secondFactorRequired(_:)`, ask for the
     ///   code and call ``continueSignIn(_:with:)``.
     public func signIn(to store: AccountStore, email: String, password: String) async -> SignInOutcome {
         await use(await store.signIn(email: email, password: password, verifier: passwordVerifier))

@@ -6,7 +6,7 @@ import LifelineStore
 public import Logging
 import Synchronization
 
-/// A Stoat client kept alive by Lifeline: the REST API, the events socket, a ``Session`` and the account's
+/// A Stoat client kept alive by Lifeline: the REST API, the events socket, a `Session` and the account's
 /// cache, wired together from one API URL.
 ///
 /// ```swift
@@ -16,9 +16,9 @@ import Synchronization
 /// for await snapshot in client.session.states { render(snapshot.presentation) }
 /// ```
 ///
-/// Credentials are exchanged at the login interface, in READY (see the lifecycle's decisions in
-/// LifelineCore's catalog): a successful login fires LOGIN_UNCACHED with the new session; a cached session
-/// is resumed (LOGIN_CACHED). With the account's store (``signIn(to:email:password:)``), the store decides
+/// Credentials are exchanged at the login interface, in READY (the lifecycle's decision "Credentials are
+/// exchanged in READY", in `LifelineCore.docc/SessionLifecycle.md`): a successful login fires
+/// LOGIN_UNCACHED with the new session; a cached session is resumed (LOGIN_CACHED). With the account's store (``signIn(to:email:password:)``), the store decides
 /// which, shows the first screen before any network, and keeps the cache between runs; without one,
 /// ``logIn(email:password:)`` and ``resume(_:)`` start the session directly. The events URL is `GET /`'s
 /// `ws`, asked once and remembered. <doc:BuildingAStoatApp> shows an app's whole use.
@@ -35,7 +35,7 @@ public final class StoatClient: Sendable {
         /// The lifecycle's tunables. By default subscriptions are renewed every 10 minutes, because Stoat
         /// forgets them after 15.
         public var session: Session.Configuration
-        /// The health service to poll at high failure counts (PROTOCOL.md's health endpoint), if any.
+        /// The health service to poll at high failure counts (``StoatHealthService``'s endpoint), if any.
         public var healthURL: URL?
         /// The name sessions are given on the server (`friendly_name`).
         public var friendlyName: String?
@@ -77,7 +77,7 @@ public final class StoatClient: Sendable {
 
     /// The REST API.
     public let api: StoatAPI
-    /// The session: observe ``Session/states``, and call its API for the rest (logout, onboarding…).
+    /// The session: observe `Session.states`, and call its API for the rest (logout, onboarding…).
     public let session: Session
     /// What the sockets tolerated (unknown events, undecodable frames).
     public let statistics: StoatConnectionFactory.Statistics
@@ -146,7 +146,7 @@ public final class StoatClient: Sendable {
             clock: clock, random: random, configuration: configuration.session, logger: logger)
     }
 
-    /// Runs the client until the calling task is cancelled: the session (see ``Session/run()``), the
+    /// Runs the client until the calling task is cancelled: the session (see `Session.run()`), the
     /// writer that stores the cache's changes, and the follower that refetches the open channels'
     /// histories after every reconnect. When it returns, every observation has ended and every change
     /// the cache held has been written to the account's store, if one is attached.
