@@ -12,7 +12,7 @@ import LifelineCore
 /// ``DeadlineEngine`` performs its actions.
 ///
 /// - A **timeout** is the member's `until`, on the server's clock. It becomes a deadline on the client's
-///   monotonic clock through a ``LifelineCore/ServerClockAnchor`` taken from the `Date` header of the
+///   monotonic clock through `LifelineCore`'s `ServerClockAnchor` taken from the `Date` header of the
 ///   member fetch that confirms it (`GET /servers/{id}/members/{user}`); the device's wall clock is never
 ///   read. Until an anchor is known, a timeout is confirmed with the server first and announced only when
 ///   the server's clock is before its `until` (`Ready` lists a member's last timeout long after it ended);
@@ -21,7 +21,7 @@ import LifelineCore
 ///   counted from its arrival plus one second of resolution, so its deadline is never early.
 /// - At a deadline the server is asked (``Action/confirm(_:ticket:)``); only its answer — or the socket —
 ///   ends one. A confirmation that fails, or finds a timeout still on, is tried again after the
-///   ``ExpiryRecheckPolicy``'s delay (1 s, 2 s … 60 s by default). Nothing is ever dropped on the client's
+///   `ExpiryRecheckPolicy`'s delay (1 s, 2 s … 60 s by default). Nothing is ever dropped on the client's
 ///   own reading of a clock.
 ///
 /// Every watch and confirmation carries a ticket: a firing or an answer whose ticket is no longer the

@@ -14,7 +14,7 @@ import Synchronization
 ///
 /// The book is behind a lock, so a fact costs one locked update on the path that brings it. What the book
 /// decides is posted, under that lock, to one stream that ``run(events:states:)`` performs in order: the
-/// watches go to one ``Lifeline/OperationExpirationWatcher`` on the client's clock (one timer however many
+/// watches go to one `OperationExpirationWatcher` on the client's clock (one timer however many
 /// deadlines), and each confirmation runs as a child task of `run`, so nothing outlives it.
 final class DeadlineEngine: Sendable {
     /// A watch of the book, keyed by its ticket.
