@@ -111,8 +111,9 @@ struct ConnectAccountTests {
         let step = try #require(await withCode.next { $0["type"] as? String == "signin" })
         #expect(step["outcome"] as? String == "secondFactorRequired")
         #expect((step["methods"] as? [String])?.contains("totp") == true)
-        #expect(await withCode.next { $0["type"] as? String == "signin" }?["outcome"] as? String == "created")
-        #expect(await withCode.transition(to: "CONNECTED") != nil)
+        let created = await withCode.next { $0["type"] as? String == "signin" }
+        #expect(created?["outcome"] as? String == "created", "printed: \(withCode.printed)")
+        #expect(await withCode.transition(to: "CONNECTED") != nil, "printed: \(withCode.printed)")
         #expect(await withCode.quit() == 0)
 
         await server.answerNextLogins(with: .blockedByShield)

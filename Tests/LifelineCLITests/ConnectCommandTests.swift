@@ -63,8 +63,16 @@ final class ConnectRun: Sendable {
         await next { $0["type"] as? String == "transition" && $0["to"] as? String == state }
     }
 
+    /// Writes one line to standard input; a process that has already exited is not an error here (the
+    /// test's expectations on its output and exit status say what went wrong).
     func send(_ command: String) {
-        input.fileHandleForWriting.write(Data((command + "\n").utf8))
+        try? input.fileHandleForWriting.write(contentsOf: Data((command + "\n").utf8))
+    }
+
+    deinit {
+        // A test that ends early (a failed #require, a time limit) must not leave the process behind: it
+        // holds the test run's standard error open.
+        if process.isRunning { process.terminate() }
     }
 
     /// Sends `quit` and returns the exit status.

@@ -26,6 +26,8 @@ struct OperationsCommandTests {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
+        // An early failure must not leave the process running (it would hold the run's output open).
+        defer { if process.isRunning { process.terminate() } }
         var lines = LineReader(output.fileHandleForReading).lines.makeAsyncIterator()
         let first = try await Self.next(&lines)
         #expect(first?.0 == "operations" && first?.1 == [soon.id, later.id])

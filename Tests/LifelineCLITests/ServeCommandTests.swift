@@ -17,6 +17,8 @@ struct ServeCommandTests {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
+        // An early failure must not leave the process running (it would hold the run's output open).
+        defer { if process.isRunning { process.terminate() } }
         var lines = LineReader(output.fileHandleForReading).lines.makeAsyncIterator()
         let line = try #require(await lines.next())
         let object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])
