@@ -64,7 +64,7 @@ struct Operations: AsyncParsableCommand {
             }
             group.addTask {
                 await client.resume(credentials)
-                await list.refreshOnOperationFinished(client.events)
+                await list.follow(client)
                 return false
             }
             group.addTask {

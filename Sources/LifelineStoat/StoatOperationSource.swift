@@ -21,7 +21,7 @@ public import LifelineCore
 /// ```swift
 /// let list = OperationList(source: StoatOperationSource(api: client.api, credentials: credentials))
 /// Task { await list.run() }
-/// Task { await list.refreshOnOperationFinished(client.events) }   // pushes, when they arrive
+/// Task { await list.follow(client) }   // pushes, and every reconnect
 /// ```
 public struct StoatOperationSource: OperationSource {
     /// The REST client.
@@ -52,6 +52,45 @@ public struct StoatOperationSource: OperationSource {
 }
 
 extension OperationList where Operation == OperationsPage.Operation {
+    /// Keeps the list current with a client's socket: refreshes it on every `OperationFinished`, and each
+    /// time the session reaches CONNECTED (when this starts with the session already connected, at once),
+    /// until the client's events end or the calling task is cancelled.
+    ///
+    /// A push sent while the socket was down is never heard, so what happened meanwhile is fetched when it
+    /// comes back; the pushes are observed from the moment this is called, so none falls between the
+    /// two. Prefer it to ``refreshOnOperationFinished(_:)``, which hears only the pushes.
+    ///
+    /// - Parameter client: The client whose session lists the operations.
+    public nonisolated func follow(_ client: StoatClient) async {
+        let states = client.session.states
+        // Observing the pushes before the session's states: a push is either heard or before a refresh.
+        var pushes = client.events.makeAsyncIterator()
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                var isFirst = true
+                for await snapshot in states {
+                    let connected =
+                        isFirst ? snapshot.state == .connected : snapshot.transitions.contains { $0.to == .connected }
+                    isFirst = false
+                    if connected { self.refresh() }
+                }
+            }
+            while !Task.isCancelled {
+                do {
+                    while let event = try await pushes.next() {
+                        if case .operationFinished(let id, _) = event { operationFinished(id) }
+                    }
+                    break
+                } catch {
+                    // The observer fell behind and may have missed an OperationFinished: refresh, observe again.
+                    pushes = client.events.makeAsyncIterator()
+                    refresh()
+                }
+            }
+            group.cancelAll()
+        }
+    }
+
     /// Refreshes the list on every `OperationFinished` in `events` (the events socket's, for instance
     /// ``StoatClient/events``), until the sequence ends or the calling task is cancelled.
     ///

@@ -124,6 +124,34 @@ struct StoatOperationListTests {
         await clientRunner.value
         await harness.stop()
     }
+
+    @Test("an OperationFinished pushed while the socket was down is caught up when the session reconnects")
+    func reconnectCatchesUp() async throws {
+        let harness = try await StoatListHarness()
+        var events = harness.list.events.makeAsyncIterator()
+        let account = harness.server.defaultAccount
+        let operation = await harness.server.addOperation(
+            kind: "login_approval", userID: account.userID, expiresIn: .seconds(300))
+        #expect(await harness.nextRefresh(&events) == [operation.id])
+        // The client's retry timer runs on a clock of its own that never moves: it reconnects only when told.
+        let client = StoatClient(apiURL: harness.server.apiURL, clock: TestClock())
+        let recorder = SnapshotRecorder(client.session.states)
+        let clientRunner = Task { await client.run() }
+        let follower = Task { [list = harness.list] in await list.follow(client) }
+        await client.resume(SessionCredentials(token: account.token, userID: account.userID))
+        #expect(await recorder.next(.connected) != nil)
+        #expect(await harness.nextRefresh(&events) == [operation.id], "CONNECTED refreshes")
+        _ = await harness.server.dropAllSockets()
+        #expect(await recorder.next(.disconnected) != nil)
+        #expect(await harness.server.finishOperation(id: operation.id, result: .approved), "pushed to nobody")
+        #expect(await client.session.reconnectNow())
+        #expect(await harness.nextRefresh(&events) == [], "the reconnect caught it up")
+        follower.cancel()
+        await follower.value
+        clientRunner.cancel()
+        await clientRunner.value
+        await harness.stop()
+    }
 }
 
 extension TestClock.Instant {
