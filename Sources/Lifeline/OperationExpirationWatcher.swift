@@ -26,11 +26,12 @@ public import LifelineCore
 /// The timer's task holds the watcher weakly: when the watcher is released, its timer is cancelled and
 /// ``expirations`` finishes.
 ///
-/// The methods that change what is watched are inlinable, as `ExpiryQueue` is: a watcher of the caller's
-/// own operation type is then specialised in the caller's module, and adding one operation costs a hash
-/// and a sift rather than generic lookups through metadata (see the `Lifeline` catalog, "Operation
-/// expiration").
-public actor OperationExpirationWatcher<Operation: Identifiable & Sendable> where Operation.ID: Sendable {
+/// The methods that change what is watched are inlinable, as `ExpiryQueue` is, and the actor is `final`:
+/// without it, a call from another module goes through the actor's vtable to the unspecialised generic
+/// body. A watcher of the caller's own operation type is then specialised in the caller's module, and
+/// adding one operation costs a hash and a sift rather than generic lookups through metadata (see the
+/// `Lifeline` catalog, "Operation expiration").
+public final actor OperationExpirationWatcher<Operation: Identifiable & Sendable> where Operation.ID: Sendable {
     @usableFromInline var queue = ExpiryQueue<Operation>()
     private let clock: SessionClock
     private let broadcaster = Broadcaster<[Operation]>()
