@@ -1,11 +1,11 @@
-import LifelineCore
+public import LifelineCore
 
 /// Watches operations that expire and reports them, in batches, when their deadlines pass — with one
 /// timer, however many operations it watches.
 ///
 /// Add operations with a deadline on the watcher's clock (``now`` plus a duration, or a deadline from a
-/// ``ServerClockAnchor`` read against ``now``); remove them or replace them all as the list changes. The
-/// watcher keeps them in an ``ExpiryQueue`` and arms one timer, on the injected `Clock`, for the earliest
+/// `ServerClockAnchor` read against ``now``); remove them or replace them all as the list changes. The
+/// watcher keeps them in an `ExpiryQueue` and arms one timer, on the injected `Clock`, for the earliest
 /// deadline. After every change that moves the earliest deadline, and after every firing — including one
 /// that finds nothing due — it re-arms the timer for whatever is earliest then.
 ///
@@ -25,13 +25,19 @@ import LifelineCore
 ///
 /// The timer's task holds the watcher weakly: when the watcher is released, its timer is cancelled and
 /// ``expirations`` finishes.
-public actor OperationExpirationWatcher<Operation: Identifiable & Sendable> where Operation.ID: Sendable {
-    private var queue = ExpiryQueue<Operation>()
+///
+/// The methods that change what is watched are inlinable, as `ExpiryQueue` is, and the actor is `final`:
+/// without it, a call from another module goes through the actor's vtable to the unspecialised generic
+/// body. A watcher of the caller's own operation type is then specialised in the caller's module, and
+/// adding one operation costs a hash and a sift rather than generic lookups through metadata (see the
+/// `Lifeline` catalog, "Operation expiration").
+public final actor OperationExpirationWatcher<Operation: Identifiable & Sendable> where Operation.ID: Sendable {
+    @usableFromInline var queue = ExpiryQueue<Operation>()
     private let clock: SessionClock
     private let broadcaster = Broadcaster<[Operation]>()
     private weak var delegate: (any OperationExpirationDelegate<Operation>)?
     /// The one armed timer: its id, the deadline it sleeps until, and its task.
-    private var timer: (id: UInt64, deadline: Duration, task: Task<Void, Never>)?
+    @usableFromInline var timer: (id: UInt64, deadline: Duration, task: Task<Void, Never>)?
     private var nextTimerID: UInt64 = 0
 
     /// How many times the watcher has armed a timer: once per change of the earliest deadline, not once
@@ -67,12 +73,15 @@ public actor OperationExpirationWatcher<Operation: Identifiable & Sendable> wher
     }
 
     /// How many operations are watched.
+    @inlinable
     public var count: Int { queue.count }
 
     /// The earliest deadline watched: the one the timer is armed for. `nil` when nothing is watched.
+    @inlinable
     public var nextDeadline: Duration? { queue.earliestDeadline }
 
     /// The deadline of a watched operation, or `nil` when it is not watched.
+    @inlinable
     public func deadline(of id: Operation.ID) -> Duration? { queue.deadline(of: id) }
 
     // MARK: - Changing what is watched
@@ -84,6 +93,7 @@ public actor OperationExpirationWatcher<Operation: Identifiable & Sendable> wher
     /// - Parameters:
     ///   - operation: The operation; its `id` keys it.
     ///   - deadline: When it expires, on the watcher's clock (compare ``now``).
+    @inlinable
     public func add(_ operation: Operation, expiresAt deadline: Duration) {
         queue.insert(operation, expiresAt: deadline)
         rearm()
@@ -92,6 +102,7 @@ public actor OperationExpirationWatcher<Operation: Identifiable & Sendable> wher
     /// Watches several operations (each as ``add(_:expiresAt:)`` would), re-arming the timer once.
     ///
     /// - Parameter operations: Operations and their deadlines on the watcher's clock.
+    @inlinable
     public func add(contentsOf operations: some Sequence<(Operation, Duration)>) {
         for (operation, deadline) in operations {
             queue.insert(operation, expiresAt: deadline)
@@ -102,6 +113,7 @@ public actor OperationExpirationWatcher<Operation: Identifiable & Sendable> wher
     /// Stops watching an operation.
     ///
     /// - Returns: Whether it was watched.
+    @inlinable
     @discardableResult
     public func remove(_ id: Operation.ID) -> Bool {
         defer { rearm() }
@@ -109,6 +121,7 @@ public actor OperationExpirationWatcher<Operation: Identifiable & Sendable> wher
     }
 
     /// Stops watching everything, and disarms the timer.
+    @inlinable
     public func removeAll() {
         queue.removeAll()
         rearm()
@@ -118,6 +131,7 @@ public actor OperationExpirationWatcher<Operation: Identifiable & Sendable> wher
     /// once, its last entry counts.
     ///
     /// - Parameter operations: Operations and their deadlines on the watcher's clock.
+    @inlinable
     public func replaceAll(with operations: some Sequence<(Operation, Duration)>) {
         queue.replaceAll(with: operations)
         rearm()
@@ -125,10 +139,18 @@ public actor OperationExpirationWatcher<Operation: Identifiable & Sendable> wher
 
     // MARK: - The timer
 
-    /// Arms the timer for the earliest deadline, unless it is armed for it already.
-    private func rearm() {
+    /// Arms the timer for the earliest deadline, unless it is armed for it already: after most changes it
+    /// is, and this costs one comparison.
+    @inlinable
+    func rearm() {
+        guard queue.earliestDeadline != timer?.deadline else { return }
+        moveTimer()
+    }
+
+    /// Cancels the armed timer and arms one for the earliest deadline, if there is one.
+    @usableFromInline
+    func moveTimer() {
         let target = queue.earliestDeadline
-        guard target != timer?.deadline else { return }
         timer?.task.cancel()
         timer = nil
         guard let target else { return }

@@ -1,7 +1,7 @@
 public import ArgumentParser
 
 /// The `lifeline` command line: its subcommands live in this library so that they can be tested and
-/// reused; the executable is a thin `main` that calls ``LifelineCommand/main()``.
+/// reused; the executable is a thin `main` that calls its `main()`.
 public struct LifelineCommand: AsyncParsableCommand {
     /// The command's name, abstract and subcommands.
     public static let configuration = CommandConfiguration(
