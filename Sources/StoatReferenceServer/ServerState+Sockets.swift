@@ -38,6 +38,7 @@ extension ServerState {
     /// The socket closed, whoever closed it: its presence session ends.
     func close(connectionID: Int) {
         guard var connection = connections.removeValue(forKey: connectionID) else { return }
+        noteLoadClose(connectionID: connectionID)
         connection.record.isOpen = false
         closedRecords.append(connection.record)
         if connection.inPresence, let userID = connection.record.userID {
@@ -54,6 +55,7 @@ extension ServerState {
     func received(_ text: String, connectionID: Int) {
         guard connections[connectionID] != nil else { return }
         connections[connectionID]?.record.receivedFrames.append(text)
+        noteLoadFrame(text, connectionID: connectionID)
         defer { changed() }
         guard let connection = connections[connectionID], !connection.silent else { return }
         switch connection.phase {

@@ -142,6 +142,8 @@ actor ServerState {
     var outageSessionChecks = 0
     var outageSocketRefusals = 0
     var rateLimited = 0
+    /// What load tests check (`ServerState+Load`).
+    var load = LoadObservation()
 
     // Faults and limits.
     var faults = Faults()
