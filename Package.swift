@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// Settings every Lifeline target shares: Swift 6 language mode (strict concurrency) and the upcoming
-/// features STYLE.md asks for.
+/// features the code is written for (`any` for existentials, imports internal unless marked otherwise).
 let lifelineSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
@@ -69,7 +69,7 @@ let package = Package(
             ],
             swiftSettings: lifelineSettings
         ),
-        // The encrypted account store and the sign-in flow (spec/sign-in-flow.md). No network client: the
+        // The encrypted account store and the sign-in flow (LifelineStore.docc). No network client: the
         // caller verifies passwords with the server through `PasswordVerifier`.
         .target(
             name: "LifelineStore",
@@ -86,7 +86,8 @@ let package = Package(
             dependencies: ["LifelineStore", "LifelineCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: lifelineSettings
         ),
-        // The command line's commands; the executable below is a thin `main`.
+        // The command line's commands; the executable below is a thin `main`. Neither links LifelineTesting:
+        // what ships is no test support (LifelineCLITests' PackageGraphTests hold it to that).
         .target(
             name: "LifelineCLI",
             dependencies: [
@@ -94,7 +95,6 @@ let package = Package(
                 "LifelineCore",
                 "LifelineStoat",
                 "LifelineStore",
-                "LifelineTesting",
                 "StoatReferenceServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

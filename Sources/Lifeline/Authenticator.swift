@@ -8,15 +8,15 @@ public import LifelineCore
 public protocol Authenticator: Sendable {
     /// Whether the session's account still has to pick a username (NO_USER).
     ///
-    /// - Throws: ``ConnectionEnd`` for a failure the lifecycle should act on (an invalid session is
-    ///   ``ConnectionEnd/permanent(_:)``); any other error counts as a temporary request failure.
+    /// - Throws: `ConnectionEnd` for a failure the lifecycle should act on (an invalid session is
+    ///   `ConnectionEnd.permanent(_:)`); any other error counts as a temporary request failure.
     func needsOnboarding(_ credentials: SessionCredentials) async throws -> Bool
 
     /// Checks whether the server still accepts the session, to confirm an `InvalidSession` before the
     /// lifecycle believes it (`LifelineCore`'s `SessionCheckPolicy`). For Stoat, `GET /onboard/hello`.
     ///
-    /// Return ``LifelineCore/SessionCheck/invalid`` only for the server's definite refusal of the session
-    /// (Stoat: a 401); ``LifelineCore/SessionCheck/valid`` when the server accepted it.
+    /// Return `SessionCheck.invalid` only for the server's definite refusal of the session
+    /// (Stoat: a 401); `SessionCheck.valid` when the server accepted it.
     ///
     /// - Throws: Any failure that is not a definite answer — a server error, a timeout, the network; the
     ///   lifecycle then treats the `InvalidSession` as a temporary failure and retries.
@@ -36,43 +36,4 @@ public protocol Authenticator: Sendable {
     /// Ends the session on the server after the user logged out. Best effort: errors are logged and
     /// otherwise ignored, because the user is logged out locally either way.
     func endSession(_ credentials: SessionCredentials) async throws
-}
-
-/// A service that reports outages, polled once the connection failures reach the health threshold.
-public protocol HealthService: Sendable {
-    /// The service's current status.
-    ///
-    /// - Throws: When the service cannot be reached; the session keeps polling.
-    func status() async throws -> HealthStatus
-}
-
-/// What a ``HealthService`` says.
-public struct HealthStatus: Sendable, Hashable {
-    /// The outage alert to show, or `nil` when there is none.
-    public var alert: OutageAlert?
-    /// How often the service asks to be polled, if it says (Stoat's `poll_rate`); the session bounds it.
-    public var pollInterval: Duration?
-
-    /// Creates a status.
-    public init(alert: OutageAlert? = nil, pollInterval: Duration? = nil) {
-        self.alert = alert
-        self.pollInterval = pollInterval
-    }
-}
-
-/// Invalidates the app's cached data (message history, members list) when the session enters
-/// RECONNECTING, because events may have been missed while it was disconnected.
-public protocol CacheInvalidation: Sendable {
-    /// Drops the cached data that may be stale. Called once per entry into RECONNECTING, before the
-    /// connection is opened.
-    func invalidateCaches() async
-
-    /// Discards every cached datum when the client is disposed of (DISPOSE), before READY.
-    /// By default, ``invalidateCaches()``.
-    func discardCaches() async
-}
-
-extension CacheInvalidation {
-    /// Calls ``invalidateCaches()``.
-    public func discardCaches() async { await invalidateCaches() }
 }

@@ -6,7 +6,7 @@ public import Logging
 ///
 /// Call ``run()`` in a task for as long as the list should be watched: it fetches the list from the
 /// ``OperationSource``, converts each expiry from the server's clock to the device's monotonic clock once
-/// (``ServerClockAnchor``), and hands the deadlines to an ``OperationExpirationWatcher``. When the watcher
+/// (`ServerClockAnchor`), and hands the deadlines to an ``OperationExpirationWatcher``. When the watcher
 /// reports an expiry, the operation is marked ``ListedOperation/State/expiredAwaitingRefresh`` and the list
 /// is refreshed; only a refresh that no longer contains an operation removes it. Push notifications of a
 /// finished operation are not guaranteed to arrive; when one does, call ``operationFinished(_:)``.
@@ -92,7 +92,7 @@ public actor OperationList<Operation: Identifiable & Sendable> where Operation.I
     ///   - source: Fetches the operations (for Stoat, `LifelineStoat`'s `GET /operations`).
     ///   - clock: The monotonic clock the deadlines and timers use; `ContinuousClock` by default.
     ///   - wallClock: The device's wall clock, read only when an answer states no server time (then once,
-    ///     when it arrives); ``LifelineCore/WallClockTime/deviceNow()`` by default.
+    ///     when it arrives); `WallClockTime.deviceNow()` by default.
     ///   - configuration: The list's tunables.
     ///   - logger: Where the list logs (at `.info` and below). Silent by default.
     public init(

@@ -3,7 +3,7 @@ public import LifelineCore
 public import Logging
 import Synchronization
 
-/// One chat session kept alive: the runtime that owns a ``SessionMachine``, performs every action it
+/// One chat session kept alive: the runtime that owns a `SessionMachine`, performs every action it
 /// returns — connections, timers, lookups — and feeds what happens back in as events.
 ///
 /// Create it with its dependencies, call ``run()`` in a task for as long as the session should live, and

@@ -1,19 +1,5 @@
 public import LifelineCore
 
-/// Opens connections for a ``Session``: the seam between the protocol-neutral runtime and a protocol.
-///
-/// The runtime asks for one connection at a time, and starts the next only once the last one's `run`
-/// has returned. `LifelineStoat` implements this
-/// with a WebSocket; `LifelineTesting`'s `ScriptedConnectionFactory` lets a test play the server.
-public protocol ConnectionFactory: Sendable {
-    /// Makes a connection for a session; it starts when the runtime calls ``SessionConnection/run(reporting:)``.
-    ///
-    /// - Parameters:
-    ///   - credentials: The session to authenticate with.
-    ///   - generation: The attempt's generation number, for logs and metrics.
-    func makeConnection(for credentials: SessionCredentials, generation: UInt64) -> any SessionConnection
-}
-
 /// One connection's whole life: open, authenticate, load the initial data, stay connected, end.
 public protocol SessionConnection: Sendable {
     /// Runs the connection until it ends, reporting each milestone in order.
@@ -41,16 +27,4 @@ public protocol SessionConnection: Sendable {
     /// - Throws: When the event cannot be played (the connection is not open, the write failed, the
     ///   protocol has no such event); the session retries it up to its limit.
     func play(_ event: SignificantEvent) async throws
-}
-
-/// A milestone in a connection's life.
-public enum ConnectionEvent: Sendable, Hashable {
-    /// The socket opened.
-    case opened
-    /// The server accepted the session (Stoat's `Authenticated`).
-    case authenticated
-    /// The initial data has loaded (Stoat's `Ready`): the session is connected.
-    case ready
-    /// The connection ended, and why.
-    case ended(ConnectionEnd)
 }

@@ -3,8 +3,8 @@ public import LifelineCore
 /// An error a ``Session`` reports: thrown by its API, and shown as ``SessionSnapshot/lastError``.
 ///
 /// Lifeline's one error shape: a ``Code`` from an open set, a message for people, and the error that
-/// caused it — for a connection failure, the typed ``LifelineCore/TemporaryFailureCause`` or
-/// ``LifelineCore/PermanentFailureReason``.
+/// caused it — for a connection failure, the typed `TemporaryFailureCause` or
+/// `PermanentFailureReason`.
 public struct SessionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of error this is.
     public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {

@@ -36,8 +36,10 @@ struct SessionMetrics: Sendable {
     }
 
     func failure(_ cause: TemporaryFailureCause) {
-        Counter(label: "lifeline_session_failures_total", dimensions: [("cause", cause.code.rawValue)], factory: factory)
-            .increment()
+        Counter(
+            label: "lifeline_session_failures_total", dimensions: [("cause", cause.code.rawValue)], factory: factory
+        )
+        .increment()
     }
 
     func rejected(_ event: SessionEvent.Kind, in state: SessionState) {

@@ -20,7 +20,10 @@ struct Network: AsyncParsableCommand {
 
     func run() async throws {
         for await status in SystemNetworkMonitor.make().statuses() {
-            emit(json ? JSONLine.encode(["type": .string("network"), "status": .string(status.rawValue)]) : status.rawValue)
+            emit(
+                json
+                    ? JSONLine.encode(["type": .string("network"), "status": .string(status.rawValue)])
+                    : status.rawValue)
             guard watch else { return }
         }
     }
@@ -30,11 +33,11 @@ struct Network: AsyncParsableCommand {
 enum SystemNetworkMonitor {
     static func make() -> any NetworkMonitor {
         #if os(Linux)
-        LinuxNetworkMonitor()
+            LinuxNetworkMonitor()
         #elseif canImport(Network)
-        AppleNetworkMonitor()
+            AppleNetworkMonitor()
         #else
-        ManualNetworkMonitor(.online)
+            ManualNetworkMonitor(.online)
         #endif
     }
 }

@@ -86,3 +86,16 @@ public struct CacheStatistics: Sendable, Hashable {
     /// Rows written or deleted in the store.
     public var rowsWritten: Int
 }
+
+extension StoatClient {
+    /// Applies an event as if the socket had delivered it (`package`: benchmarks and load tools fill the
+    /// cache, and through it the store, by the client's own path).
+    package func receive(_ event: BonfireEvent) {
+        cache.receive(event)
+    }
+
+    /// Writes every change the cache holds to the attached store now (`package`, as ``receive(_:)``).
+    package func flushCache() async {
+        await cache.flush()
+    }
+}

@@ -28,7 +28,7 @@ extension StoatClient {
     ///   - store: The directory of account stores.
     ///   - email: The account's email.
     ///   - password: The password the user typed; never stored or logged.
-    /// - Returns: The store's outcome. For ``LifelineStore/SignInOutcome/secondFactorRequired(_:)``, ask for the
+    /// - Returns: The store's outcome. For `SignInOutcome.secondFactorRequired(_:)`, ask for the
     ///   code and call ``continueSignIn(_:with:)``.
     public func signIn(to store: AccountStore, email: String, password: String) async -> SignInOutcome {
         await use(await store.signIn(email: email, password: password, verifier: passwordVerifier))
@@ -113,7 +113,7 @@ extension StoatClient {
 
     /// Makes `database` the account's store: the cache writes to it from now on. A different database
     /// attached before is written out and closed.
-    func attach(_ database: AccountDatabase) async {
+    package func attach(_ database: AccountDatabase) async {
         let previous = signedInAccount.withLock { account in
             defer { account = database }
             return account

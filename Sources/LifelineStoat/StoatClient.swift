@@ -6,23 +6,27 @@ import LifelineStore
 public import Logging
 import Synchronization
 
-/// A Stoat client kept alive by Lifeline: the REST API, the events socket and a ``Session``, wired
-/// together from one API URL.
+/// A Stoat client kept alive by Lifeline: the REST API, the events socket, a `Session` and the account's
+/// cache, wired together from one API URL.
 ///
 /// ```swift
 /// let client = StoatClient(apiURL: URL(string: "https://api.stoat.chat")!, network: LinuxNetworkMonitor())
 /// Task { await client.run() }
-/// switch await client.logIn(email: email, password: password) {
-/// case .connecting(let session): save(session)            // LOGIN_UNCACHED
-/// case .needsMFA(let challenge): askForCode(challenge)    // then continueLogIn(challenge, with: .totp(code))
-/// case .refused(let error): show(error.loginFailure)      // also shown in READY's notice
-/// }
+/// _ = await client.signIn(to: store, email: email, password: password)  // first screen: client.chats
 /// for await snapshot in client.session.states { render(snapshot.presentation) }
 /// ```
 ///
-/// Credentials are exchanged at the login interface, in READY (DESIGN decision 3): a successful login
-/// fires LOGIN_UNCACHED with the new session; a cached session is resumed with ``resume(_:)``
-/// (LOGIN_CACHED). The events URL is `GET /`'s `ws`, asked once and remembered.
+/// Credentials are exchanged at the login interface, in READY (the lifecycle's decision "Credentials are
+/// exchanged in READY", in `LifelineCore.docc/SessionLifecycle.md`): a successful login fires
+/// LOGIN_UNCACHED with the new session; a cached session is resumed (LOGIN_CACHED). With the account's store (``signIn(to:email:password:)``), the store decides
+/// which, shows the first screen before any network, and keeps the cache between runs; without one,
+/// ``logIn(email:password:)`` and ``resume(_:)`` start the session directly. The events URL is `GET /`'s
+/// `ws`, asked once and remembered. <doc:BuildingAStoatApp> shows an app's whole use.
+///
+/// The cache (``chats``, ``history(of:)``, ``members(of:)``, ``events``) is filled from `Ready`, the
+/// socket's events and REST; its histories and member lists are invalidated when the session reconnects,
+/// as the specification's RECONNECTING asks, and refetched when next asked for (an ``open(_:)`` channel at
+/// once).
 public final class StoatClient: Sendable {
     /// Everything tunable about the client.
     public struct Configuration: Sendable {
@@ -31,7 +35,7 @@ public final class StoatClient: Sendable {
         /// The lifecycle's tunables. By default subscriptions are renewed every 10 minutes, because Stoat
         /// forgets them after 15.
         public var session: Session.Configuration
-        /// The health service to poll at high failure counts (PROTOCOL.md's health endpoint), if any.
+        /// The health service to poll at high failure counts (``StoatHealthService``'s endpoint), if any.
         public var healthURL: URL?
         /// The name sessions are given on the server (`friendly_name`).
         public var friendlyName: String?
@@ -73,7 +77,7 @@ public final class StoatClient: Sendable {
 
     /// The REST API.
     public let api: StoatAPI
-    /// The session: observe ``Session/states``, and call its API for the rest (logout, onboarding…).
+    /// The session: observe `Session.states`, and call its API for the rest (logout, onboarding…).
     public let session: Session
     /// What the sockets tolerated (unknown events, undecodable frames).
     public let statistics: StoatConnectionFactory.Statistics
@@ -142,7 +146,7 @@ public final class StoatClient: Sendable {
             clock: clock, random: random, configuration: configuration.session, logger: logger)
     }
 
-    /// Runs the client until the calling task is cancelled: the session (see ``Session/run()``), the
+    /// Runs the client until the calling task is cancelled: the session (see `Session.run()`), the
     /// writer that stores the cache's changes, and the follower that refetches the open channels'
     /// histories after every reconnect. When it returns, every observation has ended and every change
     /// the cache held has been written to the account's store, if one is attached.

@@ -8,7 +8,7 @@ public import NIOSSL
 import Synchronization
 import WSClient
 
-/// Opens Stoat events sockets for a ``Session``: the WebSocket connection with the specification's
+/// Opens Stoat events sockets for a `Session`: the WebSocket connection with the specification's
 /// heartbeat and connect timeout, on the session's injected clock.
 ///
 /// Each connection opens the events URL (`GET /`'s `ws`, with `version=1&format=json`), sends
@@ -118,50 +118,6 @@ public struct StoatConnectionFactory: ConnectionFactory {
     public func makeConnection(for credentials: SessionCredentials, generation: UInt64) -> any SessionConnection {
         StoatConnection(credentials: credentials, generation: generation, factory: self)
     }
-}
-
-/// Why a Stoat connection could not do what it was asked, in Lifeline's one error shape.
-public struct StoatConnectionError: Error, Sendable, CustomStringConvertible {
-    /// What kind of failure this is.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
-        /// The code's stable name.
-        public var rawValue: String
-
-        /// Creates a code from its stable name.
-        public init(rawValue: String) { self.rawValue = rawValue }
-
-        /// The socket is not open (not yet, or no more).
-        public static let notOpen = Code(rawValue: "notOpen")
-        /// Stoat has no frame for this significant event.
-        public static let unsupportedEvent = Code(rawValue: "unsupportedEvent")
-        /// Writing the frame failed.
-        public static let writeFailed = Code(rawValue: "writeFailed")
-
-        /// The code's stable name.
-        public var description: String { rawValue }
-    }
-
-    /// What kind of failure this is.
-    public var code: Code
-    /// What went wrong; never contains a token.
-    public var message: String
-    /// The error that caused this one, if any.
-    public var cause: (any Error)?
-
-    /// Creates an error.
-    ///
-    /// - Parameters:
-    ///   - code: What kind of failure this is.
-    ///   - message: What went wrong; must never contain a token.
-    ///   - cause: The error that caused this one, if any.
-    public init(code: Code, message: String, cause: (any Error)? = nil) {
-        self.code = code
-        self.message = message
-        self.cause = cause
-    }
-
-    /// `code: message`.
-    public var description: String { "\(code): \(message)" }
 }
 
 /// One events socket.

@@ -7,8 +7,8 @@ public import LifelineCore
     import Foundation
 #endif
 
-/// Stoat's pending operations (`GET /operations`) as an ``Lifeline/OperationSource`` for an
-/// ``Lifeline/OperationList``.
+/// Stoat's pending operations (`GET /operations`) as an `OperationSource` for an
+/// `OperationList`.
 ///
 /// Each fetch reports the operations with their `expires_at` on the server's clock, the response's `Date`
 /// header (whole seconds) as the server's time, and the round trip ``StoatAPI`` measured; the list anchors

@@ -145,7 +145,7 @@ public struct AccountStore: Sendable {
         }
     }
 
-    /// Runs the sign-in flow of spec/sign-in-flow.md for one account, by email.
+    /// Runs the sign-in flow (<doc:LifelineStore#The-sign-in-flow>) for one account, by email.
     ///
     /// 1. No database: verify the password with `verifier`; if right, create the database keyed with it and
     ///    store the new session (``SignInOutcome/created(_:session:)``).

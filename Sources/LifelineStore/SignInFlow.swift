@@ -2,7 +2,7 @@ internal import Crypto
 internal import Foundation
 internal import LifelineCore
 
-/// The sign-in flow of spec/sign-in-flow.md: each branch is a function, and each place the server is asked
+/// The sign-in flow (drawn in the LifelineStore catalog's "The sign-in flow"): each branch is a function, and each place the server is asked
 /// continues in a closure, so a second factor can stop the flow there and ``SecondFactorStep`` resume it.
 ///
 /// Every session a verification creates ends in an outcome (``SignInOutcome/created(_:session:)``,

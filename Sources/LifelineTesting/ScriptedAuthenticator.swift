@@ -2,7 +2,7 @@ public import Lifeline
 public import LifelineCore
 import Synchronization
 
-/// An ``Authenticator`` whose answers a test sets, and which records what it was asked.
+/// An `Authenticator` whose answers a test sets, and which records what it was asked.
 public final class ScriptedAuthenticator: Authenticator {
     private struct State {
         var onboarding: Result<Bool, any Error> = .success(false)
@@ -90,45 +90,4 @@ public final class ScriptedAuthenticator: Authenticator {
     public func endSession(_ credentials: SessionCredentials) async throws {
         state.withLock { $0.endedSessions.append(credentials) }
     }
-}
-
-/// An error a scripted dependency throws, in Lifeline's one error shape.
-public struct ScriptedError: Error, Sendable, CustomStringConvertible {
-    /// What kind of scripted failure this is.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
-        /// The code's stable name.
-        public var rawValue: String
-        /// Creates a code from its stable name.
-        public init(rawValue: String) { self.rawValue = rawValue }
-
-        /// The script says this call fails.
-        public static let scripted = Code(rawValue: "scripted")
-        /// The scripted connection is not running.
-        public static let notRunning = Code(rawValue: "notRunning")
-
-        /// The code's stable name.
-        public var description: String { rawValue }
-    }
-
-    /// What kind of failure this is.
-    public var code: Code
-    /// What the script says.
-    public var message: String
-    /// The error that caused this one, if any.
-    public var cause: (any Error)?
-
-    /// Creates an error.
-    ///
-    /// - Parameters:
-    ///   - code: What kind of failure this is; ``Code/scripted`` by default.
-    ///   - message: What the script says.
-    ///   - cause: The error that caused this one, if any.
-    public init(code: Code = .scripted, message: String, cause: (any Error)? = nil) {
-        self.code = code
-        self.message = message
-        self.cause = cause
-    }
-
-    /// `code: message`.
-    public var description: String { "\(code): \(message)" }
 }

@@ -1,7 +1,7 @@
 public import Lifeline
 import Synchronization
 
-/// A ``HealthService`` whose answer a test sets, and which counts how often it was asked.
+/// A `HealthService` whose answer a test sets, and which counts how often it was asked.
 public final class ScriptedHealthService: HealthService {
     private struct State {
         var status: Result<HealthStatus, any Error> = .success(HealthStatus())

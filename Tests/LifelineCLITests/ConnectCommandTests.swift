@@ -23,7 +23,8 @@ final class ConnectRun: Sendable {
         let (exits, continuation) = AsyncStream.makeStream(of: Int32.self)
         self.exits = exits
         process.terminationHandler = { process in
-            continuation.yield(process.terminationReason == .exit ? process.terminationStatus : -process.terminationStatus)
+            continuation.yield(
+                process.terminationReason == .exit ? process.terminationStatus : -process.terminationStatus)
             continuation.finish()
         }
         try process.run()
@@ -99,12 +100,14 @@ struct ConnectCommandTests {
         "--retry-unit", "0.05", "--heartbeat-interval", "0.4", "--pong-timeout", "0.3", "--connect-timeout", "1",
     ]
 
-    @Test("cached login, refused upgrades with the backoff, heartbeat timeout, offline and online by stdin, user logout")
+    @Test(
+        "cached login, refused upgrades with the backoff, heartbeat timeout, offline and online by stdin, user logout")
     func cachedSession() async throws {
         let server = try await ReferenceServer.start()
         await server.refuseNextUpgrades(2)
         let account = server.defaultAccount
-        let run = try ConnectRun(["--api", server.apiURL.absoluteString, "--token", account.token, "--network", "manual"] + Self.fast)
+        let run = try ConnectRun(
+            ["--api", server.apiURL.absoluteString, "--token", account.token, "--network", "manual"] + Self.fast)
 
         let first = await run.transition(to: "CONNECTING")
         #expect(first?["event"] as? String == "LOGIN_CACHED")
@@ -188,9 +191,13 @@ struct ConnectCommandTests {
         await server.stop()
     }
 
-    @Test("a retry ceiling below the retry unit (0 included) is refused before anything connects", arguments: ["0", "0.5"])
+    @Test(
+        "a retry ceiling below the retry unit (0 included) is refused before anything connects",
+        arguments: ["0", "0.5"])
     func retryCeilingBelowUnit(ceiling: String) throws {
-        let run = try Executable.run(["connect", "--api", "http://127.0.0.1:1", "--token", "t", "--retry-ceiling", ceiling])
+        let run = try Executable.run([
+            "connect", "--api", "http://127.0.0.1:1", "--token", "t", "--retry-ceiling", ceiling,
+        ])
         #expect(run.status != 0)
         #expect(run.standardError.contains("must be at least the unit"), "\(run.standardError)")
     }
@@ -199,13 +206,17 @@ struct ConnectCommandTests {
     func refusedLogin() async throws {
         let server = try await ReferenceServer.start()
         let account = server.defaultAccount
-        let wrong = try ConnectRun(["--api", server.apiURL.absoluteString, "--email", account.email, "--password", "nope"])
+        let wrong = try ConnectRun([
+            "--api", server.apiURL.absoluteString, "--email", account.email, "--password", "nope",
+        ])
         let failure = await wrong.next { $0["type"] as? String == "login_failed" }
         #expect(failure?["code"] as? String == "InvalidCredentials")
         #expect(await wrong.exitStatus() == 1)
 
         await server.answerNextLogins(with: .blockedByShield)
-        let blocked = try ConnectRun(["--api", server.apiURL.absoluteString, "--email", account.email, "--password", account.password])
+        let blocked = try ConnectRun([
+            "--api", server.apiURL.absoluteString, "--email", account.email, "--password", account.password,
+        ])
         let shield = await blocked.next { $0["type"] as? String == "login_failed" }
         #expect(shield?["support_url"] as? String == "https://support.stoat.chat/kb/safety/blocked-for-spam")
         #expect(await blocked.exitStatus() == 1)
@@ -225,13 +236,17 @@ struct ConnectCommandTests {
 
 @Suite("lifeline connect --store", .timeLimit(.minutes(1)))
 struct ConnectStoreTests {
-    @Test("created on first use, then opened from the cached session (even with the server gone), wrong password refused, erased only on request")
+    @Test(
+        "created on first use, then opened from the cached session (even with the server gone), wrong password refused, erased only on request"
+    )
     func store() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lifeline-store-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = try await ReferenceServer.start()
         let account = server.defaultAccount
-        let base = ["--api", server.apiURL.absoluteString, "--store", directory, "--email", account.email] + ConnectCommandTests.fast
+        let base =
+            ["--api", server.apiURL.absoluteString, "--store", directory, "--email", account.email]
+            + ConnectCommandTests.fast
 
         let first = try ConnectRun(base + ["--password", account.password])
         #expect(await first.next { $0["type"] as? String == "signin" }?["outcome"] as? String == "created")
@@ -257,9 +272,12 @@ struct ConnectStoreTests {
         #expect(await offline.transition(to: "DISCONNECTED") != nil)
         #expect(await offline.quit() == 0)
 
-        let erase = try ConnectRun(["--api", "http://127.0.0.1:1", "--store", directory, "--email", account.email, "--erase-store"])
+        let erase = try ConnectRun([
+            "--api", "http://127.0.0.1:1", "--store", directory, "--email", account.email, "--erase-store",
+        ])
         #expect(await erase.next { $0["type"] as? String == "signin" }?["outcome"] as? String == "erased")
         #expect(await erase.exitStatus() == 0)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".sqlite") }.isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".sqlite") }.isEmpty)
     }
 }

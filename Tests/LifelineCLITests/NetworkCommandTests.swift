@@ -11,12 +11,12 @@ struct NamespacePair {
     /// Whether this machine lets the tests make namespaces (root and iproute2, on Linux).
     static let available: Bool = {
         #if os(Linux)
-        let probe = "lifeline-probe-\(getpid())"
-        guard (try? ip(["netns", "add", probe])) == 0 else { return false }
-        _ = try? ip(["netns", "del", probe])
-        return true
+            let probe = "lifeline-probe-\(getpid())"
+            guard (try? ip(["netns", "add", probe])) == 0 else { return false }
+            _ = try? ip(["netns", "del", probe])
+            return true
         #else
-        return false
+            return false
         #endif
     }()
 
@@ -106,7 +106,9 @@ struct NetworkCommandTests {
         defer { namespaces.remove() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["ip", "netns", "exec", namespaces.watched, try Executable.url.path, "network", "--watch", "--json"]
+        process.arguments = [
+            "ip", "netns", "exec", namespaces.watched, try Executable.url.path, "network", "--watch", "--json",
+        ]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -126,6 +128,8 @@ struct NetworkCommandTests {
         let run = try Executable.run(["network", "--json"])
         #expect(run.status == 0)
         #expect(run.lines.count == 1)
-        #expect(run.lines.first == #"{"status":"online","type":"network"}"# || run.lines.first == #"{"status":"offline","type":"network"}"#)
+        #expect(
+            run.lines.first == #"{"status":"online","type":"network"}"#
+                || run.lines.first == #"{"status":"offline","type":"network"}"#)
     }
 }

@@ -3,8 +3,9 @@ import Testing
 
 @Suite("The transition table")
 struct SessionTransitionTableTests {
-    /// The specification's graph, copied literally from `spec/session-lifecycle.md`; `... -->|LOGOUT|
-    /// DISPOSE` is expanded to the five states of its Logged In group (DESIGN decision 2).
+    /// The specification's graph, copied literally from the session lifecycle specification; `... -->|LOGOUT|
+    /// DISPOSE` is expanded to the five states of its Logged In group (LifelineCore.docc/SessionLifecycle.md:
+    /// "LOGOUT leaves every logged-in state for DISPOSE").
     static let specification = """
         READY -->|LOGIN_UNCACHED| LOGGING_IN
         READY -->|LOGIN_CACHED| CONNECTING

@@ -8,7 +8,7 @@ struct BonfireCodecTests {
     let decoder = BonfireDecoder()
 
     @Test(
-        "client frames are the JSON of PROTOCOL.md",
+        "client frames are the JSON that bonfire reads",
         arguments: [
             (BonfireClientFrame.authenticate(token: "t0k"), #"{"type":"Authenticate","token":"t0k"}"#),
             (.ping(1_719_400_000_000), #"{"type":"Ping","data":1719400000000}"#),

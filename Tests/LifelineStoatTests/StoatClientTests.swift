@@ -59,7 +59,9 @@ struct StoatClientTests {
         let secret = Array("lifeline-totp-secret".utf8)
         let account = try await harness.server.addAccount(
             email: "mfa@example.com", password: "correct horse", username: "mfa_user", totpSecret: secret)
-        guard case .needsMFA(let challenge) = await harness.client.logIn(email: account.email, password: account.password) else {
+        guard
+            case .needsMFA(let challenge) = await harness.client.logIn(email: account.email, password: account.password)
+        else {
             Issue.record("no MFA challenge")
             return
         }
@@ -92,7 +94,8 @@ struct StoatClientTests {
         }
         #expect(blocked.supportURL == "https://support.stoat.chat/kb/safety/blocked-for-spam")
         await harness.server.answerNextLogins(with: .disabled)
-        guard case .refused(let disabled) = await harness.client.logIn(email: account.email, password: account.password) else {
+        guard case .refused(let disabled) = await harness.client.logIn(email: account.email, password: account.password)
+        else {
             Issue.record("Disabled was not a refusal")
             return
         }
@@ -140,7 +143,9 @@ struct StoatClientTests {
         await harness.stop()
     }
 
-    @Test("after the server drops every socket, the subscription arrives once on the new connection, after authentication")
+    @Test(
+        "after the server drops every socket, the subscription arrives once on the new connection, after authentication"
+    )
     func subscriptionReplayed() async throws {
         let harness = try await ClientHarness()
         let account = harness.server.defaultAccount

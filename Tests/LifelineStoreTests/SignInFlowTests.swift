@@ -4,7 +4,7 @@ import Testing
 
 @testable import LifelineStore
 
-@Suite("Sign-in flow (spec/sign-in-flow.md)")
+@Suite("Sign-in flow (LifelineStore.docc: The sign-in flow)")
 struct SignInFlowTests {
     let directory: TemporaryDirectory
 

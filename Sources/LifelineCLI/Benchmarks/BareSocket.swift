@@ -18,7 +18,9 @@ enum BareSocket {
         configuration.maxFrameSize = 64 << 20
         configuration.closeTimeout = .milliseconds(10)
         let logger = Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })
-        try await WebSocketClient.connect(url: url + "?version=1&format=json", configuration: configuration, logger: logger) {
+        try await WebSocketClient.connect(
+            url: url + "?version=1&format=json", configuration: configuration, logger: logger
+        ) {
             inbound, outbound, _ in
             try await outbound.write(.text(#"{"type":"Authenticate","token":"\#(token)"}"#))
             var messages = 0

@@ -1,6 +1,5 @@
 import Foundation
 import Lifeline
-import LifelineTesting
 import Synchronization
 
 /// `expiry` and `expiry-reschedule`: the operation expiration watcher with 100 000 operations watched,
@@ -217,7 +216,7 @@ enum ExpiryBenchmark {
 
     /// Deadlines an hour ahead, spread over a further hour, in a fixed random order.
     static func shuffledDeadlines(_ count: Int, seed: UInt64 = 9) -> [Duration] {
-        var random = SeededRandomNumberGenerator(seed: seed)
+        var random = BenchmarkRandomNumberGenerator(seed: seed)
         var deadlines = (0..<count).map { Duration.seconds(3_600) + .milliseconds($0 * 36_000 / count * 100) }
         deadlines.shuffle(using: &random)
         return deadlines

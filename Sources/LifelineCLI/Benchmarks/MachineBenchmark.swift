@@ -1,5 +1,4 @@
 import LifelineCore
-import LifelineTesting
 
 /// `machine`: pure state-machine transitions per second (goal ≥ 10 million/s; no baseline).
 ///
@@ -38,7 +37,7 @@ enum MachineBenchmark {
     /// Transitions per second over `loops` passes of the loop.
     static func measure(loops: Int) -> Double {
         var machine = SessionMachine()
-        var random = SeededRandomNumberGenerator(seed: 7)
+        var random = BenchmarkRandomNumberGenerator(seed: 7)
         var transitions = 0
         var actions: [SessionAction] = []
         actions.reserveCapacity(8)

@@ -28,11 +28,13 @@ enum ReconnectReplayBenchmark {
         // The goal is judged at N = 1000; the smaller counts are reported beside it.
         let main = figures[figures.count - 1]
         let others = figures.map {
-            String(format: "N=%d: %.1f ms sequential, %.1f pipelined, %.1f bare", $0.count, $0.sequential.milliseconds,
-                   $0.pipelined.milliseconds, $0.bare.milliseconds)
+            String(
+                format: "N=%d: %.1f ms sequential, %.1f pipelined, %.1f bare", $0.count, $0.sequential.milliseconds,
+                $0.pipelined.milliseconds, $0.bare.milliseconds)
         }
         return BenchmarkResult(
-            name: "reconnect-replay", unit: "ms", lifeline: main.sequential.milliseconds, baseline: main.bare.milliseconds,
+            name: "reconnect-replay", unit: "ms", lifeline: main.sequential.milliseconds,
+            baseline: main.bare.milliseconds,
             goal: .ratioAtMost(1.5), detail: "median of \(rounds); " + others.joined(separator: "; "))
     }
 
@@ -73,7 +75,9 @@ enum ReconnectReplayBenchmark {
             for index in 0..<count {
                 try await writer.write(.text(#"{"type":"Subscribe","server_id":"bench-server-\#(index)"}"#))
             }
-            try await server.waitUntil(timeout: .seconds(60)) { records, _ in records.last?.subscriptions.count == count }
+            try await server.waitUntil(timeout: .seconds(60)) { records, _ in
+                records.last?.subscriptions.count == count
+            }
         }
         let elapsed = start.duration(to: clock.now)
         await server.stop()

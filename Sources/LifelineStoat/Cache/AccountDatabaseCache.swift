@@ -1,4 +1,4 @@
-import LifelineStore
+package import LifelineStore
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -12,10 +12,16 @@ import LifelineStore
 /// author, text and time, a member's timeout) and the whole Stoat model as JSON in its sealed `details`,
 /// so what comes back is what went in. A record whose details do not decode (written by another client, or
 /// by a later version) still comes back from those fields.
-struct AccountDatabaseCache: CachePersistence {
+package struct AccountDatabaseCache: CachePersistence {
     let database: AccountDatabase
     /// How many messages the store keeps per chat.
     let messagesPerChat: Int
+
+    /// The cache's view of an account database (`package`: the benchmarks read the store as the client does).
+    package init(database: AccountDatabase, messagesPerChat: Int) {
+        self.database = database
+        self.messagesPerChat = messagesPerChat
+    }
 
     func write(_ batch: CacheWriteBatch) async throws {
         let encoder = JSONEncoder()
@@ -36,8 +42,13 @@ struct AccountDatabaseCache: CachePersistence {
         try await database.apply(changes, messagesPerChat: messagesPerChat)
     }
 
-    func recentChats(limit: Int) async throws -> [Chat] {
+    package func recentChats(limit: Int) async throws -> [Chat] {
         try await database.recentChats(limit: limit).map(Self.chat)
+    }
+
+    /// Every stored chat, newest first: what the first screen avoids reading.
+    package func allChats() async throws -> [Chat] {
+        try await database.allChats().map(Self.chat)
     }
 
     func chats(olderThan chat: Chat) async throws -> [Chat] {
@@ -71,7 +82,17 @@ struct AccountDatabaseCache: CachePersistence {
         CachedMessage(
             id: message.id, chatID: message.channel, authorID: message.author, body: message.content ?? "",
             sentAt: ULID.date(of: message.id) ?? Date(timeIntervalSince1970: 0), editedAt: message.edited,
-            details: try encoder.encode(message))
+            details: isPlain(message) ? Data() : try encoder.encode(message))
+    }
+
+    /// Whether the store's own fields hold all of a message (id, channel, author, text, edit date): then its
+    /// details stay empty, and most messages — plain text — cost no JSON at all.
+    static func isPlain(_ message: Message) -> Bool {
+        message.content.map { !$0.isEmpty } ?? false && message.nonce == nil && message.user == nil
+            && message.member == nil && message.webhook == nil && message.system == nil && message.attachments == nil
+            && message.embeds == nil && message.mentions == nil && message.roleMentions == nil && message.replies == nil
+            && message.reactions == nil && message.interactions == nil && message.masquerade == nil
+            && message.pinned == nil && message.flags == 0
     }
 
     static func stored(_ member: Member, _ encoder: JSONEncoder) throws -> CachedMember {
@@ -117,12 +138,14 @@ struct AccountDatabaseCache: CachePersistence {
     }
 
     static func message(_ stored: CachedMessage) -> Message {
-        if let message = try? JSONDecoder().decode(Message.self, from: stored.details), message.id == stored.id {
+        if !stored.details.isEmpty, let message = try? JSONDecoder().decode(Message.self, from: stored.details),
+            message.id == stored.id
+        {
             return message
         }
         return Message(
-            id: stored.id, channel: stored.chatID, author: stored.authorID, content: stored.body,
-            edited: stored.editedAt)
+            id: stored.id, channel: stored.chatID, author: stored.authorID,
+            content: stored.body.isEmpty ? nil : stored.body, edited: stored.editedAt)
     }
 
     static func member(_ stored: CachedMember) -> Member {

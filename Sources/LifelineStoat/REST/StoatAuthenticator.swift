@@ -1,7 +1,7 @@
 public import Lifeline
 public import LifelineCore
 
-/// The ``Lifeline/Authenticator`` of a Stoat session, over Stoat's REST API: the onboarding check and its
+/// The `Authenticator` of a Stoat session, over Stoat's REST API: the onboarding check and its
 /// completion, the check of a session the socket called invalid, the account's standing from its flags,
 /// and logging out on the server.
 ///
@@ -22,9 +22,9 @@ public struct StoatAuthenticator: Authenticator {
 
     /// Whether the account still has to pick a username (`GET /onboard/hello`).
     ///
-    /// - Throws: ``Lifeline/ConnectionEnd/permanent(_:)`` with ``LifelineCore/PermanentFailureReason/Code/invalidSession``
+    /// - Throws: `ConnectionEnd.permanent(_:)` with `PermanentFailureReason.Code.invalidSession`
     ///   when the server no longer accepts the session (`InvalidSession`, `NotAuthenticated`, or any 401);
-    ///   ``Lifeline/ConnectionEnd/temporary(_:)`` with ``LifelineCore/TemporaryFailureCause/Code/requestFailed``
+    ///   `ConnectionEnd.temporary(_:)` with `TemporaryFailureCause.Code.requestFailed`
     ///   for every other failure (the network, a timeout, a server error, an unreadable answer);
     ///   `CancellationError` when the calling task was cancelled.
     public func needsOnboarding(_ credentials: SessionCredentials) async throws -> Bool {
@@ -38,8 +38,8 @@ public struct StoatAuthenticator: Authenticator {
     /// Whether the server still accepts the session (`GET /onboard/hello`, which needs a session and
     /// changes nothing), to confirm a socket's `InvalidSession`.
     ///
-    /// - Returns: ``LifelineCore/SessionCheck/invalid`` for a 401 (`InvalidSession`, `NotAuthenticated`, or
-    ///   a 401 without a kind); ``LifelineCore/SessionCheck/valid`` for any answer the session got through
+    /// - Returns: `SessionCheck.invalid` for a 401 (`InvalidSession`, `NotAuthenticated`, or
+    ///   a 401 without a kind); `SessionCheck.valid` for any answer the session got through
     ///   with.
     /// - Throws: ``StoatAPIError`` for every other failure — a server error, a timeout, the network, an
     ///   unreadable answer: no definite answer; `CancellationError` when the calling task was cancelled.
@@ -90,11 +90,11 @@ public struct StoatAuthenticator: Authenticator {
     ///
     /// | flag | bit | standing |
     /// |---|---|---|
-    /// | banned | 4 | ``LifelineCore/AccountStanding/banned`` |
-    /// | removed as spam | 8 | ``LifelineCore/AccountStanding/removedAsSpam`` |
-    /// | deleted | 2 | ``LifelineCore/AccountStanding/deleted`` |
-    /// | suspended | 1 | ``LifelineCore/AccountStanding/suspended`` |
-    /// | none of these | — | ``LifelineCore/AccountStanding/loggedOut`` |
+    /// | banned | 4 | `AccountStanding.banned` |
+    /// | removed as spam | 8 | `AccountStanding.removedAsSpam` |
+    /// | deleted | 2 | `AccountStanding.deleted` |
+    /// | suspended | 1 | `AccountStanding.suspended` |
+    /// | none of these | — | `AccountStanding.loggedOut` |
     ///
     /// A ban is final and explains everything else; removal as spam is a ban for a specific cause; a deleted
     /// account cannot come back, while a suspension ends. Bits Stoat may add later are ignored, so flags

@@ -1,5 +1,3 @@
-public import LifelineCore
-
 /// Who an authenticated REST call is made as: a user's session (`X-Session-Token`) or a bot (`X-Bot-Token`).
 ///
 /// ``StoatAPI``'s data calls take anything that gives an authorization: a `SessionCredentials` is a user's
@@ -32,15 +30,4 @@ public struct StoatAuthorization: Sendable, Hashable, CustomStringConvertible, S
 
     /// The header's name, without the token.
     public var description: String { "\(headerName): <redacted>" }
-}
-
-/// Something a REST call can be authorized with: ``StoatAuthorization``, or a session's `SessionCredentials`.
-public protocol StoatAuthorizing: Sendable {
-    /// The header and token the call is sent with.
-    var authorization: StoatAuthorization { get }
-}
-
-extension SessionCredentials: StoatAuthorizing {
-    /// The session's token as `X-Session-Token`.
-    public var authorization: StoatAuthorization { .session(token: token) }
 }

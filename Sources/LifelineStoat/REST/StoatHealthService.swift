@@ -6,7 +6,7 @@ public import Lifeline
     public import Foundation
 #endif
 
-/// The ``Lifeline/HealthService`` of a Stoat client: polls a health endpoint that reports outages
+/// The `HealthService` of a Stoat client: polls a health endpoint that reports outages
 /// (`GET <health base>/api/health`), which the session asks for once failures reach three.
 public struct StoatHealthService: HealthService {
     /// The REST client the requests go through.

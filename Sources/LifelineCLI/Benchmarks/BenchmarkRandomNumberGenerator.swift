@@ -1,0 +1,20 @@
+/// The benchmarks' deterministic random numbers: the same seed gives the same inputs on every run.
+///
+/// SplitMix64, as `LifelineTesting`'s `SeededRandomNumberGenerator`; a copy of its dozen lines, because the
+/// shipped `lifeline` executable does not link the test support (a test of the package's graph holds it
+/// to that). Not for cryptography.
+struct BenchmarkRandomNumberGenerator: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

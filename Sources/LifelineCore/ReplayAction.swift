@@ -1,0 +1,15 @@
+/// What the runtime must do for the replay.
+public enum ReplayAction: Sendable, Hashable {
+    /// Play the event on the current connection and arm its timeout; report ``ReplayPlan/played(_:)`` or
+    /// ``ReplayPlan/failed(_:)``.
+    case play(ReplayPlan.Play)
+    /// The play with this id is answered or abandoned: disarm its timeout.
+    case cancelTimeout(UInt64)
+    /// The play with this id failed: arm its retry timer, and report ``ReplayPlan/retryTimerFired(_:)``
+    /// when it fires.
+    case armRetry(UInt64, after: Duration)
+    /// The play with this id no longer waits for its retry: disarm the timer.
+    case cancelRetry(UInt64)
+    /// The event failed past the retry limit: show it to the user.
+    case surface(SignificantEvent, attempts: Int)
+}

@@ -1,0 +1,156 @@
+public import Lifeline
+public import LifelineCore
+import Synchronization
+
+/// One connection of a ``ScriptedConnectionFactory``, played by the test.
+public final class ScriptedConnection: SessionConnection {
+    private struct State {
+        var report: (@Sendable (ConnectionEvent) async -> Void)?
+        var finish: CheckedContinuation<Void, Never>?
+        var finished = false
+        var wasCancelled = false
+        var running = false
+        var played: [SignificantEvent] = []
+        var attempts: [SignificantEvent] = []
+        var finishWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter = 0
+    }
+
+    /// The session it connects with.
+    public let credentials: SessionCredentials
+    /// Its generation number.
+    public let generation: UInt64
+    private let factory: ScriptedConnectionFactory
+    private let state = Mutex(State())
+
+    init(credentials: SessionCredentials, generation: UInt64, factory: ScriptedConnectionFactory) {
+        self.credentials = credentials
+        self.generation = generation
+        self.factory = factory
+    }
+
+    /// Closes the connection, as the session does when it is done with it: like a cancellation, `run`
+    /// returns at once (or, with ``ScriptedConnectionFactory/closesSlowly``, when the test says so).
+    public func close() {
+        state.withLock { $0.wasCancelled = true }
+        if !factory.closesSlowly { finishRun() }
+    }
+
+    /// Whether the session closed (or cancelled) this connection.
+    public var wasCancelled: Bool { state.withLock { $0.wasCancelled } }
+
+    /// The significant events played successfully on this connection, in order.
+    public var played: [SignificantEvent] { state.withLock { $0.played } }
+
+    /// Every attempt to play a significant event on this connection, failed ones included.
+    public var attempts: [SignificantEvent] { state.withLock { $0.attempts } }
+
+    /// Plays an event as the factory scripts it: success by default, or failure, or a hang.
+    public func play(_ event: SignificantEvent) async throws {
+        let running = state.withLock { state in
+            state.attempts.append(event)
+            return state.running && !state.finished
+        }
+        guard running else { throw ScriptedError(code: .notRunning, message: "the connection is not running") }
+        let behaviour = factory.playBehaviour(event)
+        if behaviour.hangs {
+            // Like a write on a socket that takes nothing: until the connection ends or the task is cancelled.
+            await untilFinished()
+            throw ScriptedError(code: .notRunning, message: "the connection ended while \(event) was played")
+        }
+        if behaviour.fails { throw ScriptedError(message: "scripted failure of \(event)") }
+        state.withLock { $0.played.append(event) }
+    }
+
+    /// Whether the connection's `run` has returned.
+    public var isFinished: Bool { state.withLock { $0.finished } }
+
+    /// Runs until the test ends the connection or the session cancels it.
+    public func run(reporting report: @escaping @Sendable (ConnectionEvent) async -> Void) async {
+        state.withLock { state in
+            state.report = report
+            state.running = true
+        }
+        factory.connectionStarted(self)
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let finishNow = state.withLock { state in
+                    if state.finished { return true }
+                    state.finish = continuation
+                    return false
+                }
+                if finishNow { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.wasCancelled = true }
+            if !factory.closesSlowly { finishRun() }
+        }
+        factory.connectionStopped()
+    }
+
+    /// Reports that the socket opened.
+    public func open() async { await report(.opened) }
+
+    /// Reports that the server accepted the session.
+    public func authenticate() async { await report(.authenticated) }
+
+    /// Reports that the initial data loaded; the session has handled SOCKET_CONNECTED when this returns.
+    public func ready() async { await report(.ready) }
+
+    /// Reports any milestone, even one out of order, as a misbehaving protocol might.
+    public func report(_ event: ConnectionEvent) async {
+        let report = state.withLock { $0.report }
+        await report?(event)
+    }
+
+    /// Ends the connection: reports why, then returns from `run`. The session has handled the end when
+    /// this returns.
+    public func end(_ end: ConnectionEnd) async {
+        await report(.ended(end))
+        finishRun()
+    }
+
+    /// Lets a cancelled connection that is closing slowly finish closing; does nothing otherwise.
+    public func finishClosing() {
+        if wasCancelled { finishRun() }
+    }
+
+    /// Ends the connection without saying why: `run` simply returns, as a transport that lost its socket.
+    public func vanish() {
+        finishRun()
+    }
+
+    private func finishRun() {
+        let (continuation, waiters) = state.withLock { state in
+            state.finished = true
+            defer {
+                state.finish = nil
+                state.finishWaiters = [:]
+            }
+            return (state.finish, Array(state.finishWaiters.values))
+        }
+        continuation?.resume()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once the connection has finished, or when the calling task is cancelled.
+    private func untilFinished() async {
+        let id = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state in
+                    if state.finished || Task.isCancelled { return true }
+                    state.finishWaiters[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.finishWaiters.removeValue(forKey: id) }
+            waiter?.resume()
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Lifeline
+import LifelineCore
+import Observation
+import Testing
+
+@testable import LifelineStoat
+
+@Suite("The @Observable model, on Linux too", .timeLimit(.minutes(1)))
+@MainActor
+struct StoatClientModelTests {
+    /// Waits until Observation reports a change of what `read` reads, then returns.
+    func change(of read: @escaping @MainActor () -> Void, after trigger: @escaping @MainActor () async -> Void) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            withObservationTracking {
+                read()
+            } onChange: {
+                continuation.resume()
+            }
+            Task { @MainActor in await trigger() }
+        }
+    }
+
+    @Test("the model's chats and presentation change with the client, and Observation reports each change")
+    func followsTheClient() async throws {
+        // No server is needed: the cache and READY's notice change without a network.
+        let client = StoatClient(apiURL: URL(string: "http://127.0.0.1:9")!)
+        let model = StoatClientModel(client: client)
+        #expect(model.chats.isEmpty)
+        let running = Task { await client.run() }
+        let following = Task { await model.run() }
+
+        let world = World()
+        await change(of: { _ = model.chats }) {
+            client.cache.receive(.ready(world.ready))
+        }
+        #expect(Set(model.chats.map(\.id)) == [world.general, world.random, world.dm, world.notes])
+
+        await change(of: { _ = model.presentation }) {
+            await client.session.reportLoginFailure(LoginFailure(code: "InvalidCredentials", message: "Wrong."))
+        }
+        #expect(model.presentation.notice == .loginFailed(LoginFailure(code: "InvalidCredentials", message: "Wrong.")))
+
+        following.cancel()
+        running.cancel()
+        await following.value
+        await running.value
+    }
+}
