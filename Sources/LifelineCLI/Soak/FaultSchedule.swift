@@ -1,5 +1,4 @@
 import Foundation
-import LifelineTesting
 
 /// One fault the soak plans: when it starts (from the start of the fault phase), what it is, and whom it hits.
 struct PlannedFault: Sendable, Equatable {
@@ -64,7 +63,7 @@ enum FaultSchedule {
     /// The plan for `sessions` sessions over `seconds` seconds.
     static func plan(seed: UInt64, sessions: Int, seconds: Double) -> [PlannedFault] {
         precondition(sessions > 0, "a soak needs sessions")
-        var random = SeededRandomNumberGenerator(seed: seed ^ 0x5EED_FA17)
+        var random = BenchmarkRandomNumberGenerator(seed: seed ^ 0x5EED_FA17)
         let end = Duration.milliseconds(Int64(seconds * 1000))
         let total = weights.reduce(0) { $0 + $1.1 }
         var windowEnds: [PlannedFault.Kind: Duration] = [:]

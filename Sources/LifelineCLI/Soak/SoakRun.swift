@@ -2,7 +2,6 @@ import Foundation
 import Lifeline
 import LifelineCore
 import LifelineStoat
-import LifelineTesting
 import Metrics
 import Synchronization
 
@@ -285,7 +284,7 @@ struct SoakRun: Sendable {
         _ population: SoakPopulation, to posted: PostedMessages, server: ReferenceServerProcess, until end: Duration,
         sequence start: Int
     ) async {
-        var random = SeededRandomNumberGenerator(seed: seed ^ 0x0000_0000_4D45_5353)
+        var random = BenchmarkRandomNumberGenerator(seed: seed ^ 0x0000_0000_4D45_5353)
         let meanGap = 2 / Double(population.groups.count)
         var sequence = start
         while true {

@@ -2,7 +2,6 @@ import Foundation
 import Lifeline
 import LifelineCore
 import LifelineStoat
-import LifelineTesting
 import Logging
 
 /// The soak's timings: the specification's, scaled down so that a run of seconds holds many cycles of
@@ -87,10 +86,10 @@ final class SoakSession: Sendable {
         var logger = Logger(label: "lifeline.soak", factory: { _ in JournalLogHandler(journal: journal) })
         logger.logLevel = .debug
         // Each session's jitter from its own seeded generator: the whole run's randomness follows the seed.
-        var seeds = SeededRandomNumberGenerator(seed: seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15)
+        var seeds = BenchmarkRandomNumberGenerator(seed: seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15)
         client = StoatClient(
             apiURL: api, configuration: SoakTimings.client, network: network,
-            random: SeededRandomNumberGenerator(seed: seeds.next()), logger: logger)
+            random: BenchmarkRandomNumberGenerator(seed: seeds.next()), logger: logger)
     }
 
     /// Opens the group's channel, subscribes to its server and resumes the session (LOGIN_CACHED).
