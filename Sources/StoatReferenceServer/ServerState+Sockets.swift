@@ -39,6 +39,7 @@ extension ServerState {
     func close(connectionID: Int) {
         guard var connection = connections.removeValue(forKey: connectionID) else { return }
         noteLoadClose(connectionID: connectionID)
+        retopic(connectionID, from: connection.topics)
         connection.record.isOpen = false
         closedRecords.append(connection.record)
         if connection.inPresence, let userID = connection.record.userID {
@@ -157,7 +158,9 @@ extension ServerState {
         connections[connectionID]?.phase = .preparingReady
         connection.socket.send(ServerEvent.authenticated.wire)
         let (payload, topics) = readyPayload(for: user, filter: connection.filter)
+        let previous = connections[connectionID]?.topics ?? []
         connections[connectionID]?.topics = topics
+        retopic(connectionID, from: previous)
         changed()
         let delay = faults.readyDelay
         let minimumBytes = faults.readyMinimumBytes
