@@ -159,6 +159,20 @@ struct SoakAuditTests {
         #expect(run(&audit, story) == ["OFFLINE -->|DEVICE_ONLINE| RECONNECTING while the network last said offline"])
     }
 
+    @Test("The journal records a session entering ERROR as a violation, with its cause, when it happens")
+    func errorIsViolation() {
+        let violations = ViolationLog(json: true, origin: .now)
+        let journal = SessionJournal(index: 3, audit: audit(), violations: violations, origin: .now)
+        for (_, entry) in cleanStory.prefix(4) { journal.take(entry) }
+        #expect(violations.count == 0)
+        journal.take(.report(generation: 1, milestone: "ended", end: "permanent", cause: "invalidSession"))
+        journal.take(step(.connected, .temporaryFailure, .disconnected, failures: 1, cause: "socketDropped"))
+        journal.take(step(.disconnected, .retry, .reconnecting, failures: 1))
+        journal.take(.report(generation: 2, milestone: "ended", end: "permanent", cause: "invalidSession"))
+        journal.take(step(.reconnecting, .permanentFailure, .error, failures: 1, cause: "invalidSession"))
+        #expect(violations.byKind["error"] == 1)
+    }
+
     @Test("The journal reads the session's own log lines, and nothing else")
     func logLines() {
         let transition = SessionJournal.entry(

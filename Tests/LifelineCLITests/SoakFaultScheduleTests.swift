@@ -43,6 +43,22 @@ struct SoakFaultScheduleTests {
         #expect(plan.filter { $0.kind == .sessionOutage }.allSatisfy { $0.duration <= FaultSchedule.longestOutage })
     }
 
+    @Test(
+        "Session-lookup outages are quiet long enough apart that no confirmation's three checks all meet one",
+        arguments: [(11, 20), (20_261_123, 1_000)] as [(UInt64, Int)])
+    func outagesApart(seed: UInt64, sessions: Int) {
+        let outages = FaultSchedule.plan(seed: seed, sessions: sessions, seconds: 600).filter {
+            $0.kind == .sessionOutage
+        }
+        #expect(outages.count > 10)
+        for (earlier, later) in zip(outages, outages.dropFirst()) {
+            #expect(earlier.at + earlier.duration + FaultSchedule.outageQuiet <= later.at)
+        }
+        // Longer than the longest wait between two checks, (2^2 − 1) × 0.5 s × 1.2, with room for a slow check.
+        let longestSpacing = SoakTimings.sessionCheck.backoff.nominalDelay(failures: 2) * 1.2
+        #expect(FaultSchedule.outageQuiet >= longestSpacing * 2)
+    }
+
     @Test("Every garbage shape is text that is no event Lifeline knows")
     func garbage() {
         let shapes = (0..<FaultSchedule.garbageShapes).map(FaultSchedule.garbage)

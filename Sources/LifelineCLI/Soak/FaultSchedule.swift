@@ -44,7 +44,7 @@ struct PlannedFault: Sendable, Equatable {
 ///
 /// Faults start on average every ``meanGap``, their kinds drawn by ``weights``. Windows of one kind never
 /// overlap (a window is a server-wide switch), a device is never taken offline twice at once, and every window
-/// ends by the end of the phase.
+/// ends by the end of the phase; session-lookup outages are also ``outageQuiet`` apart.
 enum FaultSchedule {
     static let meanGap: Duration = .milliseconds(400)
 
@@ -56,6 +56,12 @@ enum FaultSchedule {
     /// The longest a session-lookup outage lasts: shorter than the soak's confirmation window (three checks, the
     /// last at least 0.8 × (1 + 3) backoff units after the first).
     static let longestOutage: Duration = .milliseconds(800)
+
+    /// The least quiet time between two session-lookup outages: more than twice the longest wait between two
+    /// checks ((2^2 − 1) × 0.5 s × 1.2 = 1.8 s). Closer outages make one long incident for a session whose
+    /// checks each land in one of them — three "invalid" answers, and ERROR, as the policy intends for a long
+    /// incident (a 600 s run with seed 20261123 put 13 sessions there when outages came 0.9 s apart).
+    static let outageQuiet: Duration = .seconds(4)
 
     /// How many garbage shapes ``garbage(_:)`` knows.
     static let garbageShapes = 9
@@ -120,7 +126,8 @@ enum FaultSchedule {
                 if kind == .offline {
                     for index in fault.sessions { offlineUntil[index] = time + fault.duration }
                 } else {
-                    guard windowEnds[kind, default: .zero] <= time else { continue }
+                    let quiet = kind == .sessionOutage ? outageQuiet : .zero
+                    guard windowEnds[kind, default: .zero] + quiet <= time else { continue }
                     windowEnds[kind] = time + fault.duration
                 }
             }

@@ -107,8 +107,20 @@ final class SessionJournal: Sendable {
     /// Takes one log event; the lines the audit does not read are dropped at once.
     func take(_ event: LogEvent) {
         guard let entry = Self.entry(event) else { return }
+        take(entry)
+    }
+
+    /// Audits one entry. Every fault of the soak is transient, so entering ERROR is a violation of its own,
+    /// recorded with its cause as it happens (the session will not be back at the end either).
+    func take(_ entry: SessionLogEntry) {
         let broken = audit.withLock { $0.observe(entry, at: origin.duration(to: .now)) }
         for sentence in broken { violations.record("transition", session: index, sentence) }
+        if case .transition(let from, let event, .error, _, let cause) = entry {
+            violations.record(
+                "error", session: index,
+                "\(from.rawValue) -->|\(event.rawValue)| ERROR (\(cause ?? "no cause")), though every fault is transient"
+            )
+        }
     }
 
     /// The audited entry a log event is, if it is one.
