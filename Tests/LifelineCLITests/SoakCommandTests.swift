@@ -6,8 +6,10 @@ struct SoakCommandTests {
     @Test(
         "100 sessions through 20 s of seeded faults: every line JSON, nothing lost, every session back, exit status 0",
         .timeLimit(.minutes(10)))
-    func shortRun() throws {
-        let run = try Executable.run(["soak", "--sessions", "100", "--seconds", "20", "--seed", "20260518", "--json"])
+    func shortRun() async throws {
+        let run = try await Executable.runOnThread([
+            "soak", "--sessions", "100", "--seconds", "20", "--seed", "20260518", "--json",
+        ])
         let objects = try run.lines.map { line in
             try #require(
                 JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON line: \(line)")
@@ -40,5 +42,16 @@ struct SoakCommandTests {
         let run = try Executable.run(["soak", "--sessions", "0"])
         #expect(run.status != 0)
         #expect(run.standardError.contains("--sessions"))
+    }
+}
+
+extension Executable {
+    /// Runs `lifeline` to its end on a thread of its own, so that a run of half a minute does not hold one of
+    /// the few threads of Swift's cooperative pool (two on a 2-core machine), which every other test and the
+    /// reference servers they start need.
+    static func runOnThread(_ arguments: [String]) async throws -> Run {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try run(arguments) }) }.start()
+        }
     }
 }
