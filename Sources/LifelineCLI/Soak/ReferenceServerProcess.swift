@@ -52,10 +52,17 @@ final class ReferenceServerProcess: Sendable {
         return ReferenceServerProcess(process: process, api: api, events: events, admin: admin)
     }
 
-    /// Stops the server (SIGTERM: it closes its sockets and exits).
-    func stop() {
+    /// Stops the server: SIGTERM (it closes its sockets and exits), then SIGKILL after `grace`.
+    ///
+    /// The server's graceful shutdown waits for its open connections to end, and a client may hold one open
+    /// that it never uses (a soak once left a socket that had sent nothing, and the server waited for it
+    /// forever); a load run must end all the same.
+    func stop(grace: Duration = .seconds(10)) {
         guard process.isRunning else { return }
         process.terminate()
+        let deadline = ContinuousClock.now + grace
+        while process.isRunning, ContinuousClock.now < deadline { usleep(50_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 
