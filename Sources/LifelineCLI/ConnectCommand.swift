@@ -164,6 +164,8 @@ struct Connect: AsyncParsableCommand {
         let client = StoatClient(apiURL: apiURL, configuration: configuration, network: monitor)
         let timeline = Timeline(json: json)
         let printer = AccountPrinter(client: client, timeline: timeline)
+        // Subscribed now, so a deadline that Ready already carries is printed too.
+        let deadlineEvents = client.deadlineEvents
         let username = username
         let firstScreenFromStore = store != nil
 
@@ -201,6 +203,7 @@ struct Connect: AsyncParsableCommand {
                 }
             }
             group.addTask { await printer.printMessages() }
+            group.addTask { await printer.printDeadlines(deadlineEvents) }
             defer { stopping.finish() }
             for await _ in following {}
             for server in subscribe { await client.session.subscribe(server: server) }
@@ -417,7 +420,11 @@ struct Connect: AsyncParsableCommand {
 ///   active chats, from the store before any network (or from `Ready` without a store);
 /// - `{"type":"message","channel":ID,"id":ID,"author":ID,"content":TEXT}` for every message received;
 /// - `{"type":"history","channel":ID,"stale":BOOL,"messages":[{"id":…,"author":…,"content":…},…]}`, oldest
-///   first.
+///   first;
+/// - `{"type":"timeout","server":ID,"until":ISO8601}` when the server times the user out in a server (or moves
+///   the timeout), and `{"type":"timeout_ended","server":ID}` when the server says it is over;
+/// - `{"type":"slowmode","channel":ID,"retry_after":S}` when a channel's slowmode holds the user back, and
+///   `{"type":"slowmode_ended","channel":ID}` when the server says it is over.
 struct AccountPrinter: Sendable {
     let client: StoatClient
     let timeline: Timeline
@@ -470,6 +477,49 @@ struct AccountPrinter: Sendable {
                     human: "  (missed messages while printing: \(error.message))")
             }
         }
+    }
+
+    /// Prints every deadline the server sets or ends (``StoatClient/deadlineEvents``) until the client stops.
+    func printDeadlines(_ events: AsyncStream<StoatDeadlineEvent>) async {
+        for await event in events { deadline(event) }
+    }
+
+    func deadline(_ event: StoatDeadlineEvent) {
+        switch event {
+        case .started(let deadline):
+            let target = deadline.target
+            if deadline.kind == .timeout {
+                let until = deadline.until.map(Self.timestamp) ?? "?"
+                timeline.record(
+                    ["type": .string("timeout"), "server": .string(target), "until": .string(until)],
+                    human: "  timed out in server \(terminalSafe(target)) until \(until): reading only")
+            } else {
+                let seconds = deadline.retryAfter ?? 0
+                timeline.record(
+                    ["type": .string("slowmode"), "channel": .string(target), "retry_after": .integer(seconds)],
+                    human: "  slowmode in #\(terminalSafe(chatName(target))): next message in \(seconds) s")
+            }
+        case .ended(let deadline, let reason):
+            let target = deadline.target
+            if deadline.kind == .timeout {
+                timeline.record(
+                    ["type": .string("timeout_ended"), "server": .string(target)],
+                    human: "  timeout in server \(terminalSafe(target)) is over (\(reason))")
+            } else {
+                timeline.record(
+                    ["type": .string("slowmode_ended"), "channel": .string(target)],
+                    human: "  slowmode in #\(terminalSafe(chatName(target))) is over (\(reason))")
+            }
+        }
+    }
+
+    /// A date as Stoat writes it: ISO 8601 in UTC with milliseconds.
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
+    private func chatName(_ channel: String) -> String {
+        client.chats.first { $0.id == channel }?.name ?? channel
     }
 
     func message(_ message: Message) {

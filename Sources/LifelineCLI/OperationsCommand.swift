@@ -6,12 +6,17 @@ import LifelineStoat
 import UnixSignals
 
 /// `lifeline operations`: watches a session's pending operations — refreshed when one expires and when
-/// the server pushes `OperationFinished` — until Ctrl-C or SIGTERM.
+/// the server pushes `OperationFinished` — until Ctrl-C or SIGTERM. The operations API is Lifeline's own
+/// extension, served by `lifeline serve`; stoatchat has none.
 struct Operations: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "operations",
-        abstract: "Watch a session's pending operations, refreshing when one expires or finishes.",
+        abstract: "Watch a session's pending operations (lifeline serve's extension), refreshing when one expires.",
         discussion: """
+            GET /operations and the OperationFinished event are Lifeline's own extension, served by lifeline \
+            serve's reference server: stoatchat has no operations API, so api.stoat.chat answers 404 here. \
+            Against real Stoat, `lifeline connect` watches the deadlines the server does send (the member \
+            timeout in each server, slowmodes). \
             Lists GET /operations, converts each expiry from the server's clock (its Date header) to this \
             machine's monotonic clock once, and watches them with one timer. When one expires, or the events \
             socket pushes OperationFinished, the list is refreshed from the server; an expired operation is \

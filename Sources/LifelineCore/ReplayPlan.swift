@@ -10,8 +10,9 @@
 ///   ``retryDelay``, twice as long each time) until ``retryLimit`` attempts, then surfaced
 ///   (``ReplayAction/surface(_:attempts:)``) and listed in ``failures``.
 /// - **A replay that runs out of attempts stays in the record** and is tried again at the next connection;
-///   it stays in ``failures`` until a play of it succeeds. Nothing recorded is forgotten but by its
-///   opposite (unsubscribe) or ``reset()``.
+///   it stays in ``failures`` until a play of it succeeds. A new event that runs out of attempts is recorded
+///   too, for the same retry. Nothing recorded is forgotten but by its opposite (unsubscribe) or
+///   ``reset()``.
 /// - **Replay** starts on CONNECTED (``connected()``): every recorded event is queued as a replay, ahead
 ///   of new events that were asked for while disconnected. A disconnection (``disconnected()``) stops
 ///   playing; what was queued waits for the next connection.
@@ -147,7 +148,8 @@ public struct ReplayPlan: Sendable {
     }
 
     /// A play failed or timed out: it is tried again after a backoff until the retry limit, then its
-    /// failure is surfaced — and a replay stays recorded, to be tried again at the next connection.
+    /// failure is surfaced — and the event stays (or, new, is put) in the record, to be tried again at the
+    /// next connection.
     public mutating func failed(_ id: UInt64) -> [ReplayAction] {
         guard let index = inFlight.firstIndex(where: { $0.id == id }) else { return [] }  // a late answer
         var play = inFlight.remove(at: index)
@@ -160,6 +162,9 @@ public struct ReplayPlan: Sendable {
             actions.append(.armRetry(play.id, after: delay))
         } else {
             if !failures.contains(play.event) { failures.append(play.event) }
+            // A new event that could not be played is recorded all the same: the user asked for it, and it
+            // is tried again at the next connection, as a replay that failed is.
+            if play.event.kind.cancels == nil && !record.contains(play.event) { record.append(play.event) }
             actions.append(.surface(play.event, attempts: play.attempt))
         }
         return actions + next()

@@ -19,7 +19,8 @@ struct Heartbeat: Sendable, Hashable {
     struct Timing: Sendable, Hashable {
         /// Between Pings, from the socket's opening. The specification's 30 s.
         var heartbeatInterval: Duration
-        /// From a Ping to its Pong. The specification's 10 s.
+        /// From a Ping to its Pong. The specification's 10 s. When it is longer than the interval, it counts
+        /// from the first unanswered Ping, and no other Ping is sent meanwhile.
         var pongTimeout: Duration
         /// From the start of the connection to its first message. The specification's 10 s.
         var connectTimeout: Duration
@@ -119,6 +120,12 @@ struct Heartbeat: Sendable, Hashable {
             return fail(.heartbeatTimeout, "no Pong within \(timing.pongTimeout)")
         }
         guard let due = nextPing, due <= now else { return rescheduled() }
+        if pendingPing != nil {
+            // A Pong timeout longer than the interval: the unanswered Ping's deadline stands (re-arming it at
+            // every Ping would never let it pass), and no other Ping is sent until it is answered or failed.
+            nextPing = now + timing.heartbeatInterval
+            return rescheduled()
+        }
         // The Ping's data is the session clock in milliseconds: an integer the server echoes.
         let data = Int64(now / .milliseconds(1))
         pendingPing = data

@@ -144,6 +144,9 @@ extension StoatClient {
             cache.update { $0.sent(sent) }
             return sent
         } catch {
+            if error.code == .inSlowmode, let wait = error.retryAfter {
+                deadlineEngine.slowmodeRefused(channel: channel, retryAfter: wait)
+            }
             throw StoatClientError(code: .requestFailed, message: "the message was not sent", cause: error)
         }
     }

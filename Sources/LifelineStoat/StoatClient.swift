@@ -45,6 +45,9 @@ public final class StoatClient: Sendable {
         /// How many events each observer of ``StoatClient/events`` may fall behind before its iteration
         /// ends with ``StoatClientError/Code/observerTooSlow``. Default 10 000.
         public var eventBufferLimit: Int
+        /// How long to wait before asking the server again about a deadline (``StoatClient/deadlines``) when
+        /// asking failed or found it still in force: 1 s, doubling up to 60 s by default.
+        public var deadlineRecheck: ExpiryRecheckPolicy
 
         /// Creates a configuration.
         public init(
@@ -53,7 +56,8 @@ public final class StoatClient: Sendable {
             healthURL: URL? = nil,
             friendlyName: String? = "Lifeline",
             historyLimit: Int = 100,
-            eventBufferLimit: Int = 10_000
+            eventBufferLimit: Int = 10_000,
+            deadlineRecheck: ExpiryRecheckPolicy = .standard
         ) {
             self.connection = connection
             self.session = session
@@ -61,6 +65,7 @@ public final class StoatClient: Sendable {
             self.friendlyName = friendlyName
             self.historyLimit = historyLimit
             self.eventBufferLimit = eventBufferLimit
+            self.deadlineRecheck = deadlineRecheck
         }
     }
 
@@ -94,6 +99,8 @@ public final class StoatClient: Sendable {
     let credentials: ClientCaches.Credentials
     /// The account's store, once a sign-in opened it; closed when another replaces it or ``run()`` ends.
     let signedInAccount = Mutex<AccountDatabase?>(nil)
+    /// The deadlines the server set for the user (``deadlines``).
+    let deadlineEngine: DeadlineEngine
 
     /// The session the client uses for REST calls, if it has one.
     var currentCredentials: SessionCredentials? { credentials.value }
@@ -104,7 +111,8 @@ public final class StoatClient: Sendable {
     ///   - apiURL: The API's base URL (for Stoat, `https://api.stoat.chat`).
     ///   - configuration: Timing, health, renewal.
     ///   - network: The device's network.
-    ///   - clock: The clock every timer runs on.
+    ///   - clock: The clock every timer runs on: the session's, the socket's, the deadlines' and the REST
+    ///     calls' rate-limit waits.
     ///   - random: The retry jitter's random source.
     ///   - httpClient: The HTTP client for REST calls; `nil` (the default) is `StoatAPI.sharedHTTPClient`. A
     ///     client you pass stays yours to shut down; make it with `StoatAPI.httpClientConfiguration()`.
@@ -118,7 +126,7 @@ public final class StoatClient: Sendable {
         httpClient: HTTPClient? = nil,
         logger: Logger = Logger(label: "lifeline.stoat", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
-        let api = StoatAPI(baseURL: apiURL, httpClient: httpClient, logger: logger)
+        let api = StoatAPI(baseURL: apiURL, httpClient: httpClient, logger: logger, clock: clock)
         self.api = api
         self.logger = logger
         friendlyName = configuration.friendlyName
@@ -127,6 +135,9 @@ public final class StoatClient: Sendable {
         self.cache = cache
         let credentials = ClientCaches.Credentials()
         self.credentials = credentials
+        deadlineEngine = DeadlineEngine(
+            api: api, cache: cache, credentials: credentials, clock: clock,
+            recheck: configuration.deadlineRecheck, logger: logger)
         let eventsURL = Mutex<String?>(nil)
         let connections = StoatConnectionFactory(
             eventsURL: {
@@ -147,14 +158,16 @@ public final class StoatClient: Sendable {
     }
 
     /// Runs the client until the calling task is cancelled: the session (see `Session.run()`), the
-    /// writer that stores the cache's changes, and the follower that refetches the open channels'
-    /// histories after every reconnect. When it returns, every observation has ended and every change
+    /// writer that stores the cache's changes, the follower that refetches the open channels'
+    /// histories after every reconnect, and the watch of the server's deadlines (``deadlines``). When it
+    /// returns, every observation has ended and every change
     /// the cache held has been written to the account's store, if one is attached.
     public func run() async {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.session.run() }
             group.addTask { await self.cache.runWriter() }
             group.addTask { await self.followSession() }
+            group.addTask { await self.deadlineEngine.run(states: self.session.states) }
         }
         // The writes left over are made outside the cancelled task: GRDB refuses to start work in a
         // cancelled one, and these changes must not be lost.

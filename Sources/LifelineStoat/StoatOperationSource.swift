@@ -7,8 +7,12 @@ public import LifelineCore
     import Foundation
 #endif
 
-/// Stoat's pending operations (`GET /operations`) as an `OperationSource` for an
+/// The session's pending operations (`GET /operations`) as an `OperationSource` for an
 /// `OperationList`.
+///
+/// `GET /operations` and the `OperationFinished` event are Lifeline's own extension, served by its
+/// reference server (`lifeline serve`): stoatchat has no operations API, and `api.stoat.chat` answers
+/// `404`. Against real Stoat, watch ``StoatClient/deadlines``, the deadlines it does send.
 ///
 /// Each fetch reports the operations with their `expires_at` on the server's clock, the response's `Date`
 /// header (whole seconds) as the server's time, and the round trip ``StoatAPI`` measured; the list anchors

@@ -202,6 +202,14 @@ struct HTTPRoutes: Sendable {
                         context.parameters.get("id") ?? "", excludeOffline: exclude ?? false, as: user)
                 })
         }
+        route(router, .get, "/servers/:id/members/:member") { request, context throws(RouteFailure) in
+            let user = try await Self.user(request, state)
+            return Self.json(
+                try await Self.stoat { () async throws(APIError) in
+                    try await state.fetchMember(
+                        context.parameters.get("member") ?? "", in: context.parameters.get("id") ?? "", as: user)
+                })
+        }
     }
 
     // MARK: Sync

@@ -350,6 +350,19 @@ extension ServerState {
         return .object(["members": .list(memberList), "users": .list(userList)])
     }
 
+    /// `GET /servers/{id}/members/{member}`: one member, to a member of the server (`NotFound` otherwise, and
+    /// for a user who is not a member). Its `timeout` stays as set after it passed, as stoatchat's does.
+    func fetchMember(_ memberID: String, in id: String, as user: StoatUser) throws(APIError) -> Wire {
+        _ = try server(id, at: "crates/core/database/src/models/servers/ops/mongodb.rs")
+        guard member(server: id, user: user.id) != nil else {
+            throw APIError(.notFound, at: "crates/delta/src/routes/servers/member_fetch.rs")
+        }
+        guard let member = member(server: id, user: memberID) else {
+            throw APIError(.notFound, at: "crates/core/database/src/models/server_members/ops/mongodb.rs")
+        }
+        return member.wire
+    }
+
     // MARK: Users
 
     /// `GET /users/@me` (stoatchat's `into_self(false)`).

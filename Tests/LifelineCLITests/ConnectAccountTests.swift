@@ -4,7 +4,7 @@ import Testing
 
 /// `lifeline connect` with a real account's data: secrets kept off the command line, the store's accounts,
 /// the first screen, messages, sending and histories.
-@Suite("lifeline connect: the account", .timeLimit(.minutes(1)))
+@Suite("lifeline connect: the account", .timeLimit(.minutes(5)))
 struct ConnectAccountTests {
     static let fast = ConnectCommandTests.fast
 
@@ -111,8 +111,9 @@ struct ConnectAccountTests {
         let step = try #require(await withCode.next { $0["type"] as? String == "signin" })
         #expect(step["outcome"] as? String == "secondFactorRequired")
         #expect((step["methods"] as? [String])?.contains("totp") == true)
-        #expect(await withCode.next { $0["type"] as? String == "signin" }?["outcome"] as? String == "created")
-        #expect(await withCode.transition(to: "CONNECTED") != nil)
+        let created = await withCode.next { $0["type"] as? String == "signin" }
+        #expect(created?["outcome"] as? String == "created", "printed: \(withCode.printed)")
+        #expect(await withCode.transition(to: "CONNECTED") != nil, "printed: \(withCode.printed)")
         #expect(await withCode.quit() == 0)
 
         await server.answerNextLogins(with: .blockedByShield)

@@ -2,7 +2,7 @@ import Foundation
 import StoatReferenceServer
 import Testing
 
-@Suite("lifeline operations", .timeLimit(.minutes(1)))
+@Suite("lifeline operations", .timeLimit(.minutes(5)))
 struct OperationsCommandTests {
     /// Reads the next JSON line as `(type, ids)`.
     static func next(_ lines: inout AsyncStream<String>.Iterator) async throws -> (String, [String])? {
@@ -26,6 +26,8 @@ struct OperationsCommandTests {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
+        // An early failure must not leave the process running (it would hold the run's output open).
+        defer { if process.isRunning { process.terminate() } }
         var lines = LineReader(output.fileHandleForReading).lines.makeAsyncIterator()
         let first = try await Self.next(&lines)
         #expect(first?.0 == "operations" && first?.1 == [soon.id, later.id])

@@ -5,7 +5,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("lifeline serve", .timeLimit(.minutes(1)))
+@Suite("lifeline serve", .timeLimit(.minutes(5)))
 struct ServeCommandTests {
     @Test(
         "--json prints one line with the addresses, a ready account and a bot once it accepts connections, and SIGTERM stops it with exit 0"
@@ -17,6 +17,8 @@ struct ServeCommandTests {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
+        // An early failure must not leave the process running (it would hold the run's output open).
+        defer { if process.isRunning { process.terminate() } }
         var lines = LineReader(output.fileHandleForReading).lines.makeAsyncIterator()
         let line = try #require(await lines.next())
         let object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])

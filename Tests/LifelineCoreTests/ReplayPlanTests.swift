@@ -98,7 +98,22 @@ struct ReplayPlanTests {
         #expect(next.contains(.surface(a, attempts: 3)))
         #expect(plays(next) == [b])
         #expect(plan.failures == [a])
-        #expect(plan.record.isEmpty, "a new event is recorded only once it succeeds")
+        #expect(plan.record == [a], "recorded all the same, to be tried at the next connection")
+    }
+
+    @Test("a new event that runs out of attempts is played at the next connection, and its failure ends then")
+    func failedNewEventIsRetriedAtTheNextConnection() throws {
+        var plan = ReplayPlan(retryLimit: 1, retryDelay: .seconds(1))
+        _ = plan.connected()
+        let first = try #require(ids(plan.requested(a)).first)
+        #expect(plan.failed(first).contains(.surface(a, attempts: 1)))
+        #expect(plan.record == [a])
+        _ = plan.disconnected()
+        let next = plan.connected()
+        #expect(plays(next) == [a], "tried again, once")
+        _ = plan.played(try #require(ids(next).first))
+        #expect(plan.failures.isEmpty)
+        #expect(plan.record == [a], "recorded once")
     }
 
     @Test(

@@ -157,8 +157,16 @@ struct RESTRateLimitTests {
     @Test("repeated 429s stop after five waits with a rateLimited error")
     func endless429() async throws {
         try await withScriptedServer({ _ in .json(429, #"{"retry_after":0}"#) }) { server in
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(10), clock: TestClock())
-            let error = try await apiError { () async throws(StoatAPIError) in try await api.configuration() }
+            let clock = TestClock()
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(10), clock: clock)
+            let call = Task { try await apiError { () async throws(StoatAPIError) in try await api.configuration() } }
+            // `retry_after: 0` is waited out for a millisecond (stoatchat's bucket refills only past its reset).
+            for wait in 1...StoatAPI.maximumRateLimitRetries {
+                let deadline = await clock.nextSleep()
+                #expect(deadline == TestClock.Instant(offset: .milliseconds(wait)))
+                clock.advance(to: deadline)
+            }
+            let error = try await call.value
             #expect(error.code == .rateLimited)
             #expect(server.requests.count == StoatAPI.maximumRateLimitRetries + 1)
         }

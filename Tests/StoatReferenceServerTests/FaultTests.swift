@@ -86,8 +86,9 @@ struct FaultTests {
     @Test("A Ready delay holds Ready back after Authenticated; a Ping meanwhile is answered only after Ready")
     func readyDelay() async throws {
         try await withServer { server throws in
-            // Long enough that the Ping below is recorded before Ready even on a loaded machine.
-            await server.setReadyDelay(.seconds(2))
+            // Long enough that the Ping below is recorded before Ready even on a loaded machine (2 s was not
+            // with four builds running on two cores); the test waits on events, so only this one test lasts it.
+            await server.setReadyDelay(.seconds(10))
             let socket = await TestSocket.connect(server.eventsURL())
             await socket.send(#"{"type":"Authenticate","token":"\#(server.defaultAccount.token)"}"#)
             #expect(try await socket.nextType() == "Authenticated")

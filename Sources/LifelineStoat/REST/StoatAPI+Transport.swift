@@ -146,8 +146,14 @@ extension StoatAPI {
     }
 
     /// How long a `429` asks to wait: the rate limiter's `{"retry_after": ms}`, else its `Reset-After`
-    /// header. `nil` for a `429` that is a refusal with a kind (`InSlowmode`): that is the caller's to handle.
+    /// header, and at least a millisecond — stoatchat refills a bucket only once its clock is past the reset,
+    /// so at that very millisecond it answers `retry_after: 0`. `nil` for a `429` that is a refusal with a
+    /// kind (`InSlowmode`): that is the caller's to handle.
     private static func rateLimitWait(_ response: Response) -> Duration? {
+        statedRateLimitWait(response).map { max($0, .milliseconds(1)) }
+    }
+
+    private static func statedRateLimitWait(_ response: Response) -> Duration? {
         struct Body: Decodable {
             var type: String?
             var retryAfter: Double?

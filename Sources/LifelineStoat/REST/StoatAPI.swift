@@ -240,6 +240,10 @@ public struct StoatAPI: Sendable {
 
     /// The session's pending operations (`GET /operations`), with the server's clock and the round trip.
     ///
+    /// Lifeline's own extension, served by `lifeline serve`'s reference server: stoatchat has none, and
+    /// `api.stoat.chat` answers its framework's `404` without a kind (``StoatAPIError/Code/unexpectedStatus``,
+    /// status 404).
+    ///
     /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/malformedResponse`` when an `expires_at` is not an
     ///   ISO 8601 date.
     public func operations(_ credentials: SessionCredentials) async throws(StoatAPIError) -> OperationsPage {

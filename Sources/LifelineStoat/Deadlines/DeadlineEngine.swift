@@ -1,0 +1,251 @@
+import Lifeline
+import LifelineCore
+import Logging
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Runs a ``StoatClient``'s ``DeadlineBook``: feeds it what the events socket says, the watches that
+/// fire and the server's answers, and performs what it decides.
+///
+/// The book is behind a lock, so a fact costs one locked update on the path that brings it. What the book
+/// decides is posted, under that lock, to one stream that ``run(events:states:)`` performs in order: the
+/// watches go to one `OperationExpirationWatcher` on the client's clock (one timer however many
+/// deadlines), and each confirmation runs as a child task of `run`, so nothing outlives it.
+final class DeadlineEngine: Sendable {
+    /// A watch of the book, keyed by its ticket.
+    struct Watch: Identifiable, Sendable {
+        var id: UInt64
+    }
+
+    /// What the run loop performs, in the book's order.
+    private enum Command: Sendable {
+        case watch(ticket: UInt64, at: Duration)
+        case unwatch(ticket: UInt64)
+        case confirm(StoatDeadline.ID, ticket: UInt64)
+    }
+
+    /// The observers' key in the cache's change signals.
+    static let signalKey = "deadlines"
+
+    private let book: Mutex<DeadlineBook>
+    private let watcher: OperationExpirationWatcher<Watch>
+    private let expirations: AsyncStream<[Watch]>
+    private let commands: AsyncStream<Command>
+    private let post: AsyncStream<Command>.Continuation
+    private let announcements = Broadcaster<StoatDeadlineEvent>()
+    private let hub: EventHub
+    /// The socket's events, subscribed to when the client was made, so none is missed before ``run``.
+    private let firstEvents: AsyncThrowingStream<BonfireEvent, any Error>
+    private let api: StoatAPI
+    private let cache: CacheEngine
+    private let credentials: ClientCaches.Credentials
+    private let logger: Logger
+
+    init(
+        api: StoatAPI, cache: CacheEngine, credentials: ClientCaches.Credentials, clock: some Clock<Duration>,
+        recheck: ExpiryRecheckPolicy, logger: Logger
+    ) {
+        book = Mutex(DeadlineBook(recheck: recheck))
+        watcher = OperationExpirationWatcher(clock: clock)
+        // Subscribed before anything is watched, so no firing is missed.
+        expirations = watcher.expirations
+        (commands, post) = AsyncStream.makeStream(of: Command.self)
+        hub = cache.events
+        firstEvents = cache.events.subscribe()
+        self.api = api
+        self.cache = cache
+        self.credentials = credentials
+        self.logger = logger
+    }
+
+    // MARK: - Reading
+
+    /// The time on the client's clock that ``StoatDeadline/deadline`` is stated on.
+    var now: Duration { watcher.now }
+
+    /// The deadlines in force, earliest first.
+    var deadlines: [StoatDeadline] { book.withLock { $0.deadlines } }
+
+    /// Starts and ends from now on.
+    func subscribe() -> AsyncStream<StoatDeadlineEvent> { announcements.subscribe() }
+
+    // MARK: - Running
+
+    /// Follows the socket's events (from the client's creation on) and the session, and performs the book's
+    /// actions, until the calling task is cancelled; then drops every watch and ends the announcements.
+    func run(states: SessionStates) async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.followEvents() }
+            group.addTask { [expirations] in
+                for await batch in expirations {
+                    for watch in batch { self.apply { $0.watchFired(ticket: watch.id, now: $1) } }
+                }
+            }
+            group.addTask {
+                for await snapshot in states where snapshot.transitions.contains(where: { $0.to == .dispose }) {
+                    // The session ended: its deadlines are no one's any more.
+                    self.apply { book, _ in book.reset() }
+                }
+            }
+            for await command in commands {
+                switch command {
+                case .watch(let ticket, let at):
+                    await watcher.add(Watch(id: ticket), expiresAt: at)
+                case .unwatch(let ticket):
+                    await watcher.remove(ticket)
+                case .confirm(let id, let ticket):
+                    group.addTask { await self.confirm(id, ticket: ticket) }
+                }
+            }
+        }
+        await watcher.removeAll()
+        announcements.finish()
+    }
+
+    /// A send was refused `InSlowmode`: the REST answer's `retry_after` starts (or restates) the slowmode.
+    func slowmodeRefused(channel: String, retryAfter: Duration) {
+        let seconds = Int(retryAfter.components.seconds) + (retryAfter.components.attoseconds > 0 ? 1 : 0)
+        apply { $0.slowmodeSet(channel: channel, retryAfter: seconds, now: $1) }
+    }
+
+    // MARK: - The socket
+
+    private func followEvents() async {
+        var events = firstEvents
+        while !Task.isCancelled {
+            do {
+                for try await event in events { handle(event) }
+                return
+            } catch {
+                events = hub.subscribe()
+                // This observer fell behind and missed events. The cache missed none: its memberships say
+                // which timeouts are in force. A slowmode missed meanwhile is not known until the next one.
+                logger.info("deadlines: events missed, timeouts read from the cache")
+                let timeouts = cache.read { cache in
+                    var timeouts: [String: Date] = [:]
+                    for server in cache.servers.keys {
+                        if let until = cache.ownMembership(in: server)?.timeout { timeouts[server] = until }
+                    }
+                    return timeouts
+                }
+                apply { $0.ready(timeouts: timeouts, now: $1) }
+            }
+        }
+    }
+
+    /// Feeds the book what one event says about the user's deadlines.
+    private func handle(_ event: BonfireEvent) {
+        switch event {
+        case .ready(let ready):
+            guard let me = ready.users.last?.id else { return }
+            var timeouts: [String: Date] = [:]
+            for member in ready.members where member.id.user == me {
+                if let until = member.timeout { timeouts[member.id.server] = until }
+            }
+            apply { $0.ready(timeouts: timeouts, now: $1) }
+        case .serverMemberUpdate(let id, let data, let clear):
+            guard id.user == cache.read({ $0.userID }) else { return }
+            if clear.contains(.timeout) {
+                // `clear` applies after `data`: a cleared timeout is over whatever `data` said.
+                apply { book, _ in book.ended(StoatDeadline.ID(.timeout, id.server), .cleared) }
+            } else if let until = data.timeout {
+                apply { $0.timeoutSet(server: id.server, until: until, now: $1) }
+            }
+        case .serverMemberLeave(let server, let user, _):
+            guard user == cache.read({ $0.userID }) else { return }
+            apply { book, _ in book.ended(StoatDeadline.ID(.timeout, server), .gone) }
+        case .serverDelete(let server):
+            apply { book, _ in book.ended(StoatDeadline.ID(.timeout, server), .gone) }
+        case .userSlowmodes(let slowmodes):
+            for slowmode in slowmodes {
+                apply { $0.slowmodeSet(channel: slowmode.channelID, retryAfter: slowmode.retryAfter, now: $1) }
+            }
+        case .channelUpdate(let id, let data, let clear):
+            // Stoat checks a user's slowmode only while the channel has one: without it, they may send.
+            guard clear.contains(.slowmode) || data.slowmode == 0 else { return }
+            apply { book, _ in book.ended(StoatDeadline.ID(.slowmode, id), .cleared) }
+        case .channelDelete(let id):
+            apply { book, _ in book.ended(StoatDeadline.ID(.slowmode, id), .gone) }
+        case .bulk(let events):
+            for event in events { handle(event) }
+        default:
+            break
+        }
+    }
+
+    // MARK: - Confirmations
+
+    /// Asks the server whether a deadline is over: the user's member for a timeout (its `Date` header
+    /// anchors the server's clock), the channel for a slowmode.
+    private func confirm(_ id: StoatDeadline.ID, ticket: UInt64) async {
+        guard let credentials = credentials.value, let me = cache.read({ $0.userID }) ?? credentials.userID else {
+            apply { $0.confirmationFailed(id, ticket: ticket, now: $1) }
+            return
+        }
+        do throws(StoatAPIError) {
+            switch id.kind {
+            case .timeout:
+                let answer = try await api.member(me, in: id.target, credentials)
+                let receivedAt = watcher.now
+                guard let date = answer.serverDate else {
+                    // Without the server's clock the answer cannot be compared: never the device's clock.
+                    logger.info(
+                        "deadlines: a member answer without a Date header", metadata: ["lifeline.deadline": "\(id)"])
+                    apply { $0.confirmationFailed(id, ticket: ticket, now: $1) }
+                    return
+                }
+                let anchor = ServerClockAnchor(
+                    serverTime: WallClockTime(date), resolution: .seconds(1), roundTrip: answer.roundTrip,
+                    receivedAt: receivedAt)
+                apply {
+                    $0.memberAnswered(
+                        server: id.target, ticket: ticket, timeout: answer.value.timeout, anchor: anchor, now: $1)
+                }
+            default:
+                _ = try await api.channel(id.target, credentials)
+                apply { book, _ in book.channelAnswered(channel: id.target, ticket: ticket) }
+            }
+        } catch {
+            switch error.code {
+            case .cancelled:
+                return  // the client is stopping
+            case .notFound, .unknownChannel, .unknownServer:
+                apply { book, _ in book.targetGone(id, ticket: ticket) }
+            case .missingPermission where id.kind == .slowmode:
+                // The user may no longer see the channel, let alone send in it.
+                apply { book, _ in book.targetGone(id, ticket: ticket) }
+            default:
+                logger.info(
+                    "deadlines: a confirmation failed",
+                    metadata: ["lifeline.deadline": "\(id)", "lifeline.error": "\(error.code)"])
+                apply { $0.confirmationFailed(id, ticket: ticket, now: $1) }
+            }
+        }
+    }
+
+    // MARK: - Applying
+
+    /// Runs one fact through the book with the current time, and posts what it decided in its order.
+    private func apply(_ fact: (inout DeadlineBook, Duration) -> [DeadlineBook.Action]) {
+        let now = watcher.now
+        let changed = book.withLock { book in
+            let before = book.deadlines
+            for action in fact(&book, now) {
+                switch action {
+                case .watch(let ticket, let at): post.yield(.watch(ticket: ticket, at: at))
+                case .unwatch(let ticket): post.yield(.unwatch(ticket: ticket))
+                case .confirm(let id, let ticket): post.yield(.confirm(id, ticket: ticket))
+                // Under the lock: observers receive starts and ends in the book's order.
+                case .announce(let event): announcements.publish(event)
+                }
+            }
+            return book.deadlines != before
+        }
+        if changed { cache.signals.signal([Self.signalKey]) }
+    }
+}
