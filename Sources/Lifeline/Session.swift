@@ -526,11 +526,12 @@ public actor Session {
     }
 
     private func connectionReported(_ event: ConnectionEvent, generation: UInt64) {
+        // Logged before the machine decides, superseded generations too, so that a log ties every transition
+        // to the connection it came from (see the catalog's "Metrics and logs").
+        logger.debug("connection report", metadata: event.logMetadata(generation: generation))
         switch event {
         case .opened, .authenticated:
-            logger.debug(
-                "connection milestone",
-                metadata: ["lifeline.generation": "\(generation)", "lifeline.event": "\(event)"])
+            break
         case .ready:
             apply(machine.connectionReady(generation: generation, using: &random))
         case .ended(let end):
@@ -540,6 +541,7 @@ public actor Session {
 
     /// A connection's `run` returned; if it is still the live one it ended without saying why.
     private func connectionReturned(generation: UInt64) {
+        logger.debug("connection returned", metadata: ["lifeline.generation": "\(generation)"])
         guard machine.liveGeneration == generation else { return }
         let cause = TemporaryFailureCause(code: .socketDropped, message: "the connection ended without a reason")
         apply(machine.connectionEnded(.temporary(cause), generation: generation, using: &random))
@@ -649,5 +651,31 @@ final class WorkRegistry: Sendable {
 
     func count(clientOnly: Bool) -> Int {
         works.withLock { works in clientOnly ? works.values.count { $0.isClientWork } : works.count }
+    }
+}
+
+extension ConnectionEvent {
+    /// The report's log metadata: the generation, the milestone (`opened`, `authenticated`, `ready`, `ended`)
+    /// and, for an end, its kind (`temporary`, `permanent`, `loggedOut`) and its code.
+    fileprivate func logMetadata(generation: UInt64) -> Logger.Metadata {
+        var metadata: Logger.Metadata = ["lifeline.generation": "\(generation)"]
+        switch self {
+        case .opened: metadata["lifeline.event"] = "opened"
+        case .authenticated: metadata["lifeline.event"] = "authenticated"
+        case .ready: metadata["lifeline.event"] = "ready"
+        case .ended(let end):
+            metadata["lifeline.event"] = "ended"
+            switch end {
+            case .temporary(let cause):
+                metadata["lifeline.end"] = "temporary"
+                metadata["lifeline.cause"] = "\(cause.code.rawValue)"
+            case .permanent(let reason):
+                metadata["lifeline.end"] = "permanent"
+                metadata["lifeline.cause"] = "\(reason.code.rawValue)"
+            case .loggedOut:
+                metadata["lifeline.end"] = "loggedOut"
+            }
+        }
+        return metadata
     }
 }

@@ -81,23 +81,30 @@ struct BenchmarkResult: Sendable {
     /// over the baseline's, which is the baseline's rate over Lifeline's.
     var ratioOfTimes = false
     var detail: String = ""
+    /// A benchmark's own figures, added to its `--json` line.
+    var extra: [String: JSONLine.Value] = [:]
+    /// Whatever else the benchmark requires besides the goal (the storm: every session back in time, one socket
+    /// per session).
+    var alsoMet = true
 
     var ratio: Double? { baseline.map { ratioOfTimes ? $0 / lifeline : lifeline / $0 } }
 
     var met: Bool {
+        guard alsoMet else { return false }
         switch goal {
-        case .ratioAtMost(let r): (ratio ?? .infinity) <= r
-        case .ratioAtLeast(let r): (ratio ?? 0) >= r
-        case .atLeast(let v): lifeline >= v
+        case .ratioAtMost(let r): return (ratio ?? .infinity) <= r
+        case .ratioAtLeast(let r): return (ratio ?? 0) >= r
+        case .atLeast(let v): return lifeline >= v
         }
     }
 
     var jsonLine: String {
-        JSONLine.encode([
-            "name": .string(name), "unit": .string(unit), "lifeline": .number(lifeline),
-            "baseline": baseline.map { .number($0) } ?? .null, "ratio": ratio.map { .number($0) } ?? .null,
-            "goal": .string(goal.text), "met": .bool(met),
-        ])
+        JSONLine.encode(
+            extra.merging([
+                "name": .string(name), "unit": .string(unit), "lifeline": .number(lifeline),
+                "baseline": baseline.map { .number($0) } ?? .null, "ratio": ratio.map { .number($0) } ?? .null,
+                "goal": .string(goal.text), "met": .bool(met),
+            ]) { $1 })
     }
 
     static func table(_ results: [BenchmarkResult]) -> String {
@@ -131,5 +138,6 @@ enum Benchmarks {
         Benchmark(name: "expiry", run: ExpiryBenchmark.runAdds),
         Benchmark(name: "expiry-refresh", run: ExpiryBenchmark.runRefreshes),
         Benchmark(name: "expiry-reschedule", run: ExpiryBenchmark.runReschedules),
+        Benchmark(name: "storm", run: StormBenchmark.run),
     ]
 }

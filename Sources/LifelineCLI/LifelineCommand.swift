@@ -9,6 +9,7 @@ public struct LifelineCommand: AsyncParsableCommand {
         abstract: "Keep a Stoat chat session alive, and show how.",
         subcommands: [
             Demo.self, Connect.self, Serve.self, Spec.self, Network.self, Operations.self, Bench.self, BenchIdle.self,
+            BenchStorm.self, Soak.self,
         ]
     )
 

@@ -16,6 +16,7 @@ extension HTTPRoutes {
         addAdminObservation(to: router)
         addAdminFaults(to: router)
         addAdminWorld(to: router)
+        addAdminLoad(to: router)
     }
 
     private func addAdminObservation(to router: Router<ServerRequestContext>) {
@@ -276,7 +277,7 @@ extension HTTPRoutes {
     }
 
     /// Registers an admin route behind ``AdminAccess``; its failures answer `{"type", "location"}` JSON.
-    private func admin(
+    func admin(
         _ router: Router<ServerRequestContext>, _ method: HTTPRequest.Method, _ path: String,
         _ handler: @escaping @Sendable ([String: JSONValue], ServerRequestContext) async throws -> Response
     ) {

@@ -12,20 +12,32 @@ extension ServerState {
     /// Publishes `event` to `topics`: every listening socket subscribed to one of them receives it once, then
     /// its listener wakes (which renews or expires its subscriptions).
     func publish(_ event: ServerEvent, to topics: [String]) {
-        let targets = Set(topics)
-        for id in connections.keys.sorted() {
-            guard let connection = connections[id], connection.phase == .listening,
-                !connection.topics.isDisjoint(with: targets)
-            else { continue }
+        var targets = Set<Int>()
+        for topic in Set(topics) { targets.formUnion(connectionsByTopic[topic] ?? []) }
+        for id in targets.sorted() {
+            guard connections[id]?.phase == .listening else { continue }
             deliver(event, to: id)
             wake(id)
         }
         changed()
     }
 
+    /// Keeps ``connectionsByTopic`` in step after connection `id`'s topics changed from `old` (its topics now
+    /// are read from ``connections``; a closed connection has none).
+    func retopic(_ id: Int, from old: Set<String>) {
+        let new = connections[id]?.topics ?? []
+        guard new != old else { return }
+        for topic in old.subtracting(new) {
+            connectionsByTopic[topic]?.remove(id)
+            if connectionsByTopic[topic]?.isEmpty == true { connectionsByTopic[topic] = nil }
+        }
+        for topic in new.subtracting(old) { connectionsByTopic[topic, default: []].insert(id) }
+    }
+
     /// What bonfire's listener does with one event for one socket.
     private func deliver(_ event: ServerEvent, to id: Int) {
         guard var connection = connections[id] else { return }
+        let topics = connection.topics
         switch event {
         case .deleteSession(_, let sessionID):
             if connection.sessionID == sessionID {
@@ -61,6 +73,7 @@ extension ServerState {
             break
         }
         connections[id] = connection
+        retopic(id, from: topics)
         connection.socket.send(event.wire)
     }
 
@@ -70,6 +83,7 @@ extension ServerState {
     /// server's member events from Ready instead.
     func wake(_ id: Int) {
         guard var connection = connections[id], !connection.record.isBot else { return }
+        let topics = connection.topics
         let instant = now()
         let lifetime = configuration.subscriptionLifetime.seconds
         var kept: [(id: String, renewedAt: Date)] = []
@@ -84,6 +98,7 @@ extension ServerState {
         }
         connection.activeServers = kept
         connections[id] = connection
+        retopic(id, from: topics)
     }
 
     /// The topics a user's profile change reaches (stoatchat's `p_user`): the user and the member events of

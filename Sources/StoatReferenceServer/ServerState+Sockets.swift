@@ -38,6 +38,8 @@ extension ServerState {
     /// The socket closed, whoever closed it: its presence session ends.
     func close(connectionID: Int) {
         guard var connection = connections.removeValue(forKey: connectionID) else { return }
+        noteLoadClose(connectionID: connectionID)
+        retopic(connectionID, from: connection.topics)
         connection.record.isOpen = false
         closedRecords.append(connection.record)
         if connection.inPresence, let userID = connection.record.userID {
@@ -54,6 +56,7 @@ extension ServerState {
     func received(_ text: String, connectionID: Int) {
         guard connections[connectionID] != nil else { return }
         connections[connectionID]?.record.receivedFrames.append(text)
+        noteLoadFrame(text, connectionID: connectionID)
         defer { changed() }
         guard let connection = connections[connectionID], !connection.silent else { return }
         switch connection.phase {
@@ -155,7 +158,9 @@ extension ServerState {
         connections[connectionID]?.phase = .preparingReady
         connection.socket.send(ServerEvent.authenticated.wire)
         let (payload, topics) = readyPayload(for: user, filter: connection.filter)
+        let previous = connections[connectionID]?.topics ?? []
         connections[connectionID]?.topics = topics
+        retopic(connectionID, from: previous)
         changed()
         let delay = faults.readyDelay
         let minimumBytes = faults.readyMinimumBytes

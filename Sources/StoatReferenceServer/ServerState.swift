@@ -127,6 +127,10 @@ actor ServerState {
 
     // Sockets.
     var connections: [Int: Connection] = [:]
+    /// The connections subscribed to each topic (``Connection/topics`` inverted, kept by ``retopic(_:from:)``), so
+    /// that publishing costs the listeners of its topics, not every socket: a storm of ten thousand sockets
+    /// publishes twenty thousand presence changes.
+    var connectionsByTopic: [String: Set<Int>] = [:]
     var closedRecords: [ConnectionRecord] = []
     var nextConnectionID = 1
     var upgradesAccepted = 0
@@ -142,6 +146,8 @@ actor ServerState {
     var outageSessionChecks = 0
     var outageSocketRefusals = 0
     var rateLimited = 0
+    /// What load tests check (`ServerState+Load`).
+    var load = LoadObservation()
 
     // Faults and limits.
     var faults = Faults()

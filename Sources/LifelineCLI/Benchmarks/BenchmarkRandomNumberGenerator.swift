@@ -1,4 +1,4 @@
-/// The benchmarks' deterministic random numbers: the same seed gives the same inputs on every run.
+/// The benchmarks' and the soak's deterministic random numbers: the same seed gives the same inputs on every run.
 ///
 /// SplitMix64, as `LifelineTesting`'s `SeededRandomNumberGenerator`; a copy of its dozen lines, because the
 /// shipped `lifeline` executable does not link the test support (a test of the package's graph holds it

@@ -1,0 +1,108 @@
+import Foundation
+import Synchronization
+
+/// The population the soak made on the server: groups (a server, its channel, its poster) and users.
+struct SoakPopulation: Sendable {
+    struct Group: Sendable {
+        var serverID: String
+        var channelID: String
+        var posterID: String
+    }
+
+    struct User: Sendable {
+        var userID: String
+        var token: String
+        var group: Int
+    }
+
+    var groups: [Group]
+    var users: [User]
+
+    /// Asks the server's admin API for `users` users in `groups` groups.
+    static func make(on server: ReferenceServerProcess, users: Int, groups: Int) async throws -> SoakPopulation {
+        let answer = try await server.admin("load/population", ["users": users, "groups": groups]) as? [String: Any]
+        guard let groupList = answer?["groups"] as? [[String: Any]], let userList = answer?["users"] as? [[String: Any]]
+        else { throw ReferenceServerProcess.Failure(description: "the population's answer has no groups or users") }
+        let madeGroups = try groupList.map { object in
+            guard let server = object["server_id"] as? String, let channel = object["channel_id"] as? String,
+                let poster = object["poster_id"] as? String
+            else { throw ReferenceServerProcess.Failure(description: "a group without its ids") }
+            return Group(serverID: server, channelID: channel, posterID: poster)
+        }
+        let madeUsers = try userList.map { object in
+            guard let id = object["user_id"] as? String, let token = object["token"] as? String,
+                let group = object["group"] as? Int
+            else { throw ReferenceServerProcess.Failure(description: "a user without its id, token or group") }
+            return User(userID: id, token: token, group: group)
+        }
+        return SoakPopulation(groups: madeGroups, users: madeUsers)
+    }
+}
+
+/// The messages the soak's posters sent, per group, with when the server acknowledged each.
+final class PostedMessages: Sendable {
+    struct Posted: Sendable {
+        var id: String
+        /// When the server answered, from the run's origin.
+        var acknowledged: Duration
+    }
+
+    private let byGroup = Mutex<[Int: [Posted]]>([:])
+    private let failures = Atomic<Int>(0)
+
+    func record(_ id: String, group: Int, at time: Duration) {
+        byGroup.withLock { $0[group, default: []].append(Posted(id: id, acknowledged: time)) }
+    }
+
+    func failed() { failures.add(1, ordering: .relaxed) }
+
+    /// A group's messages, in the order they were acknowledged.
+    func messages(of group: Int) -> [Posted] { byGroup.withLock { $0[group] ?? [] } }
+
+    /// How many were posted in all.
+    var count: Int { byGroup.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+
+    /// How many posts failed (the server did not answer with a message).
+    var failedPosts: Int { failures.load(ordering: .relaxed) }
+}
+
+/// The process's resident memory, its sessions' running work and its CPU time, sampled once a second.
+final class SoakSamples: Sendable {
+    struct Sample: Sendable {
+        var time: Duration
+        var residentBytes: Int
+        var tasks: Int
+        var cpuSeconds: Double
+    }
+
+    private let samples = Mutex<[Sample]>([])
+
+    func append(_ sample: Sample) { samples.withLock { $0.append(sample) } }
+
+    var all: [Sample] { samples.withLock { $0 } }
+
+    /// How much a figure grew from the window after warm-up to the last window of the fault phase:
+    /// the mean of the last window over the mean of the first, minus one.
+    static func growth(
+        _ samples: [Sample], from start: Duration, to end: Duration, window: Duration, _ figure: (Sample) -> Double
+    ) -> Double? {
+        func mean(_ range: Range<Duration>) -> Double? {
+            let values = samples.filter { range.contains($0.time) }.map(figure)
+            return values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
+        }
+        guard start + window <= end - window, let first = mean(start..<(start + window)),
+            let last = mean((end - window)..<end), first > 0
+        else { return nil }
+        return last / first - 1
+    }
+}
+
+/// A flag that tasks read while another clears it: the soak's "keep checking".
+final class RunningFlag: Sendable {
+    private let value: Atomic<Bool>
+
+    init(_ value: Bool) { self.value = Atomic(value) }
+
+    var isSet: Bool { value.load(ordering: .relaxed) }
+    func clear() { value.store(false, ordering: .relaxed) }
+}

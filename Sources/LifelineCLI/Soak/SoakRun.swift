@@ -1,0 +1,355 @@
+import Foundation
+import Lifeline
+import LifelineCore
+import LifelineStoat
+import Metrics
+import Synchronization
+
+/// What a soak measured: the figures of its last line.
+struct SoakSummary: Sendable {
+    var sessions: Int
+    var seconds: Double
+    var seed: UInt64
+    var faults: Int
+    var violations: Int
+    var memoryGrowth: Double?
+    var taskGrowth: Double?
+    var lostMessages: Int
+    var duplicateMessages: Int
+    var reconnected: Int
+    var messages: Int
+    var transitions: Int
+    var staleReports: Int
+    var staleEventsDropped: Int64
+    var allBack: Double
+    var bound: Double
+    var residentMegabytes: Double
+    var cpuSeconds: Double
+
+    var passed: Bool { violations == 0 && lostMessages == 0 && duplicateMessages == 0 && reconnected == sessions }
+
+    var jsonLine: String {
+        func rounded(_ value: Double, _ places: Double = 1000) -> JSONLine.Value {
+            .number((value * places).rounded() / places)
+        }
+        return JSONLine.encode([
+            "type": .string("soak"), "sessions": .integer(sessions), "seconds": rounded(seconds),
+            "seed": .string(String(seed)), "faults": .integer(faults), "violations": .integer(violations),
+            "memory_growth": memoryGrowth.map { rounded($0, 10_000) } ?? .null,
+            "task_growth": taskGrowth.map { rounded($0, 10_000) } ?? .null,
+            "lost_messages": .integer(lostMessages), "duplicate_messages": .integer(duplicateMessages),
+            "reconnected": .integer(reconnected), "messages": .integer(messages), "transitions": .integer(transitions),
+            "stale_reports": .integer(staleReports), "stale_events_dropped": .integer(Int(staleEventsDropped)),
+            "all_back_s": rounded(allBack), "bound_s": rounded(bound), "rss_mb": rounded(residentMegabytes, 10),
+            "cpu_s": rounded(cpuSeconds, 10),
+        ])
+    }
+}
+
+/// One run of `lifeline soak`: the server in a child process, the sessions in this one, the seeded faults, and
+/// the checks, all along and at the end.
+struct SoakRun: Sendable {
+    let sessionCount: Int
+    let seconds: Double
+    let seed: UInt64
+    let json: Bool
+    let rateLimits: Bool
+    let origin = ContinuousClock.now
+    let violations: ViolationLog
+    let metrics = CountingMetrics()
+
+    /// A session connected this long must have replayed its subscription on its connection.
+    static let replaySettle: Duration = .seconds(10)
+    /// A message acknowledged this long ago must be in a connected session's fresh history.
+    static let deliveryAllowance: Duration = .seconds(5)
+    /// A session connected this long must have refetched its open channel.
+    static let refetchAllowance: Duration = .seconds(10)
+
+    init(sessions: Int, seconds: Double, seed: UInt64, json: Bool, rateLimits: Bool = false) {
+        sessionCount = sessions
+        self.seconds = seconds
+        self.seed = seed
+        self.json = json
+        self.rateLimits = rateLimits
+        violations = ViolationLog(json: json, origin: origin)
+    }
+
+    private var now: Duration { origin.duration(to: .now) }
+
+    func run() async throws -> SoakSummary {
+        raiseDescriptorLimit()
+        MetricsSystem.bootstrap(metrics)
+        // Without the REST rate limits unless asked: a thousand clients on one address would wait minutes for
+        // their first `GET /` (an address's bucket), which measures the limit, not the sessions.
+        let server = try ReferenceServerProcess.start(rateLimits: rateLimits)
+        defer { server.stop() }
+        let population = try await SoakPopulation.make(
+            on: server, users: sessionCount, groups: max(1, sessionCount / 20))
+        let sessions = population.users.enumerated().map { index, user in
+            let group = population.groups[user.group]
+            return SoakSession(
+                index: index, userID: user.userID, token: user.token, serverID: group.serverID,
+                channelID: group.channelID, api: server.api, seed: seed, violations: violations, origin: origin)
+        }
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            for session in sessions { group.addTask { await session.client.run() } }
+            defer { group.cancelAll() }
+            return try await phases(server: server, population: population, sessions: sessions)
+        }
+    }
+
+    // MARK: - Phases
+
+    private func phases(
+        server: ReferenceServerProcess, population: SoakPopulation, sessions: [SoakSession]
+    ) async throws -> SoakSummary {
+        try await connectAll(sessions)
+        let posted = PostedMessages()
+        // Every history full before the faults: the bound, not the run's length, decides what the caches hold.
+        var sequence = 0
+        for _ in 0..<SoakTimings.historyLimit {
+            for index in population.groups.indices {
+                await post(in: index, of: population, sequence: &sequence, to: posted, server: server)
+            }
+        }
+        progress("connected \(sessions.count) sessions in \(population.groups.count) groups; faults for \(seconds) s")
+        let samples = SoakSamples()
+        let checking = RunningFlag(true)
+        let checks = SoakChecks(
+            server: server, population: population, sessions: sessions, posted: posted, violations: violations,
+            origin: origin)
+        let start = now
+        let end = start + .milliseconds(Int64(seconds * 1000))
+        let plan = FaultSchedule.plan(seed: seed, sessions: sessions.count, seconds: seconds)
+        let background = Task {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.sample(samples, sessions: sessions, until: checking, posted: posted) }
+                group.addTask { await checks.checkServer(every: .seconds(1), while: checking) }
+                group.addTask { await checks.checkMessages(every: .seconds(2), while: checking) }
+            }
+        }
+        async let applied = runFaults(plan, from: start, server: server, sessions: sessions)
+        await post(population, to: posted, server: server, until: end, sequence: sequence)
+        let faults = await applied
+        try? await Task.sleep(until: origin + end)
+
+        // The faults stop.
+        try await server.admin("reset")
+        for session in sessions { session.network.set(.online) }
+        let stop = now
+        let bounds = sessions.map { SoakTimings.bound(failures: $0.journal.reading.failures) }
+        progress("faults stopped after \(faults) faults; waiting for every session to be CONNECTED")
+        let deadline = stop + (bounds.max() ?? .zero) + .seconds(30)
+        while now < deadline {
+            let settled = now >= stop + SoakTimings.residual
+            if settled, sessions.allSatisfy({ $0.journal.reading.state == .connected }) { break }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        var reconnected = 0
+        var allBack = Duration.zero
+        for (session, bound) in zip(sessions, bounds) {
+            let reading = session.journal.reading
+            guard reading.state == .connected, let since = reading.connectedSince else {
+                violations.record(
+                    "reconnect", session: session.index,
+                    "not CONNECTED \(TransitionAudit.seconds(now - stop)) after the faults stopped (\(reading.state.rawValue))"
+                )
+                continue
+            }
+            reconnected += 1
+            let back = max(.zero, since - stop)
+            allBack = max(allBack, back)
+            if back > bound {
+                violations.record(
+                    "reconnect", session: session.index,
+                    "CONNECTED \(TransitionAudit.seconds(back)) after the faults stopped, beyond its bound \(TransitionAudit.seconds(bound))"
+                )
+            }
+        }
+
+        // Quiescence, then the final checks.
+        progress("\(reconnected) sessions CONNECTED again, the last \(TransitionAudit.seconds(allBack)) after the stop")
+        await checks.waitForFreshHistories(until: now + .seconds(60))
+        progress("histories fresh; checking the replays")
+        await checks.finalReplayCheck(until: now + .seconds(30))
+        progress("replays checked; checking the messages")
+        checking.clear()
+        await background.value
+        let (lost, duplicates) = try await checks.finalMessageCheck(population: population)
+
+        let all = samples.all
+        let warmUp = start + max(.seconds(5), .milliseconds(Int64(seconds * 250)))
+        let window: Duration = .milliseconds(Int64(seconds * 200))
+        let memoryGrowth = SoakSamples.growth(all, from: warmUp, to: end, window: window) { Double($0.residentBytes) }
+        let taskGrowth = SoakSamples.growth(all, from: warmUp, to: end, window: window) { Double($0.tasks) }
+        if let memoryGrowth, memoryGrowth > 0.10 {
+            violations.record("memory", "resident memory grew \(percent(memoryGrowth)) after warm-up (limit 10 %)")
+        }
+        if let taskGrowth, taskGrowth > 0.10 {
+            violations.record(
+                "tasks", "the sessions' running work grew \(percent(taskGrowth)) after warm-up (limit 10 %)")
+        }
+        violations.summariseUnprinted()
+        let readings = sessions.map(\.journal.reading)
+        return SoakSummary(
+            sessions: sessions.count, seconds: seconds, seed: seed, faults: faults, violations: violations.count,
+            memoryGrowth: memoryGrowth, taskGrowth: taskGrowth, lostMessages: lost, duplicateMessages: duplicates,
+            reconnected: reconnected, messages: posted.count, transitions: readings.reduce(0) { $0 + $1.transitions },
+            staleReports: readings.reduce(0) { $0 + $1.staleReports },
+            staleEventsDropped: metrics.total("lifeline_session_stale_events_total"),
+            allBack: allBack.secondsValue, bound: (bounds.max() ?? .zero).secondsValue,
+            residentMegabytes: Double(residentBytes()) / 1_048_576, cpuSeconds: cpuSeconds())
+    }
+
+    /// Starts the sessions a hundred at a time, each hundred CONNECTED before the next starts.
+    private func connectAll(_ sessions: [SoakSession]) async throws {
+        for batch in stride(from: 0, to: sessions.count, by: 100) {
+            let slice = sessions[batch..<min(sessions.count, batch + 100)]
+            for session in slice { await session.start() }
+            let deadline = now + .seconds(120)
+            while slice.contains(where: { $0.client.session.snapshot.state != .connected }) {
+                guard now < deadline else {
+                    throw ReferenceServerProcess.Failure(description: "sessions did not connect before the faults")
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+    }
+
+    // MARK: - Faults
+
+    /// Applies every planned fault at its time; returns how many were applied.
+    private func runFaults(
+        _ plan: [PlannedFault], from start: Duration, server: ReferenceServerProcess, sessions: [SoakSession]
+    ) async -> Int {
+        await withTaskGroup(of: Bool.self) { group in
+            for fault in plan {
+                try? await Task.sleep(until: origin + start + fault.at)
+                group.addTask { await self.apply(fault, server: server, sessions: sessions) }
+            }
+            var applied = 0
+            for await done in group where done { applied += 1 }
+            return applied
+        }
+    }
+
+    /// Applies one fault, and undoes it at the end of its window.
+    private func apply(_ fault: PlannedFault, server: ReferenceServerProcess, sessions: [SoakSession]) async -> Bool {
+        let targets = fault.sessions.map { sessions[$0] }
+        do {
+            switch fault.kind {
+            case .dropSome:
+                try await server.admin("load/drop", ["user_ids": targets.map(\.userID)])
+            case .dropAll:
+                try await server.admin("drop-sockets")
+            case .refuseUpgrades:
+                try await server.admin("refuse-upgrades", ["count": fault.count])
+            case .silent, .ignorePings:
+                try await server.admin(fault.kind.rawValue, ["enabled": true])
+                try? await Task.sleep(for: fault.duration)
+                try await server.admin(fault.kind.rawValue, ["enabled": false])
+            case .readyDelay:
+                try await server.admin("ready-delay", ["milliseconds": fault.count])
+                try? await Task.sleep(for: fault.duration)
+                try await server.admin("ready-delay", ["milliseconds": 0])
+            case .garbage:
+                let text = FaultSchedule.garbage(fault.count)
+                for target in targets { try await server.admin("raw-frame", ["text": text, "token": target.token]) }
+            case .oversized:
+                let padding = String(repeating: "x", count: SoakTimings.maximumFrameSize + 1024)
+                let text = "{\"type\":\"SoakPadding\",\"padding\":\"\(padding)\"}"
+                for target in targets { try await server.admin("raw-frame", ["text": text, "token": target.token]) }
+            case .sessionOutage:
+                try await server.admin("session-outage", ["seconds": fault.duration.secondsValue])
+            case .offline:
+                for target in targets { target.network.set(.offline) }
+                if fault.dropsSockets { try await server.admin("load/drop", ["user_ids": targets.map(\.userID)]) }
+                try? await Task.sleep(for: fault.duration)
+                for target in targets { target.network.set(.online) }
+            }
+            return true
+        } catch {
+            // The admin API did not answer: the soak's own trouble, not Lifeline's; said, not counted.
+            for target in targets where fault.kind == .offline { target.network.set(.online) }
+            progress("fault \(fault.kind.rawValue) at \(TransitionAudit.seconds(fault.at)) not applied: \(error)")
+            return false
+        }
+    }
+
+    // MARK: - Messages
+
+    /// Posts messages as each group's poster until `end`, on average one every two seconds per group, in
+    /// groups drawn at random.
+    private func post(
+        _ population: SoakPopulation, to posted: PostedMessages, server: ReferenceServerProcess, until end: Duration,
+        sequence start: Int
+    ) async {
+        var random = BenchmarkRandomNumberGenerator(seed: seed ^ 0x0000_0000_4D45_5353)
+        let meanGap = 2 / Double(population.groups.count)
+        var sequence = start
+        while true {
+            let gap = -Foundation.log(Double.random(in: Double.ulpOfOne..<1, using: &random)) * meanGap
+            let next = now + .milliseconds(Int64(gap * 1000))
+            guard next < end else { return }
+            try? await Task.sleep(until: origin + next)
+            let index = Int.random(in: 0..<population.groups.count, using: &random)
+            await post(in: index, of: population, sequence: &sequence, to: posted, server: server)
+        }
+    }
+
+    /// Posts one message as group `index`'s poster in its channel.
+    private func post(
+        in index: Int, of population: SoakPopulation, sequence: inout Int, to posted: PostedMessages,
+        server: ReferenceServerProcess
+    ) async {
+        let group = population.groups[index]
+        sequence += 1
+        do {
+            let message =
+                try await server.admin(
+                    "messages",
+                    [
+                        "user_id": group.posterID, "channel_id": group.channelID,
+                        "content": "soak message \(sequence) in group \(index)",
+                    ]) as? [String: Any]
+            guard let id = message?["_id"] as? String else { throw CancellationError() }
+            posted.record(id, group: index, at: now)
+        } catch {
+            posted.failed()
+        }
+    }
+
+    // MARK: - Sampling and progress
+
+    private func sample(
+        _ samples: SoakSamples, sessions: [SoakSession], until checking: RunningFlag, posted: PostedMessages
+    ) async {
+        var tick = 0
+        while checking.isSet {
+            let tasks = sessions.reduce(0) { $0 + $1.client.session.runningTasks }
+            samples.append(.init(time: now, residentBytes: residentBytes(), tasks: tasks, cpuSeconds: cpuSeconds()))
+            if tick % 5 == 0 {
+                var states: [String: Int] = [:]
+                for session in sessions { states[session.client.session.snapshot.state.rawValue, default: 0] += 1 }
+                let counts = states.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                progress(
+                    "\(counts); \(posted.count) messages; \(tasks) tasks; \(residentBytes() >> 20) MiB; "
+                        + "\(violations.count) violations")
+            }
+            tick += 1
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    /// A progress line: JSON (`{"type":"progress",…}`) with `--json`, text otherwise.
+    func progress(_ text: String) {
+        let time = (now.secondsValue * 10).rounded() / 10
+        if json {
+            emit(JSONLine.encode(["type": .string("progress"), "time": .number(time), "detail": .string(text)]))
+        } else {
+            emit("[\(time) s] \(text)")
+        }
+    }
+
+    private func percent(_ value: Double) -> String { "\((value * 1000).rounded() / 10) %" }
+}

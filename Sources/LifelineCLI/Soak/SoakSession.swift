@@ -1,0 +1,101 @@
+import Foundation
+import Lifeline
+import LifelineCore
+import LifelineStoat
+import Logging
+
+/// The soak's timings: the specification's, scaled down so that a run of seconds holds many cycles of
+/// heartbeat, retry and confirmation (each beside the value it stands for; `lifeline soak --help` says so).
+enum SoakTimings {
+    /// The retry unit (spec: 1 s) and ceiling (Lifeline's default: 300 s).
+    static let retry = try! RetryPolicy(unit: .milliseconds(200), ceiling: .seconds(5))
+    /// `Ping` every (spec: 30 s).
+    static let heartbeat: Duration = .seconds(2)
+    /// The `Pong` deadline (spec: 10 s).
+    static let pongTimeout: Duration = .seconds(1)
+    /// The first message's deadline (spec: 10 s).
+    static let connectTimeout: Duration = .seconds(2)
+    /// `Ready`'s deadline after `Authenticated` (Lifeline's default: 30 s).
+    static let readyTimeout: Duration = .seconds(2)
+    /// Three checks of an `InvalidSession`, 0.5 s then 1.5 s apart ±20 % (default: 2 s then 6 s).
+    static let sessionCheck = try! SessionCheckPolicy(
+        checks: 3, backoff: try! RetryPolicy(unit: .milliseconds(500), ceiling: .seconds(5)))
+    /// A play's timeout (default 10 s) and first retry delay (default 1 s).
+    static let replayTimeout: Duration = .seconds(2)
+    static let replayRetryDelay: Duration = .milliseconds(200)
+    /// The largest frame accepted (default 16 MiB): small, so that an oversized frame is cheap to send.
+    static let maximumFrameSize = 64 << 10
+    /// Messages kept per channel (default 100): small, so that the histories are full before the warm-up ends
+    /// and memory can be flat after it; the newest are checked.
+    static let historyLimit = 20
+
+    /// The longest a fault can still act after the faults stop: a connection accepted silent or with a late
+    /// `Ready` fails by its connect and Ready deadlines, an unanswered `Ping` by its `Pong` deadline, a
+    /// confirmation by its last check.
+    static let residual: Duration = connectTimeout + readyTimeout + pongTimeout
+    /// The longest a clean connection attempt may take before it counts as failed.
+    static let attempt: Duration = connectTimeout + readyTimeout
+
+    /// The client configuration every soak session uses. Subscriptions are not renewed, so that every
+    /// `Subscribe` the server records is a replay (or the first play).
+    static var client: StoatClient.Configuration {
+        StoatClient.Configuration(
+            connection: .init(
+                heartbeatInterval: heartbeat, pongTimeout: pongTimeout, connectTimeout: connectTimeout,
+                readyTimeout: readyTimeout, maximumFrameSize: maximumFrameSize),
+            session: .init(
+                retryPolicy: retry, sessionCheck: sessionCheck, replayTimeout: replayTimeout,
+                replayRetryDelay: replayRetryDelay, subscriptionRenewal: nil),
+            friendlyName: "lifeline soak", historyLimit: historyLimit)
+    }
+
+    /// How long after the faults stop a session that had `failures` failures may take to be CONNECTED again:
+    /// a fault still acting (``residual``), then the longest retry delay the formula draws after one more
+    /// failure, then one clean attempt (``attempt``).
+    static func bound(failures: Int) -> Duration {
+        residual + retry.nominalDelay(failures: failures + 1) * (1 + retry.jitter) + attempt
+    }
+}
+
+/// One session of the soak: a `StoatClient` with its own device network, user, token, group and audited log.
+final class SoakSession: Sendable {
+    let index: Int
+    let userID: String
+    let token: String
+    let serverID: String
+    let channelID: String
+    let client: StoatClient
+    let network: ManualNetworkMonitor
+    let journal: SessionJournal
+
+    init(
+        index: Int, userID: String, token: String, serverID: String, channelID: String, api: URL, seed: UInt64,
+        violations: ViolationLog, origin: ContinuousClock.Instant
+    ) {
+        self.index = index
+        self.userID = userID
+        self.token = token
+        self.serverID = serverID
+        self.channelID = channelID
+        network = ManualNetworkMonitor(.online)
+        let journal = SessionJournal(
+            index: index,
+            audit: TransitionAudit(retryPolicy: SoakTimings.retry, confirmsInvalidSession: true),
+            violations: violations, origin: origin)
+        self.journal = journal
+        var logger = Logger(label: "lifeline.soak", factory: { _ in JournalLogHandler(journal: journal) })
+        logger.logLevel = .debug
+        // Each session's jitter from its own seeded generator: the whole run's randomness follows the seed.
+        var seeds = BenchmarkRandomNumberGenerator(seed: seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15)
+        client = StoatClient(
+            apiURL: api, configuration: SoakTimings.client, network: network,
+            random: BenchmarkRandomNumberGenerator(seed: seeds.next()), logger: logger)
+    }
+
+    /// Opens the group's channel, subscribes to its server and resumes the session (LOGIN_CACHED).
+    func start() async {
+        client.open(channelID)
+        await client.session.subscribe(server: serverID)
+        await client.resume(SessionCredentials(token: token, userID: userID))
+    }
+}

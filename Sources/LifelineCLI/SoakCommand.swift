@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+
+/// `lifeline soak`: many sessions against the reference server under a seeded schedule of faults, checked all
+/// along — one socket per session, no stale event changing a state, flat memory and work, one replay per
+/// connection, no message lost or duplicated — and every session back to CONNECTED in time once the faults stop.
+///
+/// Each violation is printed as its own line when it is found; the last line is one JSON object:
+/// `{"type":"soak","sessions":N,"seconds":S,"seed":SEED,"faults":K,"violations":V,"memory_growth":x,
+/// "task_growth":y,"lost_messages":L,"duplicate_messages":D,"reconnected":R,…}`. The exit status is 0 only
+/// when V, L and D are 0 and R = N.
+struct Soak: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "soak",
+        abstract: "Run many sessions through a seeded chaos of faults and check that nothing is lost.",
+        discussion: """
+            The reference server runs in a child process; the sessions (StoatClients, each with its cache and its \
+            own device network) run in this one. For --seconds, a schedule drawn from --seed drops sockets, \
+            refuses upgrades, makes the server silent or deaf to pings, delays Ready, sends garbage and oversized \
+            frames, fails session lookups for a moment and takes devices offline, while other users post messages. \
+            Then the faults stop and every session must be CONNECTED within the retry formula's bound. Timings are \
+            scaled down (retry unit 0.2 s, Ping every 2 s, 1–2 s deadlines) so that a short run holds many cycles. \
+            Build in release mode for long runs: swift run -c release lifeline soak --sessions 1000 --seconds 600.
+            """
+    )
+
+    @Option(help: "How many sessions (1–10 000).")
+    var sessions = 100
+
+    @Option(help: "How long the faults last, in seconds.")
+    var seconds = 60.0
+
+    @Option(help: "The seed of the fault schedule, the messages and every session's jitter (random when omitted).")
+    var seed: UInt64?
+
+    @Flag(help: "Print every line as JSON: progress, violations, and the summary.")
+    var json = false
+
+    @Flag(help: "Keep stoatchat's REST rate limits on the server (every client's first request then waits its turn).")
+    var rateLimits = false
+
+    func validate() throws {
+        guard (1...10_000).contains(sessions) else { throw ValidationError("--sessions must be 1–10 000") }
+        guard seconds >= 1, seconds <= 86_400 else { throw ValidationError("--seconds must be 1–86 400") }
+    }
+
+    func run() async throws {
+        let seed = seed ?? UInt64.random(in: 0...UInt64(Int64.max))
+        let summary = try await SoakRun(
+            sessions: sessions, seconds: seconds, seed: seed, json: json, rateLimits: rateLimits
+        ).run()
+        if !json {
+            emit(
+                "\(summary.passed ? "PASSED" : "FAILED"): \(summary.faults) faults, \(summary.violations) violations, "
+                    + "\(summary.lostMessages) lost and \(summary.duplicateMessages) duplicated messages, "
+                    + "\(summary.reconnected) of \(summary.sessions) sessions reconnected (seed \(seed))")
+        }
+        emit(summary.jsonLine)
+        if !summary.passed { throw ExitCode(1) }
+    }
+}

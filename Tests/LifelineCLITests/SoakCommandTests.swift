@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+@Suite("lifeline soak")
+struct SoakCommandTests {
+    @Test(
+        "100 sessions through 20 s of seeded faults: every line JSON, nothing lost, every session back, exit status 0",
+        .timeLimit(.minutes(10)))
+    func shortRun() async throws {
+        let run = try await Executable.runOnThread([
+            "soak", "--sessions", "100", "--seconds", "20", "--seed", "20260518", "--json",
+        ])
+        let objects = try run.lines.map { line in
+            try #require(
+                JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON line: \(line)")
+        }
+        let violations = objects.filter { $0["type"] as? String == "violation" }
+        #expect(violations.isEmpty, "\(violations.prefix(20))")
+        #expect(objects.dropLast().allSatisfy { ["progress", "violation"].contains($0["type"] as? String) })
+        let summary = try #require(objects.last, "\(run.standardError)")
+        #expect(summary["type"] as? String == "soak")
+        #expect(summary["sessions"] as? Int == 100)
+        #expect(summary["seconds"] as? Double == 20)
+        #expect(summary["seed"] as? String == "20260518")
+        // The schedule of that seed: about one fault every 0.4 s.
+        #expect((20...80).contains(summary["faults"] as? Int ?? 0))
+        #expect(summary["violations"] as? Int == 0)
+        #expect(summary["lost_messages"] as? Int == 0)
+        #expect(summary["duplicate_messages"] as? Int == 0)
+        #expect(summary["reconnected"] as? Int == 100)
+        #expect((summary["messages"] as? Int ?? 0) > 0)
+        #expect((summary["transitions"] as? Int ?? 0) > 200)
+        let memory = try #require(summary["memory_growth"] as? Double)
+        let tasks = try #require(summary["task_growth"] as? Double)
+        #expect(memory <= 0.10)
+        #expect(tasks <= 0.10)
+        #expect(run.status == 0, "\(run.standardError.suffix(2000))")
+    }
+
+    @Test("Arguments out of range are refused before anything runs")
+    func validation() throws {
+        let run = try Executable.run(["soak", "--sessions", "0"])
+        #expect(run.status != 0)
+        #expect(run.standardError.contains("--sessions"))
+    }
+}
+
+extension Executable {
+    /// Runs `lifeline` to its end on a thread of its own, so that a run of half a minute does not hold one of
+    /// the few threads of Swift's cooperative pool (two on a 2-core machine), which every other test and the
+    /// reference servers they start need.
+    static func runOnThread(_ arguments: [String]) async throws -> Run {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try run(arguments) }) }.start()
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Testing
+
+@testable import LifelineCLI
+
+@Suite("The soak's seeded fault schedule")
+struct SoakFaultScheduleTests {
+    @Test("The same seed gives the same plan; another seed another")
+    func seeded() {
+        let plan = FaultSchedule.plan(seed: 42, sessions: 100, seconds: 20)
+        #expect(plan == FaultSchedule.plan(seed: 42, sessions: 100, seconds: 20))
+        #expect(plan != FaultSchedule.plan(seed: 43, sessions: 100, seconds: 20))
+    }
+
+    @Test("A plan holds every kind of fault, in order, within the run, with targets among the sessions")
+    func shape() {
+        let plan = FaultSchedule.plan(seed: 7, sessions: 100, seconds: 600)
+        #expect(Set(plan.map(\.kind)) == Set(PlannedFault.Kind.allCases))
+        #expect(plan.map(\.at) == plan.map(\.at).sorted())
+        for fault in plan {
+            #expect(fault.at + fault.duration <= .seconds(600))
+            #expect(fault.sessions.allSatisfy { (0..<100).contains($0) })
+        }
+        // On average one fault every 0.4 s.
+        #expect((1_200...1_800).contains(plan.count))
+    }
+
+    @Test("Windows of one kind never overlap, a device is never offline twice at once, outages stay short")
+    func windows() {
+        let plan = FaultSchedule.plan(seed: 11, sessions: 20, seconds: 600)
+        for kind in [PlannedFault.Kind.silent, .ignorePings, .readyDelay, .sessionOutage] {
+            let windows = plan.filter { $0.kind == kind }
+            for (earlier, later) in zip(windows, windows.dropFirst()) {
+                #expect(earlier.at + earlier.duration <= later.at)
+            }
+        }
+        var offlineUntil: [Int: Duration] = [:]
+        for fault in plan where fault.kind == .offline {
+            for session in fault.sessions {
+                #expect(offlineUntil[session, default: .zero] <= fault.at)
+                offlineUntil[session] = fault.at + fault.duration
+            }
+        }
+        #expect(plan.filter { $0.kind == .sessionOutage }.allSatisfy { $0.duration <= FaultSchedule.longestOutage })
+    }
+
+    @Test(
+        "Session-lookup outages are quiet long enough apart that no confirmation's three checks all meet one",
+        arguments: [(11, 20), (20_261_123, 1_000)] as [(UInt64, Int)])
+    func outagesApart(seed: UInt64, sessions: Int) {
+        let outages = FaultSchedule.plan(seed: seed, sessions: sessions, seconds: 600).filter {
+            $0.kind == .sessionOutage
+        }
+        #expect(outages.count > 10)
+        for (earlier, later) in zip(outages, outages.dropFirst()) {
+            #expect(earlier.at + earlier.duration + FaultSchedule.outageQuiet <= later.at)
+        }
+        // Longer than the longest wait between two checks, (2^2 − 1) × 0.5 s × 1.2, with room for a slow check.
+        let longestSpacing = SoakTimings.sessionCheck.backoff.nominalDelay(failures: 2) * 1.2
+        #expect(FaultSchedule.outageQuiet >= longestSpacing * 2)
+    }
+
+    @Test("Every garbage shape is text that is no event Lifeline knows")
+    func garbage() {
+        let shapes = (0..<FaultSchedule.garbageShapes).map(FaultSchedule.garbage)
+        #expect(Set(shapes).count == FaultSchedule.garbageShapes)
+        #expect(shapes.allSatisfy { !$0.isEmpty })
+    }
+}
