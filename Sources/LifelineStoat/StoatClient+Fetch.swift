@@ -49,8 +49,24 @@ extension StoatClient {
         guard let credentials = currentCredentials else {
             throw StoatClientError(code: .notSignedIn, message: "a history needs a session")
         }
-        let limit = cache.read { $0.historyLimit }
-        let result: Result<Void, StoatClientError> = await historyFetches.run(key: channel) { [cache, api] in
+        let (limit, generation) = cache.read { ($0.historyLimit, $0.generation) }
+        var result = await fetchHistory(of: channel, limit: limit, credentials)
+        // Joined a fetch that began before a reconnect: its page cannot make the history fresh, so ask again.
+        if case .success = result, cachedHistory(of: channel).isStale, cache.read({ $0.generation }) == generation {
+            result = await fetchHistory(of: channel, limit: limit, credentials)
+        }
+        if case .failure(let error) = result {
+            logger.info("a history could not be fetched", metadata: ["lifeline.error": "\(error)"])
+            throw error
+        }
+        return cachedHistory(of: channel)
+    }
+
+    /// One fetch of a channel's latest page, shared with concurrent callers.
+    private func fetchHistory(
+        of channel: String, limit: Int, _ credentials: SessionCredentials
+    ) async -> Result<Void, StoatClientError> {
+        await historyFetches.run(key: channel) { [cache, api] in
             cache.update { cache in
                 cache.historyFetchStarted(channel: channel)
                 return AccountCache.Changes()
@@ -69,11 +85,6 @@ extension StoatClient {
                     StoatClientError(code: .requestFailed, message: "fetching a history failed", cause: error))
             }
         }
-        if case .failure(let error) = result {
-            logger.info("a history could not be fetched", metadata: ["lifeline.error": "\(error)"])
-            throw error
-        }
-        return cachedHistory(of: channel)
     }
 
     /// A server's members: from the cache, refetched from the server first when stale (never fetched,
@@ -103,21 +114,39 @@ extension StoatClient {
         guard let credentials = currentCredentials else {
             throw StoatClientError(code: .notSignedIn, message: "a member list needs a session")
         }
-        let result: Result<Void, StoatClientError> = await memberFetches.run(key: server) { [cache, api] in
-            do {
-                let list = try await api.members(of: server, credentials)
-                cache.update { $0.membersFetched(server: server, members: list.members, users: list.users) }
-                return .success(())
-            } catch {
-                return .failure(
-                    StoatClientError(code: .requestFailed, message: "fetching members failed", cause: error))
-            }
+        let generation = cache.read { $0.generation }
+        var result = await fetchMembers(of: server, credentials)
+        // Joined a fetch that began before a reconnect: its list cannot make the members fresh, so ask again.
+        if case .success = result, cachedMembers(of: server).isStale, cache.read({ $0.generation }) == generation {
+            result = await fetchMembers(of: server, credentials)
         }
         if case .failure(let error) = result {
             logger.info("a member list could not be fetched", metadata: ["lifeline.error": "\(error)"])
             throw error
         }
         return cachedMembers(of: server)
+    }
+
+    /// One fetch of a server's members, shared with concurrent callers.
+    private func fetchMembers(
+        of server: String, _ credentials: SessionCredentials
+    ) async -> Result<
+        Void, StoatClientError
+    > {
+        await memberFetches.run(key: server) { [cache, api] in
+            let generation = cache.read { $0.generation }
+            do {
+                let list = try await api.members(of: server, credentials)
+                cache.update {
+                    $0.membersFetched(
+                        server: server, members: list.members, users: list.users, generation: generation)
+                }
+                return .success(())
+            } catch {
+                return .failure(
+                    StoatClientError(code: .requestFailed, message: "fetching members failed", cause: error))
+            }
+        }
     }
 
     // MARK: - Sending
@@ -174,8 +203,9 @@ extension StoatClient {
                     switch (transition.event, transition.to) {
                     case (_, .connected):
                         let open = openChannels.withLock { $0 }
+                        let generation = cache.read { $0.generation }
                         for channel in open where cachedHistory(of: channel).isStale {
-                            group.addTask { _ = try? await self.refreshHistory(of: channel) }
+                            group.addTask { await self.refetchOpenChannel(channel, generation: generation) }
                         }
                         group.addTask { await self.labelStoredAccount() }
                     case (.logout, _), (.permanentFailure, .error):
@@ -185,6 +215,24 @@ extension StoatClient {
                     }
                 }
             }
+        }
+    }
+}
+
+extension StoatClient {
+    /// Refetches an open channel's history after a reconnect until it is fresh: a failed fetch (the server
+    /// busy, a timeout) is tried again after 1 s, 2 s, 4 s … up to 30 s on the client's clock, for as long
+    /// as the channel is open, its history stale and no later reconnect (which starts its own) happened.
+    func refetchOpenChannel(_ channel: String, generation: UInt64) async {
+        var delay = Duration.seconds(1)
+        while !Task.isCancelled {
+            if (try? await refreshHistory(of: channel)) != nil { return }
+            let stillWanted =
+                openChannels.withLock { $0.contains(channel) } && cache.read { $0.generation } == generation
+                && cachedHistory(of: channel).isStale
+            guard stillWanted else { return }
+            do { try await sleep(delay) } catch { return }
+            delay = min(delay * 2, .seconds(30))
         }
     }
 }

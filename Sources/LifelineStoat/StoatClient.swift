@@ -91,6 +91,8 @@ public final class StoatClient: Sendable {
     let logger: Logger
     /// The channels the interface shows, refetched after every reconnect.
     let openChannels = Mutex<Set<String>>([])
+    /// Sleeps on the client's clock: the waits between refetches of an open channel.
+    let sleep: @Sendable (Duration) async throws -> Void
     /// History fetches in flight, one per channel.
     let historyFetches = SharedFetches<Result<Void, StoatClientError>>()
     /// Member list fetches in flight, one per server.
@@ -128,6 +130,7 @@ public final class StoatClient: Sendable {
     ) {
         let api = StoatAPI(baseURL: apiURL, httpClient: httpClient, logger: logger, clock: clock)
         self.api = api
+        sleep = { try await clock.sleep(for: $0) }
         self.logger = logger
         friendlyName = configuration.friendlyName
         let cache = CacheEngine(

@@ -69,6 +69,10 @@ extension HTTPRoutes {
         admin(router, .post, "drop-sockets") { _, _ in
             Self.json(.object(["dropped": .integer(await state.dropAllSockets())]))
         }
+        admin(router, .post, "fail-message-queries") { body, _ in
+            await state.failMessageQueries(try body.int("count"))
+            return Response(status: .noContent)
+        }
         admin(router, .post, "refuse-upgrades") { body, _ in
             await state.refuseUpgrades(try body.int("count"))
             return Response(status: .noContent)

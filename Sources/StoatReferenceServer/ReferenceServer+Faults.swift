@@ -12,6 +12,13 @@ extension ReferenceServer {
         await state.refuseUpgrades(count)
     }
 
+    /// Answers the next `count` message queries (`GET /channels/{id}/messages`) with stoatchat's
+    /// `InternalError` (HTTP 500), as a database hiccup would: a client must not take one failed fetch as
+    /// the end of it.
+    public func failNextMessageQueries(_ count: Int) async {
+        await state.failMessageQueries(count)
+    }
+
     /// While on, newly accepted sockets stay silent for their whole life: no `Authenticated`, no `Ready`, no
     /// `Pong`, nothing. Their frames are still recorded.
     public func setSilent(_ silent: Bool) async {

@@ -11,6 +11,11 @@ extension ServerState {
         changed()
     }
 
+    func failMessageQueries(_ count: Int) {
+        faults.failMessageQueries = max(0, count)
+        changed()
+    }
+
     func setSilent(_ silent: Bool) { faults.silent = silent }
     func setIgnorePings(_ ignore: Bool) { faults.ignorePings = ignore }
     func setReadyDelay(_ delay: Duration?) { faults.readyDelay = delay }

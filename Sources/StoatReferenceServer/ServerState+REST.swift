@@ -103,6 +103,10 @@ extension ServerState {
         -> Wire
     {
         let location = "crates/delta/src/routes/channels/message_query.rs"
+        if faults.failMessageQueries > 0 {
+            faults.failMessageQueries -= 1
+            throw APIError(.internalError, at: "fault: fail-message-queries")
+        }
         if let limit = options.limit, !(1...100).contains(limit) {
             throw .validation(
                 "limit: Validation error: range [{\"max\": Number(100.0), \"min\": Number(1.0)}]", at: location)

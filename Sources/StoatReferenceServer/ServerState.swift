@@ -39,6 +39,7 @@ struct LiveSocket: Sendable {
 /// The faults in force.
 struct Faults: Sendable {
     var refuseUpgrades = 0
+    var failMessageQueries = 0
     var silent = false
     var ignorePings = false
     var readyDelay: Duration?

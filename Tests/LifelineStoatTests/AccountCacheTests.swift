@@ -145,6 +145,33 @@ struct AccountCacheTests {
         #expect(cache.history(world.random).isStale)  // never fetched: stale
     }
 
+    @Test("a page or member list asked for before a reconnect is merged but leaves its history or list stale")
+    func fetchAcrossReconnect() {
+        var cache = AccountCache()
+        _ = cache.ready(world.ready)
+        cache.historyFetchStarted(channel: world.general)
+        let before = cache.generation
+        _ = cache.invalidate()
+        let page = [world.message(5_000, in: world.general, "a")]
+        _ = cache.historyFetched(channel: world.general, page: page)
+        #expect(cache.history(world.general).messages.map(\.id) == page.map(\.id), "the page is kept")
+        #expect(cache.history(world.general).isStale, "it may miss what the socket missed")
+        let member = Member(id: .init(server: world.server, user: world.me.id))
+        _ = cache.membersFetched(server: world.server, members: [member], generation: before)
+        #expect(cache.memberList(world.server).members.count == 1)
+        #expect(cache.memberList(world.server).isStale)
+        // Fetches begun after the reconnect make them fresh.
+        cache.historyFetchStarted(channel: world.general)
+        _ = cache.historyFetched(channel: world.general, page: page)
+        _ = cache.membersFetched(server: world.server, members: [member], generation: cache.generation)
+        #expect(!cache.history(world.general).isStale)
+        #expect(!cache.memberList(world.server).isStale)
+        // A discard is a generation too: nothing fetched before it is fresh after it.
+        let beforeDiscard = cache.generation
+        cache.discard()
+        #expect(cache.generation > beforeDiscard)
+    }
+
     @Test("a fetch overlapping live events keeps what arrived meanwhile and does not bring back what was deleted")
     func fetchRace() {
         var cache = AccountCache()

@@ -134,6 +134,37 @@ struct StoatClientCacheTests {
         await server.stop()
     }
 
+    @Test("an open channel whose refetch after reconnecting fails is fetched again, 1 s then 2 s later, until fresh")
+    func refetchRetried() async throws {
+        let server = try await ReferenceServer.start()
+        let harness = CacheHarness(server: server)
+        let general = server.lobbyChannelID
+        await harness.client.resume(
+            SessionCredentials(token: server.defaultAccount.token, userID: server.defaultAccount.userID))
+        await harness.recorder.next(.connected)
+        harness.client.open(general)
+        _ = await harness.client.history(of: general)
+        await server.failNextMessageQueries(2)
+        _ = await server.dropAllSockets()
+        let friend = try await server.addUser(username: "friend")
+        _ = try await server.join(userID: friend.userID, serverID: server.lobbyServerID)
+        let missed = try await server.postMessage(as: friend.userID, in: general, content: "sent during the outage")
+        let disconnected = try #require(await harness.recorder.next(.disconnected))
+        harness.clock.advance(to: TestClock.Instant(offset: try #require(disconnected.nextRetry)))
+        await harness.recorder.next(.connected)
+        // The refetch fails (the server's InternalError) and waits 1 s on the client's clock, then 2 s.
+        let failedAt = harness.clock.now
+        await harness.clock.waitForSleep(until: failedAt.advanced(by: .seconds(1)))
+        #expect(harness.client.cachedHistory(of: general).isStale)
+        harness.clock.advance(to: failedAt.advanced(by: .seconds(1)))
+        await harness.clock.waitForSleep(until: failedAt.advanced(by: .seconds(3)))
+        harness.clock.advance(to: failedAt.advanced(by: .seconds(3)))
+        let history = await harness.history(general) { history in history.messages.contains { $0.id == missed.id } }
+        #expect(history?.isStale == false)
+        await harness.stop()
+        await server.stop()
+    }
+
     @Test("after a logout the stored session is gone: the next sign-in verifies the password (LOGIN_UNCACHED)")
     func logoutForgetsSession() async throws {
         let server = try await ReferenceServer.start()

@@ -63,6 +63,9 @@ struct AccountCache: Sendable {
         var deleted: Set<String> = []
         /// Changes to messages, in order: applied again to the page's (older) copies.
         var updates: [Update] = []
+        /// The cache's ``AccountCache/generation`` when the fetch started: a page asked for before a
+        /// reconnect may miss what happened while the socket was down, so it cannot make a history fresh.
+        var generation: UInt64 = 0
 
         enum Update: Sendable, Equatable {
             case update(id: String, data: PartialMessage, clear: [Message.Field])
@@ -102,6 +105,9 @@ struct AccountCache: Sendable {
     private(set) var staleMembers: Set<String> = []
     /// Fetches in flight, by channel.
     private(set) var fetches: [String: HistoryFetch] = [:]
+    /// How many times the cache was invalidated (or discarded): a fetch that began in an earlier generation
+    /// merges its data but leaves the history or member list stale.
+    private(set) var generation: UInt64 = 0
     /// Changes not yet written to the store.
     var pending = PendingWrites()
     /// Events that named something the cache does not know (a message for an unknown channel…).
@@ -177,6 +183,7 @@ struct AccountCache: Sendable {
     /// missed while it was disconnected (the specification's RECONNECTING entry).
     mutating func invalidate() -> Changes {
         var changes = Changes()
+        generation &+= 1
         for (id, history) in histories where !history.isStale {
             histories[id]?.isStale = true
             changes.histories.insert(id)
@@ -191,7 +198,9 @@ struct AccountCache: Sendable {
     /// Forgets everything held in memory (DISPOSE). The store keeps its data; nothing pending is
     /// written after this.
     mutating func discard() {
+        let next = generation &+ 1
         self = AccountCache(historyLimit: historyLimit)
+        generation = next
     }
 
     // MARK: - Ready
@@ -342,7 +351,7 @@ struct AccountCache: Sendable {
 
     /// A fetch of `channel`'s latest messages starts: live events are noted until it ends.
     mutating func historyFetchStarted(channel: String) {
-        fetches[channel] = HistoryFetch()
+        fetches[channel] = HistoryFetch(generation: generation)
     }
 
     /// The latest page of `channel`'s messages arrived: it replaces the history, merged with what
@@ -354,7 +363,7 @@ struct AccountCache: Sendable {
     ///   - page: The server's latest messages, in any order.
     ///   - users: The users the page named (`include_users`), if any.
     mutating func historyFetched(channel: String, page: [Message], users pageUsers: [User] = []) -> Changes {
-        let fetch = fetches.removeValue(forKey: channel) ?? HistoryFetch()
+        let fetch = fetches.removeValue(forKey: channel) ?? HistoryFetch(generation: generation)
         for user in pageUsers { upsert(user) }
         var byID: [String: Message] = [:]
         for message in page where message.channel == channel && !fetch.deleted.contains(message.id) {
@@ -378,7 +387,8 @@ struct AccountCache: Sendable {
         }
         pending.messages[channel, default: []].formUnion(kept)
         pending.deletedMessages[channel]?.subtract(kept)
-        histories[channel] = ChannelHistory(channelID: channel, messages: merged, isStale: false)
+        histories[channel] = ChannelHistory(
+            channelID: channel, messages: merged, isStale: fetch.generation != generation)
         var changes = Changes(histories: [channel])
         if let newest = merged.last { noteLastMessage(newest, into: &changes) }
         return changes
@@ -389,8 +399,11 @@ struct AccountCache: Sendable {
         fetches[channel] = nil
     }
 
-    /// The server's member list arrived: it replaces the list, which is fresh afterwards.
-    mutating func membersFetched(server: String, members list: [Member], users listUsers: [User] = []) -> Changes {
+    /// The server's member list arrived: it replaces the list, which is fresh afterwards — unless the cache
+    /// was invalidated since the fetch began (`generation`, the cache's ``generation`` then).
+    mutating func membersFetched(
+        server: String, members list: [Member], users listUsers: [User] = [], generation fetchGeneration: UInt64? = nil
+    ) -> Changes {
         for user in listUsers { upsert(user) }
         let previous = members[server] ?? [:]
         var current: [String: Member] = [:]
@@ -400,7 +413,11 @@ struct AccountCache: Sendable {
         }
         pending.members[server, default: []].formUnion(current.keys)
         members[server] = current
-        staleMembers.remove(server)
+        if fetchGeneration.map({ $0 == generation }) ?? true {
+            staleMembers.remove(server)
+        } else {
+            staleMembers.insert(server)
+        }
         return Changes(members: [server])
     }
 
