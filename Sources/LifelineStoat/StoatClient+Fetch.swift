@@ -6,7 +6,8 @@ extension StoatClient {
     // MARK: - Open channels
 
     /// Marks a channel as open in the interface: its history is refetched after every reconnect, so
-    /// messages sent while the session was away appear without the user asking.
+    /// messages sent while the session was away appear without the user asking. A refetch that fails is
+    /// tried again 1 s, 2 s, 4 s … up to 30 s later, until the history is fresh or the channel closed.
     ///
     /// Other stale histories are refetched when next asked for (``history(of:)``).
     public func open(_ channel: String) {
