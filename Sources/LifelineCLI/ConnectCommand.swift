@@ -30,7 +30,7 @@ struct Connect: AsyncParsableCommand {
     @Option(help: "The API's base URL, e.g. https://api.stoat.chat or lifeline serve's api.")
     var api: String
 
-    @Option(help: "A session token: log in with it as a cached session (LOGIN_CACHED). Prefer LIFELINE_TOKEN.")
+    @Option(help: "A session token, logged in as cached (LOGIN_CACHED); -TOKEN needs --token=. Prefer LIFELINE_TOKEN.")
     var token: String?
 
     @Flag(help: "Read the session token from the first line of standard input.")

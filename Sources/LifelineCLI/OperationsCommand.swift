@@ -28,7 +28,7 @@ struct Operations: AsyncParsableCommand {
     @Option(help: "The API's base URL, for example https://api.stoat.chat or `lifeline serve`'s.")
     var api: String
 
-    @Option(help: "The session token (X-Session-Token). Prefer LIFELINE_TOKEN or --token-stdin: options end up in ps.")
+    @Option(help: "The session token; -TOKEN needs --token=. Prefer LIFELINE_TOKEN or --token-stdin (ps shows it).")
     var token: String?
 
     @Flag(help: "Read the session token from the first line of standard input.")

@@ -117,7 +117,7 @@ struct ConnectCommandTests {
         await server.refuseNextUpgrades(2)
         let account = server.defaultAccount
         let run = try ConnectRun(
-            ["--api", server.apiURL.absoluteString, "--token", account.token, "--network", "manual"] + Self.fast
+            ["--api", server.apiURL.absoluteString, "--token=\(account.token)", "--network", "manual"] + Self.fast
                 + Self.quickHeartbeat)
 
         let first = await run.transition(to: "CONNECTING")
@@ -178,7 +178,7 @@ struct ConnectCommandTests {
     func loggedOutAndSuspended() async throws {
         let server = try await ReferenceServer.start()
         let account = server.defaultAccount
-        let first = try ConnectRun(["--api", server.apiURL.absoluteString, "--token", account.token] + Self.fast)
+        let first = try ConnectRun(["--api", server.apiURL.absoluteString, "--token=\(account.token)"] + Self.fast)
         #expect(await first.transition(to: "CONNECTED") != nil)
         _ = await server.revokeSession(token: account.token)
         let logout = try #require(await first.transition(to: "DISPOSE"))
@@ -188,7 +188,7 @@ struct ConnectCommandTests {
         #expect(await first.quit() == 0)
 
         let token = await server.createSession(userID: account.userID)
-        let second = try ConnectRun(["--api", server.apiURL.absoluteString, "--token", token] + Self.fast)
+        let second = try ConnectRun(["--api", server.apiURL.absoluteString, "--token=\(token)"] + Self.fast)
         #expect(await second.transition(to: "CONNECTED") != nil)
         _ = await server.setUserFlags(1, userID: account.userID)
         _ = await server.dropAllSockets()
@@ -211,6 +211,16 @@ struct ConnectCommandTests {
         ])
         #expect(run.status != 0)
         #expect(run.standardError.contains("must be at least the unit"), "\(run.standardError)")
+    }
+
+    @Test("a token that begins with - is read in the --token=TOKEN form (tokens are base64url: 1 in 64 does)")
+    func tokenWithLeadingDash() throws {
+        // Validation runs after parsing: reaching the ceiling's refusal means the token was read.
+        let run = try Executable.run([
+            "connect", "--api", "http://127.0.0.1:1", "--token=-starts-with-a-dash", "--retry-ceiling", "0",
+        ])
+        #expect(run.standardError.contains("must be at least the unit"), "\(run.standardError)")
+        #expect(!run.standardError.contains("starts-with-a-dash"), "the token is not echoed")
     }
 
     @Test("a refused login prints why — with the support link for BlockedByShield — and exits 1")
@@ -237,7 +247,7 @@ struct ConnectCommandTests {
     @Test("SIGTERM ends the session cleanly with exit 0")
     func sigterm() async throws {
         let server = try await ReferenceServer.start()
-        let run = try ConnectRun(["--api", server.apiURL.absoluteString, "--token", server.defaultAccount.token])
+        let run = try ConnectRun(["--api", server.apiURL.absoluteString, "--token=\(server.defaultAccount.token)"])
         #expect(await run.transition(to: "CONNECTED") != nil)
         run.process.terminate()
         #expect(await run.exitStatus() == 0)

@@ -22,10 +22,7 @@ struct StoatDeadlineTests {
         let until = await harness.server.now().addingTimeInterval(60)
         try await harness.server.timeOutMember(userID: harness.account.userID, serverID: lobby, until: until)
 
-        guard case .started(let started)? = await events.next() else {
-            Issue.record("no start")
-            return
-        }
+        let started = try await nextStart(&events)
         #expect(started.id == StoatDeadline.ID(.timeout, lobby))
         #expect(close(started.until, until))
         // Anchored by the member fetch's Date header at 0 s, which says 0.4 s less than the server's clock:
@@ -62,10 +59,7 @@ struct StoatDeadlineTests {
         await harness.connect()
         let until = await harness.server.now().addingTimeInterval(60)
         try await harness.server.timeOutMember(userID: harness.account.userID, serverID: lobby, until: until)
-        guard case .started(let started)? = await events.next() else {
-            Issue.record("no start")
-            return
-        }
+        let started = try await nextStart(&events)
         // The server's clock is set back 10 s before the check: at 61.4 s it reads 51.8 s past the start.
         await harness.server.setClockSkew(.seconds(-10))
         var updates = harness.client.deadlineUpdates.makeAsyncIterator()
@@ -92,10 +86,7 @@ struct StoatDeadlineTests {
         await harness.connect()
         let until = await harness.server.now().addingTimeInterval(600)
         try await harness.server.timeOutMember(userID: harness.account.userID, serverID: lobby, until: until)
-        guard case .started(let started)? = await events.next() else {
-            Issue.record("no start")
-            return
-        }
+        let started = try await nextStart(&events)
         try await harness.server.timeOutMember(userID: harness.account.userID, serverID: lobby, until: nil)
         guard case .ended(let ended, let reason)? = await events.next() else {
             Issue.record("no end")
@@ -124,10 +115,7 @@ struct StoatDeadlineTests {
         try await harness.server.timeOutMember(userID: me, serverID: lobby, until: until)
         var events = harness.client.deadlineEvents.makeAsyncIterator()
         await harness.connect()
-        guard case .started(let started)? = await events.next() else {
-            Issue.record("no start")
-            return
-        }
+        let started = try await nextStart(&events)
         #expect(started.id == StoatDeadline.ID(.timeout, lobby))
         #expect(close(started.deadline, .milliseconds(121_400)))
         // Now the server's clock is known: a timeout set in the past (stoatchat keeps a member's last one) is
@@ -176,10 +164,7 @@ struct StoatDeadlineTests {
         let channel = try await harness.server.addTextChannel(
             serverID: harness.server.lobbyServerID, name: "slow", slowmode: 30)
         try await harness.client.send(OutgoingMessage(content: "first"), to: channel.id)
-        guard case .started(let started)? = await events.next() else {
-            Issue.record("no start")
-            return
-        }
+        let started = try await nextStart(&events)
         #expect(started.id == StoatDeadline.ID(.slowmode, channel.id))
         #expect(started.retryAfter == 30)
         #expect(started.deadline == .seconds(31), "30 s from its arrival, plus the second it is rounded to")
@@ -252,4 +237,20 @@ struct StoatDeadlineTests {
         }
         await harness.stop()
     }
+}
+
+/// The next deadline event, which must be a start.
+func nextStart(_ events: inout AsyncStream<StoatDeadlineEvent>.Iterator) async throws -> StoatDeadline {
+    let event = await events.next()
+    guard case .started(let deadline)? = event else {
+        throw DeadlineTestFailure(expected: "a start", got: event)
+    }
+    return deadline
+}
+
+/// A deadline event other than the one a test waited for.
+struct DeadlineTestFailure: Error, CustomStringConvertible {
+    let expected: String
+    let got: StoatDeadlineEvent?
+    var description: String { "expected \(expected), got \(got.map { "\($0)" } ?? "the end of the events")" }
 }

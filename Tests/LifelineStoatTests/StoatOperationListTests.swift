@@ -66,6 +66,29 @@ final class StoatListHarness: Sendable {
         return nil
     }
 
+    /// The default account's session.
+    var credentials: SessionCredentials {
+        SessionCredentials(token: server.defaultAccount.token, userID: server.defaultAccount.userID)
+    }
+
+    /// Adds an operation of the default account that expires in 300 s, and waits for the list to show it.
+    func watchedOperation(
+        _ events: inout AsyncStream<OperationListEvent<OperationsPage.Operation>>.Iterator
+    ) async -> StoatOperation {
+        let operation = await server.addOperation(
+            kind: "login_approval", userID: server.defaultAccount.userID, expiresIn: .seconds(300))
+        #expect(await nextRefresh(&events) == [operation.id])
+        return operation
+    }
+
+    /// A client of this server, running, with its states recorded. Its clock is a test clock of its own that
+    /// never moves: it reconnects only when told.
+    func runningClient() -> (StoatClient, SnapshotRecorder, Task<Void, Never>) {
+        let client = StoatClient(apiURL: server.apiURL, clock: TestClock())
+        let recorder = SnapshotRecorder(client.session.states)
+        return (client, recorder, Task { await client.run() })
+    }
+
     func stop() async {
         runner.cancel()
         await runner.value
@@ -106,16 +129,11 @@ struct StoatOperationListTests {
     func pushRefreshes() async throws {
         let harness = try await StoatListHarness()
         var events = harness.list.events.makeAsyncIterator()
-        let account = harness.server.defaultAccount
-        let operation = await harness.server.addOperation(
-            kind: "login_approval", userID: account.userID, expiresIn: .seconds(300))
-        #expect(await harness.nextRefresh(&events) == [operation.id])
-        let client = StoatClient(apiURL: harness.server.apiURL, clock: TestClock())
-        let recorder = SnapshotRecorder(client.session.states)
-        let clientRunner = Task { await client.run() }
-        await client.resume(SessionCredentials(token: account.token, userID: account.userID))
-        #expect(await recorder.next(.connected) != nil)
+        let operation = await harness.watchedOperation(&events)
+        let (client, recorder, clientRunner) = harness.runningClient()
         let follower = Task { [list = harness.list] in await list.refreshOnOperationFinished(client.events) }
+        await client.resume(harness.credentials)
+        #expect(await recorder.next(.connected) != nil)
         #expect(await harness.server.finishOperation(id: operation.id, result: .approved))
         #expect(await harness.nextRefresh(&events) == [])
         #expect(harness.source.fetchTimes == [.at(0), .at(0)], "refreshed by the push, not by a timer")
@@ -129,16 +147,10 @@ struct StoatOperationListTests {
     func reconnectCatchesUp() async throws {
         let harness = try await StoatListHarness()
         var events = harness.list.events.makeAsyncIterator()
-        let account = harness.server.defaultAccount
-        let operation = await harness.server.addOperation(
-            kind: "login_approval", userID: account.userID, expiresIn: .seconds(300))
-        #expect(await harness.nextRefresh(&events) == [operation.id])
-        // The client's retry timer runs on a clock of its own that never moves: it reconnects only when told.
-        let client = StoatClient(apiURL: harness.server.apiURL, clock: TestClock())
-        let recorder = SnapshotRecorder(client.session.states)
-        let clientRunner = Task { await client.run() }
+        let operation = await harness.watchedOperation(&events)
+        let (client, recorder, clientRunner) = harness.runningClient()
         let follower = Task { [list = harness.list] in await list.follow(client) }
-        await client.resume(SessionCredentials(token: account.token, userID: account.userID))
+        await client.resume(harness.credentials)
         #expect(await recorder.next(.connected) != nil)
         #expect(await harness.nextRefresh(&events) == [operation.id], "CONNECTED refreshes")
         _ = await harness.server.dropAllSockets()

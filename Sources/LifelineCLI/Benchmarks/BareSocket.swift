@@ -6,10 +6,13 @@ import WSClient
 /// The baselines' client: a bare WebSocket that authenticates and waits for Ready without decoding it,
 /// then writes frames and stays open as asked — what any client must do at the least.
 enum BareSocket {
-    /// Connects, authenticates, waits for the second message (Ready), then runs `then` with the writer;
-    /// the socket stays open until `then` returns. Returns the time from the start to Ready.
+    /// Connects, authenticates, waits for the second message (Ready), hands it to `ready` (after the time
+    /// is taken), then runs `then` with the writer; the socket stays open until `then` returns. Returns the
+    /// time from the start to Ready.
     static func run(
-        url: String, token: String, then: @escaping @Sendable (WebSocketOutboundWriter) async throws -> Void = { _ in }
+        url: String, token: String,
+        then: @escaping @Sendable (WebSocketOutboundWriter) async throws -> Void = { _ in },
+        ready: @escaping @Sendable (WebSocketMessage) -> Void = { _ in }
     ) async throws -> Duration {
         let clock = ContinuousClock()
         let start = clock.now
@@ -24,10 +27,11 @@ enum BareSocket {
             inbound, outbound, _ in
             try await outbound.write(.text(#"{"type":"Authenticate","token":"\#(token)"}"#))
             var messages = 0
-            for try await _ in inbound.messages(maxSize: 64 << 20) {
+            for try await message in inbound.messages(maxSize: 64 << 20) {
                 messages += 1
                 if messages == 2 {
                     readyAt.withLock { $0 = clock.now }
+                    ready(message)
                     break
                 }
             }

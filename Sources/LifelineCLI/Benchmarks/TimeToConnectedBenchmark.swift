@@ -69,23 +69,11 @@ enum TimeToConnectedBenchmark {
     /// The `Ready` frame exactly as the server sends it to a session, padding included.
     static func receivedReady(url: String, token: String) async throws -> Data {
         let frame = Mutex<Data?>(nil)
-        var configuration = WebSocketClientConfiguration()
-        configuration.maxFrameSize = 64 << 20
-        configuration.closeTimeout = .milliseconds(10)
-        let logger = Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })
-        try await WebSocketClient.connect(
-            url: url + "?version=1&format=json", configuration: configuration, logger: logger
-        ) {
-            inbound, outbound, _ in
-            try await outbound.write(.text(#"{"type":"Authenticate","token":"\#(token)"}"#))
-            var messages = 0
-            for try await message in inbound.messages(maxSize: 64 << 20) {
-                messages += 1
-                guard messages == 2 else { continue }
+        _ = try await BareSocket.run(
+            url: url, token: token,
+            ready: { message in
                 if case .text(let text) = message { frame.withLock { $0 = Data(text.utf8) } }
-                break
-            }
-        }
+            })
         guard let ready = frame.withLock({ $0 }) else { throw BenchmarkError("no Ready frame to decode") }
         return ready
     }
