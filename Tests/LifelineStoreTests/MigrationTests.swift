@@ -42,7 +42,7 @@ struct MigrationTests {
         #expect(failure.expectedVersion == "v3-broken")
         #expect(!failure.isNewerThanExpected)
         #expect(failure.cause is MigrationBroke)
-        #expect(failure.eraseOption.account == directory.store().accountID(email: testEmail))
+        #expect(failure.eraseOption.account == directory.store().accountID(email: testEmail, server: testServer))
         #expect(server.calls == 0)
 
         // The data is kept: the current code opens it with every chat.
@@ -86,15 +86,15 @@ struct MigrationTests {
         #expect(applied.version == "v3-draft")
     }
 
-    @Test("A v1 file migrates to v2 at unlock: every v1 chat, message and the session still read, and v2 writes work")
+    @Test(
+        "A v1 file migrates at unlock: every v1 chat, message and the session still read, and v2 writes work"
+    )
     func fromVersion1() async throws {
-        let v1 = directory.store(schema: .version1)
-        var database = try await v1.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
-            .requireDatabase
+        let store = directory.store()
+        let file = try UnboundFile(store: store, schema: .version1)
         let start = Date(timeIntervalSince1970: 1_700_000_000)
         // Rows exactly as the v1 code wrote them: payload version 1.
-        let sealer = try database.requireKeys().sealer
-        try await database.queue.write { db in
+        try file.write { db, sealer in
             for index in 0..<3 {
                 let tag = sealer.rowTag("chat", "chat-\(index)")
                 let lastActivity = start.addingTimeInterval(Double(index)).storedMilliseconds
@@ -128,14 +128,16 @@ struct MigrationTests {
                 arguments: [tag, chatTag, sentAt, sealed]
             )
         }
-        #expect(try await database.queue.read { try StoreSchema.current.foundVersion($0) }.version == "v1")
-        try database.close()
+        var database: AccountDatabase
         #expect(try directory.store().accounts().map(\.label) == [nil])
 
-        let outcome = await directory.store().signIn(email: testEmail, password: testPassword, verifier: FakeServer())
-        #expect(outcome.cachedSession == testSession)
+        // The file has no server: the server verifies the password and names the file's user, so it is bound.
+        let server = FakeServer()
+        let outcome = await directory.store().signIn(email: testEmail, password: testPassword, verifier: server)
+        #expect(outcome.verifiedSession == testSession)
+        #expect(server.calls == 1)
         database = try outcome.requireDatabase
-        #expect(try await database.queue.read { try StoreSchema.current.foundVersion($0) }.version == "v2")
+        #expect(try await database.queue.read { try StoreSchema.current.foundVersion($0) }.version == "v3")
         let message = CachedMessage(
             id: "m1", chatID: "chat-2", authorID: "author", body: "hello from v1", sentAt: start)
         let chats = try await database.allChats()

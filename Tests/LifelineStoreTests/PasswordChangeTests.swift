@@ -110,7 +110,7 @@ struct PasswordChangeTests {
     @Test("Re-keying keeps every record readable, re-encrypts none, and the old password stops working")
     func rekey() async throws {
         let store = directory.store()
-        let url = store.databaseURL(email: testEmail)
+        let url = store.databaseURL(email: testEmail, server: testServer)
         let server = FakeServer()
         var database = try await store.signIn(email: testEmail, password: testPassword, verifier: server)
             .requireDatabase
