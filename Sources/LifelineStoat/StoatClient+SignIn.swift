@@ -96,7 +96,9 @@ extension StoatClient {
             await session.reportLoginFailure(
                 LoginFailure(
                     code: "otherServer",
-                    message: "This account belongs to \(server); it is not opened with \(api.server.map(\.description) ?? "this API")."))
+                    message:
+                        "This account belongs to \(server); it is not opened with \(api.server.map(\.description) ?? "this API")."
+                ))
         case .wrongPassword, .wrongPasswordUnconfirmed:
             await session.reportLoginFailure(
                 LoginFailure(code: outcome.name, message: "The email or password is incorrect."))

@@ -177,6 +177,9 @@ public final class StoatClient: Sendable {
         // cancelled one, and these changes must not be lost.
         let cache = cache
         await Task { await cache.flush() }.value
+        // The label written at CONNECTED may have been cancelled with the run: the login screen lists the
+        // account by it (and `lifeline connect --account LABEL` picks it), so write it before the store closes.
+        await Task { await self.labelStoredAccount() }.value
         cache.finish()
         let account = signedInAccount.withLock { account in
             defer { account = nil }

@@ -398,7 +398,9 @@ final class StoatConnection: SessionConnection {
             message: "the session was issued by \(issuer); its token is not sent to \(socketServer) events socket")
         factory.logger.warning(
             "events socket refused a session of another server",
-            metadata: ["lifeline.issuer": "\(issuer)", "lifeline.server": "\(factory.server.map(\.description) ?? "-")"])
+            metadata: [
+                "lifeline.issuer": "\(issuer)", "lifeline.server": "\(factory.server.map(\.description) ?? "-")",
+            ])
         return .permanent(
             PermanentFailureReason(code: .authenticationFailed, message: error.message, cause: error))
     }

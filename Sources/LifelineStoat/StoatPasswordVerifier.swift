@@ -41,7 +41,7 @@ public struct StoatPasswordVerifier: PasswordVerifier {
 
     /// Logs in with the email and password: a session means the password is right. A login answered
     /// `Disabled` reads the account's flags (`GET /users/{id}/flags`, no session needed), so the failure
-    /// names why the account cannot log in (``PasswordVerificationFailure/standing``).
+    /// names why the account cannot log in (`PasswordVerificationFailure.standing`).
     public func verifyPassword(email: String, password: String) async -> PasswordVerification {
         do {
             return await answer(try await api.login(email: email, password: password, friendlyName: friendlyName))

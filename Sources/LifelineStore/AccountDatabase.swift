@@ -110,7 +110,9 @@ public final class AccountDatabase: Sendable {
         guard let issuer = session?.issuer, issuer != account.server else { return }
         throw StoreError(
             code: .otherServer,
-            message: "a session issued by \(issuer) is not stored in an account of \(account.server.map(\.description) ?? "no server")")
+            message:
+                "a session issued by \(issuer) is not stored in an account of \(account.server.map(\.description) ?? "no server")"
+        )
     }
 
     /// Binds a database written before accounts were bound to a server: the server goes into the sealed record

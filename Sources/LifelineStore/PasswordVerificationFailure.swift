@@ -41,7 +41,7 @@ public struct PasswordVerificationFailure: Error, CustomStringConvertible {
     /// The error that caused this one, if any.
     public var cause: (any Error)?
     /// For ``Code/accountDisabled``: why the account cannot log in, when the verifier could tell
-    /// (``AccountStanding/disabled`` by its owner, or suspended, banned, deleted, removed as spam).
+    /// (`AccountStanding.disabled` by its owner, or suspended, banned, deleted, removed as spam).
     public var standing: AccountStanding?
 
     /// Creates a failure.

@@ -68,7 +68,8 @@ struct SignInFlow: Sendable {
             case .wrongPassword: return .wrongPassword
             case .unreachable: return .serverUnreachable
             case .failed(let failure): return .verificationFailed(failure)
-            case .verified(let session): return await create(account: account, email: email, password: password, session)
+            case .verified(let session):
+                return await create(account: account, email: email, password: password, session)
             }
         }
     }

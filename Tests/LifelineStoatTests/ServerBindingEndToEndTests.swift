@@ -73,8 +73,9 @@ struct ServerBindingEndToEndTests {
         let serverA = try await ReferenceServer.start()
         let serverB = try await ReferenceServer.start()
         let apiA = StoatAPI(baseURL: serverA.apiURL)
-        guard case .success(let credentialsA) = try await apiA.login(
-            email: serverA.defaultAccount.email, password: serverA.defaultAccount.password)
+        guard
+            case .success(let credentialsA) = try await apiA.login(
+                email: serverA.defaultAccount.email, password: serverA.defaultAccount.password)
         else {
             Issue.record("the login at A did not succeed")
             return
@@ -186,7 +187,8 @@ struct DisabledLoginTests {
             Issue.record("expected a second factor, got \(step.name)")
             return
         }
-        let refused = await harness.client.continueSignIn(challenge, with: SecondFactorResponse(method: .totp, code: code))
+        let refused = await harness.client.continueSignIn(
+            challenge, with: SecondFactorResponse(method: .totp, code: code))
         guard case .verificationFailed(let banned) = refused else {
             Issue.record("expected verificationFailed, got \(refused.name)")
             return

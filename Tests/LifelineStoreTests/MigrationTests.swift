@@ -38,7 +38,7 @@ struct MigrationTests {
         let outcome = await directory.store(schema: broken)
             .signIn(email: testEmail, password: testPassword, verifier: server)
         let failure = try #require(outcome.migrationFailure, "got \(outcome.name)")
-        #expect(failure.foundVersion == "v2")
+        #expect(failure.foundVersion == "v3")
         #expect(failure.expectedVersion == "v3-broken")
         #expect(!failure.isNewerThanExpected)
         #expect(failure.cause is MigrationBroke)
@@ -65,7 +65,7 @@ struct MigrationTests {
         let outcome = await directory.store().signIn(email: testEmail, password: testPassword, verifier: FakeServer())
         let failure = try #require(outcome.migrationFailure, "got \(outcome.name)")
         #expect(failure.foundVersion == "v3-future")
-        #expect(failure.expectedVersion == "v2")
+        #expect(failure.expectedVersion == "v3")
         #expect(failure.isNewerThanExpected)
 
         let database = try await directory.store(schema: newer)

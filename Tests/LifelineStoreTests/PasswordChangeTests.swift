@@ -33,7 +33,8 @@ struct PasswordChangeTests {
 
     @Test("Renewing the session caches the new session and ends the one it replaces")
     func renewStoresSession() async throws {
-        let renewed = SessionCredentials(token: "second-token", userID: testSession.userID, sessionID: "s2")
+        let renewed = SessionCredentials(
+            token: "second-token", userID: testSession.userID, sessionID: "s2", issuer: testServer)
         let database = try await directory.store()
             .signIn(email: testEmail, password: testPassword, verifier: FakeServer()).requireDatabase
         let server = FakeServer(session: renewed)

@@ -87,8 +87,12 @@ struct SignInFlowTests {
     @Test("Email case and surrounding spaces name the same account file")
     func emailNormalised() async throws {
         let store = directory.store()
-        #expect(store.databaseURL(email: " Ada@Example.COM ", server: testServer) == store.databaseURL(email: testEmail, server: testServer))
-        #expect(store.databaseURL(email: "bob@example.com", server: testServer) != store.databaseURL(email: testEmail, server: testServer))
+        #expect(
+            store.databaseURL(email: " Ada@Example.COM ", server: testServer)
+                == store.databaseURL(email: testEmail, server: testServer))
+        #expect(
+            store.databaseURL(email: "bob@example.com", server: testServer)
+                != store.databaseURL(email: testEmail, server: testServer))
     }
 
     // MARK: Verify password flow

@@ -27,7 +27,7 @@ struct SignInSessionTests {
     func uncachedVerified() async throws {
         let store = directory.store()
         try await loggedOutAccount(store)
-        let fresh = SessionCredentials(token: "fresh-token", userID: "u", sessionID: "s")
+        let fresh = SessionCredentials(token: "fresh-token", userID: "u", sessionID: "s", issuer: testServer)
         let server = FakeServer(session: fresh)
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: server)
         guard case .opened(let database, .verified(let session)) = outcome else {
@@ -232,7 +232,10 @@ struct SignInSessionTests {
         #expect(try store.accounts().isEmpty)
         let ada = try await store.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
             .requireDatabase
-        #expect(try store.accounts() == [StoredAccount(id: ada.accountID, label: nil, lastModified: try modified(ada))])
+        #expect(
+            try store.accounts() == [
+                StoredAccount(id: ada.accountID, label: nil, server: testServer, lastModified: try modified(ada))
+            ])
         try await ada.setLabel("ada")
         #expect(try await ada.label() == "ada")
         try ada.close()
@@ -253,7 +256,11 @@ struct SignInSessionTests {
         )
         let accounts = try store.accounts()
         #expect(accounts.map(\.label) == ["bob", "ada"])
-        #expect(accounts.map(\.id) == [store.accountID(email: "bob@example.com", server: testServer), store.accountID(email: testEmail, server: testServer)])
+        #expect(
+            accounts.map(\.id) == [
+                store.accountID(email: "bob@example.com", server: testServer),
+                store.accountID(email: testEmail, server: testServer),
+            ])
         #expect(accounts[1].lastModified == Date(timeIntervalSince1970: 1_000))
         try await bob.setLabel(nil)
         #expect(try store.accounts().map(\.label) == [nil, "ada"])

@@ -59,7 +59,9 @@ final class FakeServer: PasswordVerifier {
     let session: SessionCredentials
     let server: ServerIdentity
 
-    init(password: String = testPassword, session: SessionCredentials = testSession, server: ServerIdentity = testServer) {
+    init(
+        password: String = testPassword, session: SessionCredentials = testSession, server: ServerIdentity = testServer
+    ) {
         state = Mutex(State(password: password))
         self.session = session
         self.server = server
