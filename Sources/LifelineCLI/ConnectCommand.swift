@@ -389,6 +389,12 @@ struct Connect: AsyncParsableCommand {
         case .email(let email):
             // The account of that email on --api's server; the same email on another server is another account.
             guard let server else { throw ValidationError("--api must be an http or https URL with a host.") }
+            guard store.hasDatabase(email: email, server: server) else {
+                let accounts = (try? store.accounts()) ?? []
+                throw ValidationError(
+                    "The store has no account of that email on \(server) (it has: "
+                        + "\(accounts.isEmpty ? "none" : Self.choices(accounts))); nothing was erased.")
+            }
             try store.erase(email: email, server: server)
             target = "the account of that email on \(server)"
         case .account(let id):

@@ -149,7 +149,17 @@ struct SignInFlow: Sendable {
         case .success(let read):
             record = read
         case .failure(let error) where error.code == .encryptionFailure:
-            return encryptionFailure(.damagedRecord, "the account record does not authenticate", cause: error)
+            // A record this code cannot read: damaged, or written by a newer version, which opening tells apart
+            // (a newer schema is a migration failure, as before this check).
+            switch await store.openUnwrapped(
+                at: url, account: account, dataKey: dataKey, password: password, keyring: keyring)
+            {
+            case .failure(let failure):
+                return failure.outcome
+            case .success((let database, _)):
+                try? database.close()
+                return encryptionFailure(.damagedRecord, "the account record does not authenticate", cause: error)
+            }
         case .failure(let error):
             return .storageFailure(error)
         }

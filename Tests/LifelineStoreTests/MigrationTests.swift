@@ -73,6 +73,30 @@ struct MigrationTests {
         #expect(try await database.allChats().count == chats.count)
     }
 
+    @Test("A newer version's account record this code cannot read is a migration failure, not damage")
+    func newerAccountRecord() async throws {
+        _ = try await accountWithChats()
+        let newer = StoreSchema.current.appending("v9-future") { _ in }
+        let database = try await directory.store(schema: newer)
+            .signIn(email: testEmail, password: testPassword, verifier: FakeServer()).requireDatabase
+        // The newer version writes its own account payload version.
+        try await database.write("the account") { db, sealer in
+            var payload = ByteWriter()
+            payload.append(99)
+            payload.append("future fields")
+            let sealed = try sealer.seal(payload.bytes, AccountDatabase.accountContext)
+            try db.execute(sql: "UPDATE account SET payload = ? WHERE id = 1", arguments: [sealed])
+        }
+        try database.close()
+
+        let server = FakeServer()
+        let outcome = await directory.store().signIn(email: testEmail, password: testPassword, verifier: server)
+        let failure = try #require(outcome.migrationFailure, "got \(outcome.name)")
+        #expect(failure.isNewerThanExpected)
+        #expect(failure.foundVersion == "v9-future")
+        #expect(server.calls == 0)
+    }
+
     @Test("A successful new migration runs at unlock and keeps every record")
     func successfulMigration() async throws {
         let chats = try await accountWithChats()
