@@ -225,3 +225,68 @@ struct DisabledLoginTests {
         }
     }
 }
+
+@Suite("REST sends a session's token only to its issuer")
+struct RESTIssuerTests {
+    @Test("a session of another server is refused before any request; the issuer's own and a bare token are sent")
+    func refusedBeforeSending() async throws {
+        try await withScriptedServer({ request in
+            switch request.path {
+            case "/auth/session/login":
+                return .json(200, #"{"result":"Success","_id":"S","user_id":"U","token":"T"}"#)
+            default:
+                return .json(200, #"{"onboarding":false}"#)
+            }
+        }) { server in
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(20))
+            let elsewhere = ServerIdentity("https://api.stoat.chat")!
+            let foreign = SessionCredentials(token: "FOREIGN-TOKEN", userID: "U", issuer: elsewhere)
+            do throws(StoatAPIError) {
+                _ = try await api.onboardingHello(foreign)
+                Issue.record("a session of another server was sent")
+            } catch {
+                #expect(error.code == .foreignCredentials)
+                #expect(!"\(error)".contains("FOREIGN-TOKEN"))
+            }
+            do throws(StoatAPIError) {
+                try await api.logout(foreign)
+                Issue.record("a session of another server was logged out")
+            } catch {
+                #expect(error.code == .foreignCredentials)
+            }
+            #expect(server.requests.isEmpty, "nothing reached the server")
+
+            guard case .success(let issued) = try await api.login(email: "a@b.c", password: "pw") else {
+                Issue.record("the login did not succeed")
+                return
+            }
+            #expect(issued.issuer == api.server)
+            #expect(try await api.onboardingHello(issued) == false)
+            #expect(try await api.onboardingHello(SessionCredentials(token: "BARE")) == false)
+            #expect(server.requests.map(\.path) == ["/auth/session/login", "/onboard/hello", "/onboard/hello"])
+
+            // A full URL on another origin never carries a token, whoever issued it.
+            do throws(StoatAPIError) {
+                _ = try await api.send(
+                    .GET, url: "http://127.0.0.1:1/api/health", path: "/api/health", auth: issued.authorization)
+                Issue.record("a token was sent to another origin")
+            } catch {
+                #expect(error.code == .foreignCredentials)
+            }
+            #expect(server.requests.count == 3)
+        }
+    }
+
+    @Test("an API URL that names no server sends nothing")
+    func unidentifiedAPI() async throws {
+        let api = StoatAPI(baseURL: URL(string: "localhost:8080")!)
+        #expect(api.server == nil)
+        do throws(StoatAPIError) {
+            _ = try await api.login(email: "a@b.c", password: "pw")
+            Issue.record("a login was sent to no server")
+        } catch {
+            #expect(error.code == .invalidRequest)
+        }
+        #expect(StoatPasswordVerifier(api: api, friendlyName: nil).server == ServerIdentity("https://invalid"))
+    }
+}

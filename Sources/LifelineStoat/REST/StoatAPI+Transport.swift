@@ -101,6 +101,11 @@ extension StoatAPI {
                 code: .foreignCredentials,
                 message: "\(name): the session was issued by \(issuer), not by \(server); its token is not sent")
         }
+        // A full URL (the health endpoint's) is another host's: no token travels there.
+        if auth != nil, let url, URL(string: url).flatMap(Origin.init) != Origin(baseURL) {
+            throw StoatAPIError(
+                code: .foreignCredentials, message: "\(name): a token is sent only to the API's own origin")
+        }
         do {
             return try await limited(
                 method, url: url ?? Self.join(baseURL, path), name: name, auth: auth,
