@@ -340,9 +340,9 @@ struct Connect: AsyncParsableCommand {
     }
 
     /// The account `--account` names: `LABEL`, when one account has that label, or `LABEL@HOST`, the account
-    /// of that label on the server HOST names (`ServerIdentity.isNamed(by:)`). An account not bound to a
-    /// server yet counts as `api`'s for `LABEL@HOST`, since signing in binds it there. A label that matches
-    /// accounts on several servers is refused with the choices.
+    /// of that label on the server HOST names (`ServerIdentity.isNamed(by:)`). When no account of that server
+    /// has the label, one not bound to a server yet counts as `api`'s, since signing in binds it there. A label
+    /// that matches accounts on several servers is refused with the choices.
     static func account(
         named name: String, in accounts: [StoredAccount], api: ServerIdentity?
     ) throws -> StoredAccount {
@@ -350,9 +350,10 @@ struct Connect: AsyncParsableCommand {
         if matching.isEmpty, let at = name.lastIndex(of: "@") {
             let label = String(name[..<at])
             let host = String(name[name.index(after: at)...])
-            matching = accounts.filter { account in
-                guard account.label == label else { return false }
-                return (account.server ?? api)?.isNamed(by: host) ?? false
+            let labelled = accounts.filter { $0.label == label }
+            matching = labelled.filter { $0.server?.isNamed(by: host) ?? false }
+            if matching.isEmpty, api?.isNamed(by: host) == true {
+                matching = labelled.filter { $0.server == nil }
             }
         }
         guard matching.count == 1, let chosen = matching.first else {
