@@ -329,14 +329,20 @@ struct Connect: AsyncParsableCommand {
             return .account(try Self.account(named: name, in: accounts, api: ServerIdentity(api)).id)
         }
         if let email { return .email(email) }
-        guard accounts.count == 1, let only = accounts.first else {
-            throw ValidationError(
-                accounts.isEmpty
-                    ? "The store has no account yet: give --email to create it."
-                    : "The store holds \(accounts.count) accounts: pick one with --account LABEL "
-                        + "(\(Self.choices(accounts))).")
-        }
-        return .account(only.id)
+        return .account(try Self.onlyAccount(in: accounts, api: ServerIdentity(api)).id)
+    }
+
+    /// The account to open when neither `--account` nor `--email` names one: the store's only account, or
+    /// the only one of `api`'s server when the store holds accounts of several servers.
+    static func onlyAccount(in accounts: [StoredAccount], api: ServerIdentity?) throws -> StoredAccount {
+        if accounts.count == 1, let only = accounts.first { return only }
+        let onServer = accounts.filter { $0.server != nil && $0.server == api }
+        if onServer.count == 1, let only = onServer.first { return only }
+        throw ValidationError(
+            accounts.isEmpty
+                ? "The store has no account yet: give --email to create it."
+                : "The store holds \(accounts.count) accounts: pick one with --account LABEL "
+                    + "(\(choices(accounts))).")
     }
 
     /// The account `--account` names: `LABEL`, when one account has that label, or `LABEL@HOST`, the account

@@ -53,4 +53,15 @@ struct AccountChoiceTests {
         let listed = Connect.choices([account("1", "ada", a), account("2", "ada", https), account("3", nil, nil)])
         #expect(listed == "3 (no server yet), ada@http://127.0.0.1:8080, ada@https://127.0.0.1:8080")
     }
+
+    @Test("without --account or --email: the only account, or the only one of the API's server")
+    func only() throws {
+        #expect(try Connect.onlyAccount(in: [account("1", "ada", a)], api: b).id == "1")
+        let two = [account("1", "ada", a), account("2", "ada", b)]
+        #expect(try Connect.onlyAccount(in: two, api: b).id == "2")
+        #expect(throws: (any Error).self) { try Connect.onlyAccount(in: two, api: ServerIdentity("http://x")) }
+        let unbound = [account("1", "ada", nil), account("2", "bob", nil)]
+        #expect(throws: (any Error).self) { try Connect.onlyAccount(in: unbound, api: nil) }
+        #expect(throws: (any Error).self) { try Connect.onlyAccount(in: [], api: a) }
+    }
 }

@@ -64,6 +64,14 @@ struct ConnectServerBindingTests {
         #expect(other["account_server"] as? String == "http://\(hostA)")
         #expect(await crossed.exitStatus() == 1)
         #expect(await serverB.sessionTokensReceived().tokens.isDisjoint(with: tokensA), "B never received A's token")
+
+        // With neither --account nor --email, the store's only account of --api's server.
+        let plain = try ConnectRun(base(serverA), environment: environment)
+        let openedA = try #require(await plain.next { $0["type"] as? String == "signin" })
+        #expect(openedA["outcome"] as? String == "opened")
+        #expect(openedA["server"] as? String == "http://\(hostA)")
+        #expect(await plain.transition(to: "CONNECTED") != nil)
+        #expect(await plain.quit() == 0)
         await serverA.stop()
         await serverB.stop()
     }
