@@ -14,7 +14,10 @@ struct Connect: AsyncParsableCommand {
             Log in with a session token (LOGIN_CACHED), an email and password (LOGIN_UNCACHED), or through an \
             encrypted account store (--store). Secrets are best given through the environment \
             (LIFELINE_PASSWORD, LIFELINE_TOKEN, LIFELINE_TOTP) or standard input (--password-stdin, \
-            --token-stdin: the first line), not as options that ps and shell history keep. Commands on standard \
+            --token-stdin: the first line), not as options that ps and shell history keep. A store's account \
+            belongs to one server: the same email on another --api is another account, a session token goes only \
+            to the server that issued it, and --account LABEL@HOST picks the account of one server when a label \
+            is on several. Commands on standard \
             input, one per line: logout, retry, offline, online, subscribe ID, unsubscribe ID, typing CHANNEL, \
             send CHANNEL TEXT, history CHANNEL, open CHANNEL, username NAME, cancel, dismiss, quit. The end of \
             input does not end the session; quit, SIGINT and SIGTERM do (exit 0). A login refused in READY \
@@ -79,7 +82,11 @@ struct Connect: AsyncParsableCommand {
             """)
     var store: String?
 
-    @Option(help: "With --store: the account to open, by its label (the username), when the store holds several.")
+    @Option(
+        help: """
+            With --store: the account to open, by its label (the username), when the store holds several; \
+            LABEL@HOST picks the one of that server (HOST as listed: host, host:port or the API URL).
+            """)
     var account: String?
 
     @Flag(
@@ -95,7 +102,9 @@ struct Connect: AsyncParsableCommand {
     static var environment: [String: String] { ProcessInfo.processInfo.environment }
 
     func validate() throws {
-        guard URL(string: api)?.scheme != nil else { throw ValidationError("--api must be a URL, got \(api).") }
+        guard URL(string: api)?.scheme != nil, ServerIdentity(api) != nil else {
+            throw ValidationError("--api must be an http or https URL with a host, got \(api).")
+        }
         if passwordStdin && tokenStdin {
             throw ValidationError("Standard input's first line is one secret: --password-stdin or --token-stdin.")
         }
@@ -312,45 +321,96 @@ struct Connect: AsyncParsableCommand {
         case account(StoredAccount.ID)
     }
 
-    /// The account the options name: by label (`--account`), by email, or the store's only one.
+    /// The account the options name: by label (`--account LABEL` or `LABEL@HOST`), by email, or the store's
+    /// only one. The API's server is the one an account not bound to a server yet would be bound to.
     private func chooseAccount(in store: AccountStore) throws -> AccountChoice {
         let accounts = (try? store.accounts()) ?? []
-        if let label = account {
-            let matching = accounts.filter { $0.label == label }
-            guard matching.count == 1, let chosen = matching.first else {
-                let labels = accounts.compactMap(\.label).sorted().joined(separator: ", ")
-                throw ValidationError(
-                    matching.isEmpty
-                        ? "The store has no account labelled \(label) (it has: \(labels.isEmpty ? "none" : labels))."
-                        : "Several accounts are labelled \(label): give --email.")
-            }
-            return .account(chosen.id)
+        if let name = account {
+            return .account(try Self.account(named: name, in: accounts, api: ServerIdentity(api)).id)
         }
         if let email { return .email(email) }
-        guard accounts.count == 1, let only = accounts.first else {
-            throw ValidationError(
-                accounts.isEmpty
-                    ? "The store has no account yet: give --email to create it."
-                    : "The store holds \(accounts.count) accounts: pick one with --account LABEL.")
+        return .account(try Self.onlyAccount(in: accounts, api: ServerIdentity(api)).id)
+    }
+
+    /// The account to open when neither `--account` nor `--email` names one: the store's only account, or
+    /// the only one of `api`'s server when the store holds accounts of several servers.
+    static func onlyAccount(in accounts: [StoredAccount], api: ServerIdentity?) throws -> StoredAccount {
+        if accounts.count == 1, let only = accounts.first { return only }
+        let onServer = accounts.filter { $0.server != nil && $0.server == api }
+        if onServer.count == 1, let only = onServer.first { return only }
+        throw ValidationError(
+            accounts.isEmpty
+                ? "The store has no account yet: give --email to create it."
+                : "The store holds \(accounts.count) accounts: pick one with --account LABEL "
+                    + "(\(choices(accounts))).")
+    }
+
+    /// The account `--account` names: `LABEL`, when one account has that label, or `LABEL@HOST`, the account
+    /// of that label on the server HOST names (`ServerIdentity.isNamed(by:)`). When no account of that server
+    /// has the label, one not bound to a server yet counts as `api`'s, since signing in binds it there. A label
+    /// that matches accounts on several servers is refused with the choices.
+    static func account(
+        named name: String, in accounts: [StoredAccount], api: ServerIdentity?
+    ) throws -> StoredAccount {
+        var matching = accounts.filter { $0.label == name }
+        if matching.isEmpty, let at = name.lastIndex(of: "@") {
+            let label = String(name[..<at])
+            let host = String(name[name.index(after: at)...])
+            let labelled = accounts.filter { $0.label == label }
+            matching = labelled.filter { $0.server?.isNamed(by: host) ?? false }
+            if matching.isEmpty, api?.isNamed(by: host) == true {
+                matching = labelled.filter { $0.server == nil }
+            }
         }
-        return .account(only.id)
+        guard matching.count == 1, let chosen = matching.first else {
+            if matching.isEmpty {
+                throw ValidationError(
+                    "The store has no account \(name) (it has: \(accounts.isEmpty ? "none" : choices(accounts))).")
+            }
+            throw ValidationError(
+                "Several accounts are labelled \(name): pick one with --account LABEL@HOST (\(choices(matching))).")
+        }
+        return chosen
+    }
+
+    /// The accounts as `--account` names them: `LABEL@HOST` for an account of a server (the full server when
+    /// two listed servers share a host and port), `LABEL (no server yet)` for a file not bound to one.
+    static func choices(_ accounts: [StoredAccount]) -> String {
+        let servers = Set(accounts.compactMap(\.server))
+        let sharedAuthorities = Dictionary(grouping: servers, by: \.authority).filter { $0.value.count > 1 }
+        return accounts.map { account -> String in
+            let label = account.label ?? account.id
+            guard let server = account.server else { return "\(label) (no server yet)" }
+            let host = sharedAuthorities[server.authority] == nil ? server.authority : server.description
+            return "\(label)@\(host)"
+        }
+        .sorted()
+        .joined(separator: ", ")
     }
 
     private func erase(store directory: String) throws {
         let store = AccountStore(directory: URL(fileURLWithPath: directory))
+        let server = ServerIdentity(api)
         let target: String
         switch try chooseAccount(in: store) {
         case .email(let email):
-            try store.erase(email: email)
-            target = "the account of that email"
+            // The account of that email on --api's server; the same email on another server is another account.
+            guard let server else { throw ValidationError("--api must be an http or https URL with a host.") }
+            guard store.hasDatabase(email: email, server: server) else {
+                let accounts = (try? store.accounts()) ?? []
+                throw ValidationError(
+                    "The store has no account of that email on \(server) (it has: "
+                        + "\(accounts.isEmpty ? "none" : Self.choices(accounts))); nothing was erased.")
+            }
+            try store.erase(email: email, server: server)
+            target = "the account of that email on \(server)"
         case .account(let id):
             try store.erase(account: id)
             target = "account \(account ?? id)"
         }
-        emit(
-            json
-                ? JSONLine.encode(["type": .string("signin"), "outcome": .string("erased")])
-                : "Erased the store of \(terminalSafe(target)).")
+        var line: [String: JSONLine.Value] = ["type": .string("signin"), "outcome": .string("erased")]
+        if let server { line["server"] = .string(server.description) }
+        emit(json ? JSONLine.encode(line) : "Erased the store of \(terminalSafe(target)).")
     }
 
     enum CommandResult { case done, quit }
@@ -415,7 +475,8 @@ struct Connect: AsyncParsableCommand {
 /// message received, a channel's history.
 ///
 /// JSON lines (keys sorted):
-/// - `{"type":"signin","outcome":…,"session":…,"can_erase":true,"methods":[…]}`;
+/// - `{"type":"signin","outcome":…,"server":…,"session":…,"can_erase":true,"methods":[…]}` (`server`: the
+///   normalised API server of the sign-in; `account_server`, for `otherServer`, the account's);
 /// - `{"type":"chats","recent":[{"id":…,"name":…,"last_message":TEXT_OR_NULL},…]}`: the 10 most recently
 ///   active chats, from the store before any network (or from `Ready` without a store);
 /// - `{"type":"message","channel":ID,"id":ID,"author":ID,"content":TEXT}` for every message received;
@@ -432,6 +493,15 @@ struct AccountPrinter: Sendable {
     func signIn(_ outcome: SignInOutcome) {
         var line: [String: JSONLine.Value] = ["type": .string("signin"), "outcome": .string(outcome.name)]
         var human = "sign-in: \(outcome.name)"
+        // The server the sign-in went to: the account opened or created is that server's.
+        if let server = client.api.server {
+            line["server"] = .string(server.description)
+            human += " on \(server)"
+        }
+        if case .otherServer(let accountServer) = outcome {
+            line["account_server"] = .string(accountServer.description)
+            human += " — the account belongs to \(terminalSafe(accountServer.description)); nothing was sent"
+        }
         if case .opened(_, let session) = outcome {
             line["session"] = .string(session.name)
             human += " (session \(session.name))"

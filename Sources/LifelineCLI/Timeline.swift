@@ -13,8 +13,9 @@ import Synchronization
 ///   `{"code":"heartbeatTimeout","message":"no Pong within 10.0 seconds"}`) only when there is one.
 /// - `{"type":"error","reason":…,"message":…}` when ERROR's message is known or tailored (`suspended`…).
 /// - `{"type":"notice","text":…}` after an external logout (with `"standing":…` once the account's
-///   standing tailors it); `{"type":"login_failed","code":…,"message":…,"support_url":…}` for a refused
-///   login; `{"type":"alert","text":…}` for an outage alert.
+///   standing tailors it); `{"type":"login_failed","code":…,"message":…,"support_url":…,"reason":…}` for a
+///   refused login (`reason`: `disabled`, `suspended`, `banned`, `deleted`, `removedAsSpam` for a `Disabled`
+///   login whose account flags were read); `{"type":"alert","text":…}` for an outage alert.
 /// - `{"type":"replay_failed","events":[…]}` when significant events could not be restored.
 ///
 /// Text the server controls (names, messages, alerts, error details) is made terminal-safe in human output
@@ -75,6 +76,8 @@ final class Timeline: Sendable {
                     "type": .string("login_failed"), "code": .string(failure.code), "message": .string(failure.message),
                 ]
                 if let link = failure.supportURL { object["support_url"] = .string(link) }
+                // A `Disabled` login once the account's flags were read: the `error` line's reasons.
+                if let standing = failure.standing { object["reason"] = .string(standing.rawValue) }
                 line(
                     object,
                     human: paint(

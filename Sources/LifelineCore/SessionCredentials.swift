@@ -14,21 +14,32 @@ public struct SessionCredentials: Sendable, Hashable, Codable, CustomStringConve
     /// The server's id of the session itself, when known (Stoat's `_id` in the login answer).
     public var sessionID: String?
 
+    /// The server that issued the session, when known: the only server its token is sent to.
+    ///
+    /// Lifeline sets it on every session it obtains — a login, a session read from an account's store — and
+    /// the Stoat client refuses to send the token of a session issued by another server, over REST or on
+    /// the events socket. `nil` for credentials made from a bare token: whoever made them vouches for where
+    /// they are sent.
+    public var issuer: ServerIdentity?
+
     /// Creates credentials for a session.
     ///
     /// - Parameters:
     ///   - token: The session token.
     ///   - userID: The user the session belongs to, when known.
     ///   - sessionID: The server's id of the session, when known.
-    public init(token: String, userID: String? = nil, sessionID: String? = nil) {
+    ///   - issuer: The server that issued the session, when known (see ``issuer``).
+    public init(token: String, userID: String? = nil, sessionID: String? = nil, issuer: ServerIdentity? = nil) {
         self.token = token
         self.userID = userID
         self.sessionID = sessionID
+        self.issuer = issuer
     }
 
-    /// A description that names the user and the session but never the token.
+    /// A description that names the user, the session and its issuer but never the token.
     public var description: String {
-        "SessionCredentials(userID: \(userID ?? "unknown"), sessionID: \(sessionID ?? "unknown"), token: <redacted>)"
+        "SessionCredentials(userID: \(userID ?? "unknown"), sessionID: \(sessionID ?? "unknown"), "
+            + "issuer: \(issuer.map(\.description) ?? "unknown"), token: <redacted>)"
     }
 
     /// The same as ``description``: the token is redacted in debug output too.

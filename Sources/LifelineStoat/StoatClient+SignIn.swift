@@ -85,10 +85,20 @@ extension StoatClient {
             await session.reportLoginFailure(
                 LoginFailure(code: "serverUnreachable", message: "The server could not be reached. Try again later."))
         case .opened(_, .verificationFailed(let failure)), .verificationFailed(let failure):
+            // A refused `Disabled` login keeps Stoat's kind as its code, as ``logIn(email:password:)`` reports it.
+            let code =
+                failure.code == .accountDisabled ? StoatAPIError.Code.accountDisabled.rawValue : failure.code.rawValue
             await session.reportLoginFailure(
                 LoginFailure(
-                    code: failure.code.rawValue, message: failure.message,
-                    supportURL: failure.supportURL?.absoluteString))
+                    code: code, message: failure.message, supportURL: failure.supportURL?.absoluteString,
+                    standing: failure.standing))
+        case .otherServer(let server):
+            await session.reportLoginFailure(
+                LoginFailure(
+                    code: "otherServer",
+                    message:
+                        "This account belongs to \(server); it is not opened with \(api.server.map(\.description) ?? "this API")."
+                ))
         case .wrongPassword, .wrongPasswordUnconfirmed:
             await session.reportLoginFailure(
                 LoginFailure(code: outcome.name, message: "The email or password is incorrect."))

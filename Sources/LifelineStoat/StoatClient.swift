@@ -149,6 +149,7 @@ public final class StoatClient: Sendable {
                 eventsURL.withLock { $0 = url }
                 return url
             },
+            server: api.server,
             configuration: configuration.connection, clock: clock, logger: logger,
             onEvent: { cache.receive($0) })
         statistics = connections.statistics
@@ -176,6 +177,9 @@ public final class StoatClient: Sendable {
         // cancelled one, and these changes must not be lost.
         let cache = cache
         await Task { await cache.flush() }.value
+        // The label written at CONNECTED may have been cancelled with the run: the login screen lists the
+        // account by it (and `lifeline connect --account LABEL` picks it), so write it before the store closes.
+        await Task { await self.labelStoredAccount() }.value
         cache.finish()
         let account = signedInAccount.withLock { account in
             defer { account = nil }
@@ -199,8 +203,22 @@ public final class StoatClient: Sendable {
     }
 
     /// Resumes a cached session: LOGIN_CACHED, straight to CONNECTING.
+    ///
+    /// A session another server issued (its `SessionCredentials/issuer` is not ``StoatAPI/server``) is
+    /// refused: its token is sent nowhere, and READY shows the refusal
+    /// (``StoatAPIError/Code/foreignCredentials``) as its notice.
+    ///
+    /// - Returns: Whether the session started.
     @discardableResult
     public func resume(_ credentials: SessionCredentials) async -> Bool {
+        if let issuer = credentials.issuer, issuer != api.server {
+            let error = StoatAPIError(
+                code: .foreignCredentials,
+                message: "The session was issued by \(issuer), not by \(api.server.map(\.description) ?? "this API")")
+            logger.warning("a session of another server was not resumed", metadata: ["lifeline.issuer": "\(issuer)"])
+            await session.reportLoginFailure(error.loginFailure)
+            return false
+        }
         guard await session.logIn(credentials, cached: true) else { return false }
         self.credentials.value = credentials
         return true
@@ -216,8 +234,10 @@ public final class StoatClient: Sendable {
             case .mfa(let challenge):
                 return .needsMFA(challenge)
             case .disabled(let userID):
-                let error = StoatAPIError.disabled(userID: userID)
-                await session.reportLoginFailure(error.loginFailure, userID: userID)
+                // The flags say why before the refusal shows, so the login screen names a suspension (or a ban)
+                // as such. When they cannot be read, the session looks them up itself and tailors the notice.
+                let error = await api.disabledLogin(userID: userID)
+                await session.reportLoginFailure(error.loginFailure, userID: error.standing == nil ? userID : nil)
                 return .refused(error)
             }
         } catch {

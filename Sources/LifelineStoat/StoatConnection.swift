@@ -81,6 +81,9 @@ public struct StoatConnectionFactory: ConnectionFactory {
     }
 
     let eventsURL: @Sendable () async throws -> String
+    /// The server whose `GET /` names the events URL, when known: the only server whose sessions the
+    /// sockets authenticate with.
+    public let server: ServerIdentity?
     let configuration: Configuration
     let clock: SessionClock
     /// The one timer of all this factory's sockets.
@@ -92,20 +95,30 @@ public struct StoatConnectionFactory: ConnectionFactory {
 
     /// Creates a factory.
     ///
+    /// A session's token is sent only to the events socket of the server that issued it: a connection for
+    /// credentials whose `SessionCredentials/issuer` is not `server` (or for any issued session, when
+    /// `server` is `nil`) ends before it opens, with a permanent failure
+    /// (`PermanentFailureReason.Code.authenticationFailed`, its cause ``StoatAPIError/Code/foreignCredentials``).
+    /// Credentials without an issuer (a bare token) are sent as they are.
+    ///
     /// - Parameters:
     ///   - eventsURL: Gives the events socket's URL (`GET /`'s `ws`); asked before each connection.
+    ///   - server: The API server whose `GET /` gives the events URL (``StoatAPI/server``); `nil` when the URL
+    ///     comes from elsewhere, and then only sessions without an issuer are sent.
     ///   - configuration: Timing and limits.
     ///   - clock: The clock for the heartbeat and the timeouts: the session's, so tests control both.
     ///   - logger: Where connections log (never a token).
     ///   - onEvent: Receives every event after `Ready` — messages, typing, updates — and `Ready` itself.
     public init(
         eventsURL: @escaping @Sendable () async throws -> String,
+        server: ServerIdentity? = nil,
         configuration: Configuration = Configuration(),
         clock: some Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "lifeline.stoat", factory: { _ in SwiftLogNoOpLogHandler() }),
         onEvent: @escaping @Sendable (BonfireEvent) async -> Void = { _ in }
     ) {
         self.eventsURL = eventsURL
+        self.server = server
         self.configuration = configuration
         let clock = SessionClock(clock)
         self.clock = clock
@@ -331,6 +344,7 @@ final class StoatConnection: SessionConnection {
     // MARK: - The socket
 
     private func runSocket(_ report: @escaping @Sendable (ConnectionEvent) async -> Void) async -> ConnectionEnd {
+        if let refusal = foreignCredentials() { return refusal }
         let opened = Atomic<Bool>(false)
         let maximum = factory.configuration.maximumFrameSize
         do {
@@ -371,6 +385,24 @@ final class StoatConnection: SessionConnection {
             // not give); the socket's URL carries no token, so it is safe to show.
             return .temporary(TemporaryFailureCause(code: code, message: "\(error)", cause: error))
         }
+    }
+
+    /// The end of a connection whose session another server issued: its token goes only to the events
+    /// socket its issuer's `GET /` names (the factory's ``StoatConnectionFactory/server``). `nil` when the
+    /// session may be sent.
+    private func foreignCredentials() -> ConnectionEnd? {
+        guard let issuer = credentials.issuer, issuer != factory.server else { return nil }
+        let socketServer = factory.server.map { "\($0)'s" } ?? "an unidentified server's"
+        let error = StoatAPIError(
+            code: .foreignCredentials,
+            message: "the session was issued by \(issuer); its token is not sent to \(socketServer) events socket")
+        factory.logger.warning(
+            "events socket refused a session of another server",
+            metadata: [
+                "lifeline.issuer": "\(issuer)", "lifeline.server": "\(factory.server.map(\.description) ?? "-")",
+            ])
+        return .permanent(
+            PermanentFailureReason(code: .authenticationFailed, message: error.message, cause: error))
     }
 
     /// Acts on one whole message; returns how the connection ends, if it does.

@@ -29,10 +29,22 @@ public struct StoatPasswordVerifier: PasswordVerifier {
         self.friendlyName = friendlyName
     }
 
-    /// Logs in with the email and password: a session means the password is right.
+    /// The API's server (``StoatAPI/server``): the accounts the store opens with this verifier are its.
+    ///
+    /// An API whose base URL names no server (not `http` or `https`, or no host) verifies nothing: every
+    /// login fails before it is sent, and this is `https://invalid`, a host that never resolves (RFC 6761).
+    public var server: ServerIdentity {
+        api.server ?? Self.unidentifiedServer
+    }
+
+    static let unidentifiedServer = ServerIdentity("https://invalid")!
+
+    /// Logs in with the email and password: a session means the password is right. A login answered
+    /// `Disabled` reads the account's flags (`GET /users/{id}/flags`, no session needed), so the failure
+    /// names why the account cannot log in (`PasswordVerificationFailure.standing`).
     public func verifyPassword(email: String, password: String) async -> PasswordVerification {
         do {
-            return answer(try await api.login(email: email, password: password, friendlyName: friendlyName))
+            return await answer(try await api.login(email: email, password: password, friendlyName: friendlyName))
         } catch {
             return answer(error)
         }
@@ -44,7 +56,7 @@ public struct StoatPasswordVerifier: PasswordVerifier {
         try? await api.logout(session)
     }
 
-    private func answer(_ result: LoginResult) -> PasswordVerification {
+    private func answer(_ result: LoginResult) async -> PasswordVerification {
         switch result {
         case .success(let credentials):
             return .verified(credentials)
@@ -66,15 +78,18 @@ public struct StoatPasswordVerifier: PasswordVerifier {
                         default: .totp(response.code)
                         }
                     do throws(StoatAPIError) {
-                        return answer(
+                        return await answer(
                             try await api.continueLogin(
                                 ticket: challenge.ticket, response: mfa, friendlyName: friendlyName))
                     } catch {
                         return answer(error)
                     }
                 })
-        case .disabled:
-            return .failed(PasswordVerificationFailure(code: .accountDisabled, message: "The account is disabled."))
+        case .disabled(let userID):
+            let error = await api.disabledLogin(userID: userID)
+            return .failed(
+                PasswordVerificationFailure(
+                    code: .accountDisabled, message: error.userMessage, cause: error, standing: error.standing))
         }
     }
 

@@ -5,7 +5,21 @@ internal import LifelineCore
 /// The account row's sealed content.
 struct AccountRecord: Sendable {
     var email: String
-    var session: SessionCredentials?
+    /// The server the account belongs to; nil in a file written before accounts were bound to a server.
+    var server: ServerIdentity?
+    /// The account's user id, as the last session stored named it; kept when the session is cleared.
+    var userID: String?
+    /// The cached session, its issuer the record's server.
+    var session: SessionCredentials? {
+        didSet { if let userID = session?.userID { self.userID = userID } }
+    }
+
+    init(email: String, server: ServerIdentity?, session: SessionCredentials?, userID: String? = nil) {
+        self.email = email
+        self.server = server
+        self.userID = userID ?? session?.userID
+        self.session = session
+    }
 }
 
 // MARK: - Contexts
@@ -49,7 +63,9 @@ extension AccountDatabase {
 // Every payload starts with its version. A version is added when a record gains fields; the older versions
 // keep decoding, so no migration has to re-seal rows.
 extension AccountDatabase {
-    static let accountPayloadVersion = 1
+    /// Account payload 1 (schema v1): email, token, user id, session id. Payload 2 adds the server and the
+    /// account's user id, kept when the session is cleared.
+    static let accountPayloadVersion = 2
     /// Chat payload 1 (schema v1): id, name, unread count. Payload 2: id, kind, name, parent id, last message
     /// id, unread count, details.
     static let chatPayloadVersion = 2
@@ -63,6 +79,8 @@ extension AccountDatabase {
         var payload = ByteWriter()
         payload.append(accountPayloadVersion)
         payload.append(account.email)
+        payload.append(account.server?.description)
+        payload.append(account.userID)
         payload.append(account.session?.token)
         payload.append(account.session?.userID)
         payload.append(account.session?.sessionID)
@@ -75,13 +93,24 @@ extension AccountDatabase {
             throw StoreError(code: .encryptionFailure, message: "the account record is missing")
         }
         return try decodePayload(sealer.open(sealed, accountContext), table: "account") { reader, version in
-            guard version == 1 else { throw ByteReader.Malformed() }
+            guard version == 1 || version == 2 else { throw ByteReader.Malformed() }
             let email = try reader.readString()
+            var server: ServerIdentity?
+            var accountUserID: String?
+            if version == 2 {
+                if let text = try reader.readOptionalString() {
+                    guard let parsed = ServerIdentity(text) else { throw ByteReader.Malformed() }
+                    server = parsed
+                }
+                accountUserID = try reader.readOptionalString()
+            }
             let token = try reader.readOptionalString()
             let userID = try reader.readOptionalString()
             let sessionID = try reader.readOptionalString()
-            let session = token.map { SessionCredentials(token: $0, userID: userID, sessionID: sessionID) }
-            return AccountRecord(email: email, session: session)
+            let session = token.map {
+                SessionCredentials(token: $0, userID: userID, sessionID: sessionID, issuer: server)
+            }
+            return AccountRecord(email: email, server: server, session: session, userID: accountUserID)
         }
     }
 

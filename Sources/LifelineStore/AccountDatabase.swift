@@ -75,7 +75,14 @@ public final class AccountDatabase: Sendable {
         try await accountRecord().email
     }
 
-    /// The cached session, for LOGIN_CACHED; nil when none is cached.
+    /// The server the account belongs to, from the sealed record: the only server its sessions are sent to.
+    /// `nil` only for a file written before accounts were bound, which the sign-in never opens unbound.
+    public func server() async throws(StoreError) -> ServerIdentity? {
+        try await accountRecord().server
+    }
+
+    /// The cached session, for LOGIN_CACHED; nil when none is cached. Its `SessionCredentials/issuer` is the
+    /// account's ``server()``.
     public func cachedSession() async throws(StoreError) -> SessionCredentials? {
         try await accountRecord().session
     }
@@ -85,12 +92,49 @@ public final class AccountDatabase: Sendable {
     /// The previous session's sealed bytes are overwritten on disk, not only unlinked (SQLite's
     /// `secure_delete`): after a logout no copy of the token is left in the file, even under the data key.
     ///
-    /// - Parameter session: The session to cache, or nil to forget it.
+    /// - Parameter session: The session to cache, or nil to forget it. Its issuer, when set, must be the
+    ///   account's server; the stored session is read back with that issuer.
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/otherServer`` for a session another server issued
+    ///   (nothing is written).
     public func storeSession(_ session: SessionCredentials?) async throws(StoreError) {
         try await write("the session") { db, sealer in
             var account = try Self.readAccount(db, sealer)
+            try Self.requireIssuer(session, of: account)
             account.session = session
             try Self.writeAccount(account, db, sealer)
+        }
+    }
+
+    /// Refuses a session whose issuer is known and is not the account's server.
+    static func requireIssuer(_ session: SessionCredentials?, of account: AccountRecord) throws(StoreError) {
+        guard let issuer = session?.issuer, issuer != account.server else { return }
+        throw StoreError(
+            code: .otherServer,
+            message:
+                "a session issued by \(issuer) is not stored in an account of \(account.server.map(\.description) ?? "no server")"
+        )
+    }
+
+    /// Binds a database written before accounts were bound to a server: the server goes into the sealed record
+    /// and the plaintext row, and `session` (verified by that server, for the user id the file holds) replaces
+    /// the cached one, in one transaction. The replaced session is dropped, never sent anywhere: nobody knows
+    /// which server issued it.
+    func bind(to server: ServerIdentity, session: SessionCredentials) async throws(StoreError) {
+        try await write("the account's server") { db, sealer in
+            var account = try Self.readAccount(db, sealer)
+            account.server = server
+            account.session = session
+            try AccountStore.writeServer(server, db)
+            try Self.writeAccount(account, db, sealer)
+        }
+    }
+
+    /// Writes the plaintext server row from the sealed record when it is missing or differs (a row someone
+    /// removed or edited): the login screen lists what the sealed record says.
+    func repairListedServer(_ server: ServerIdentity) async throws(StoreError) {
+        try await write("the account's server") { db, _ in
+            guard try AccountStore.readServer(db) != server else { return }
+            try AccountStore.writeServer(server, db)
         }
     }
 
@@ -103,8 +147,9 @@ public final class AccountDatabase: Sendable {
         -> SessionCredentials?
     {
         try await write("the session") { db, sealer in
-            try keyring?.write(db)
             var account = try Self.readAccount(db, sealer)
+            try Self.requireIssuer(session, of: account)
+            try keyring?.write(db)
             let replaced = account.session
             account.session = session
             try Self.writeAccount(account, db, sealer)

@@ -1,7 +1,7 @@
 internal import Crypto
 public import Foundation
 internal import GRDB
-internal import LifelineCore
+public import LifelineCore
 
 #if canImport(Darwin)
     import Darwin
@@ -27,12 +27,17 @@ internal import LifelineCore
 /// }
 /// ```
 ///
-/// The login screen lists the device's accounts with ``accounts()`` (a plaintext label each, nothing secret)
-/// and signs in by account with the password alone: ``signIn(account:password:email:verifier:)``.
+/// The login screen lists the device's accounts with ``accounts()`` (a plaintext label and server each, nothing
+/// secret) and signs in by account with the password alone: ``signIn(account:password:email:verifier:)``.
+///
+/// Every account belongs to one server, the verifier's (``PasswordVerifier/server``): the same email on two
+/// servers is two accounts, two files, and a file is never opened with another server's verifier (see
+/// <doc:LifelineStore#Accounts-belong-to-one-server>).
 ///
 /// The directory is created readable only by its owner (0700) if it does not exist; an existing directory's
 /// permissions are left as they are. Database files are created 0600, and SQLite gives its journal the
-/// database file's permissions. A file is named after a hash of the account's email (see ``databaseURL(email:)``).
+/// database file's permissions. A file is named after a hash of the account's email and server (see
+/// ``databaseURL(email:server:)``).
 ///
 /// Nothing here erases an account as a side effect: only ``erase(account:)`` (or ``EraseOption/erase()``) does.
 public struct AccountStore: Sendable {
@@ -71,14 +76,31 @@ public struct AccountStore: Sendable {
     }
 
     /// The identifier of an account's database in this store: the first 128 bits of SHA-256 of the trimmed,
-    /// lowercased email, in hex.
+    /// lowercased email and the server's canonical form, in hex. The same email on two servers is two accounts.
+    ///
+    /// - Parameters:
+    ///   - email: The account's email.
+    ///   - server: The server the account belongs to.
+    public func accountID(email: String, server: ServerIdentity) -> StoredAccount.ID {
+        Self.hashedID(email: email, server: server)
+    }
+
+    /// The identifier a database had before accounts were bound to a server (schema `v2` and before): a hash
+    /// of the email alone. Such a file keeps its name when a sign-in binds it to its server (see
+    /// <doc:LifelineStore#Accounts-belong-to-one-server>); new databases are named by
+    /// ``accountID(email:server:)``.
     ///
     /// - Parameter email: The account's email.
     public func accountID(email: String) -> StoredAccount.ID {
+        Self.hashedID(email: email, server: nil)
+    }
+
+    private static func hashedID(email: String, server: ServerIdentity?) -> StoredAccount.ID {
         let normalized = email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         var writer = ByteWriter()
         writer.append("lifeline.store.account-file")
         writer.append(normalized)
+        if let server { writer.append(server.description) }
         let digits = Array("0123456789abcdef")
         return String(
             SHA256.hash(data: writer.bytes).prefix(16).flatMap { byte in
@@ -87,10 +109,21 @@ public struct AccountStore: Sendable {
         )
     }
 
-    /// The database file of an account: `account-<id>.sqlite`, where id is ``accountID(email:)``.
+    /// The database file a new account of `email` on `server` gets: `account-<id>.sqlite`, where id is
+    /// ``accountID(email:server:)``.
     ///
     /// The name hides the email from a casual look, not from someone who can guess it: hashing a candidate
-    /// email tells whether this directory holds its account.
+    /// email and server tells whether this directory holds its account.
+    ///
+    /// - Parameters:
+    ///   - email: The account's email.
+    ///   - server: The server the account belongs to.
+    public func databaseURL(email: String, server: ServerIdentity) -> URL {
+        databaseURL(account: accountID(email: email, server: server))
+    }
+
+    /// The database file of an account written before accounts were bound to a server, named by
+    /// ``accountID(email:)``.
     ///
     /// - Parameter email: The account's email.
     public func databaseURL(email: String) -> URL {
@@ -99,23 +132,46 @@ public struct AccountStore: Sendable {
 
     /// The database file of an account by its identifier.
     ///
-    /// - Parameter account: An identifier from ``accounts()`` or ``accountID(email:)``.
+    /// - Parameter account: An identifier from ``accounts()`` or ``accountID(email:server:)``.
     public func databaseURL(account: StoredAccount.ID) -> URL {
         directory.appendingPathComponent("account-\(account).sqlite", isDirectory: false)
     }
 
-    /// Whether the account has a database in this store.
+    /// Whether the account of `email` on `server` has a database in this store: one named for it, or one
+    /// written before accounts were bound whose plaintext server is `server`.
+    ///
+    /// - Parameters:
+    ///   - email: The account's email.
+    ///   - server: The server the account belongs to.
+    public func hasDatabase(email: String, server: ServerIdentity) -> Bool {
+        existingAccount(email: email, server: server) != nil
+    }
+
+    /// Whether a database written before accounts were bound to a server exists for `email`
+    /// (``accountID(email:)``), bound since or not.
     ///
     /// - Parameter email: The account's email.
     public func hasDatabase(email: String) -> Bool {
         FileManager.default.fileExists(atPath: databaseURL(email: email).path)
     }
 
+    /// The database of `email` on `server` that exists, if any: the one named for the pair, else an older one
+    /// named by the email alone whose plaintext server is `server`. An older file not bound yet is not it:
+    /// only a sign-in can tell whose it is.
+    func existingAccount(email: String, server: ServerIdentity) -> StoredAccount.ID? {
+        let named = accountID(email: email, server: server)
+        if FileManager.default.fileExists(atPath: databaseURL(account: named).path) { return named }
+        let legacy = accountID(email: email)
+        let url = databaseURL(account: legacy)
+        guard FileManager.default.fileExists(atPath: url.path), Self.readServer(at: url) == server else { return nil }
+        return legacy
+    }
+
     /// The accounts that have a database here, for the login screen: the most recently written first.
     ///
-    /// Reads each file's plaintext label without a password and writes nothing, except that a transaction a
+    /// Reads each file's plaintext label and server without a password and writes nothing, except that a transaction a
     /// crash interrupted is rolled back first (SQLite would do the same at the next open; it restores the last
-    /// committed state). A file that cannot be read is still listed, without a label.
+    /// committed state). A file that cannot be read is still listed, without a label or a server.
     ///
     /// - Returns: One entry per database file; none when the directory does not exist.
     /// - Throws: ``StoreError`` with code ``StoreError/Code/storage`` when the directory cannot be listed.
@@ -133,9 +189,11 @@ public struct AccountStore: Sendable {
             guard Self.isAccountID(id) else { return nil }
             let url = databaseURL(account: id)
             let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+            let plaintext = Self.readPlaintext(at: url)
             return StoredAccount(
                 id: id,
-                label: Self.readLabel(at: url),
+                label: plaintext?.label,
+                server: plaintext?.server,
                 lastModified: attributes?[.modificationDate] as? Date
             )
         }
@@ -145,10 +203,13 @@ public struct AccountStore: Sendable {
         }
     }
 
-    /// Runs the sign-in flow (<doc:LifelineStore#The-sign-in-flow>) for one account, by email.
+    /// Runs the sign-in flow (<doc:LifelineStore#The-sign-in-flow>) for one account, by email, on the verifier's
+    /// server (``PasswordVerifier/server``).
     ///
-    /// 1. No database: verify the password with `verifier`; if right, create the database keyed with it and
-    ///    store the new session (``SignInOutcome/created(_:session:)``).
+    /// 1. No database of this email on this server: verify the password with `verifier`; if right, create the
+    ///    database keyed with it, bound to the server, and store the new session
+    ///    (``SignInOutcome/created(_:session:)``). A database of the same email on another server is another
+    ///    account, left as it is.
     /// 2. A database: roll back a transaction a crash interrupted, if any (the last committed state), read the
     ///    keyring without writing, and unwrap the data key with `password`. If it does not unwrap, verify the
     ///    password with `verifier`: right means ``SignInOutcome/encryptionFailure(_:)`` (and the session the
@@ -156,11 +217,15 @@ public struct AccountStore: Sendable {
     ///    ``SignInOutcome/wrongPasswordUnconfirmed``. Until the key unwraps, no committed byte changes.
     /// 3. Migrate the schema; a failure is ``SignInOutcome/migrationFailure(_:)`` and keeps the data.
     /// 4. Re-wrap the data key if its stored key derivation is weaker than ``Configuration/keyDerivation``.
-    /// 5. Decrypt the account record (email, cached session). With a cached session:
-    ///    ``SignInOutcome/opened(_:session:)`` with ``OpenedSession/cached(_:)``, and the server is not asked.
-    ///    Without one: verify the password with the server (LOGIN_UNCACHED) and answer
-    ///    ``SignInOutcome/opened(_:session:)`` with what it said (``OpenedSession``); the database is open
-    ///    whatever it said, so the first screen never waits for a login.
+    /// 5. Decrypt the account record (email, server, cached session) and check that its server is the
+    ///    verifier's. With a cached session: ``SignInOutcome/opened(_:session:)`` with
+    ///    ``OpenedSession/cached(_:)``, and the server is not asked. Without one: verify the password with the
+    ///    server (LOGIN_UNCACHED) and answer ``SignInOutcome/opened(_:session:)`` with what it said
+    ///    (``OpenedSession``); the database is open whatever it said, so the first screen never waits for a
+    ///    login.
+    ///
+    /// A database written before accounts were bound to a server (named by the email alone) is bound at its
+    /// first sign-in, never resumed before (<doc:LifelineStore#Accounts-belong-to-one-server>).
     ///
     /// Wherever the server asks for a second factor, the outcome is ``SignInOutcome/secondFactorRequired(_:)``,
     /// whose step continues the flow at that point. A damaged keyring or file is an encryption failure without
@@ -169,20 +234,21 @@ public struct AccountStore: Sendable {
     /// - Parameters:
     ///   - email: The account's email.
     ///   - password: The password the user typed. Never stored or logged; only keys derived from it are kept.
-    ///   - verifier: Checks the password with the server when the flow needs it.
+    ///   - verifier: Checks the password with the server when the flow needs it; its server is the account's.
     /// - Returns: The branch of the flow the sign-in took. Never throws: every failure is an outcome.
     public func signIn(email: String, password: String, verifier: some PasswordVerifier) async -> SignInOutcome {
-        await SignInFlow(store: self, verifier: verifier)
-            .signIn(account: accountID(email: email), email: email, password: password)
+        await SignInFlow(store: self, verifier: verifier).signIn(email: email, password: password)
     }
 
     /// Runs the sign-in flow for an account from ``accounts()``, with the password alone.
     ///
-    /// The same flow as ``signIn(email:password:verifier:)``. When the password unwraps the key, the email is read
-    /// from the sealed account record and the server is asked nothing (or, with no cached session, asked with
-    /// that email). When it does not unwrap, the server can only be asked with an email: without one (or with one
-    /// that is not this account's, which is ignored) the outcome is ``SignInOutcome/wrongPasswordUnconfirmed``;
-    /// pass `email` to confirm online (see <doc:LifelineStore#Signing-in-by-account>).
+    /// The same flow as ``signIn(email:password:verifier:)``. An account whose file names another server than
+    /// the verifier's is ``SignInOutcome/otherServer(_:)`` at once, with nothing read but the plaintext and
+    /// nothing sent. When the password unwraps the key, the email is read from the sealed account record and
+    /// the server is asked nothing (or, with no cached session, asked with that email). When it does not
+    /// unwrap, the server can only be asked with an email: without one (or with one that is not this
+    /// account's, which is ignored) the outcome is ``SignInOutcome/wrongPasswordUnconfirmed``; pass `email` to
+    /// confirm online (see <doc:LifelineStore#Signing-in-by-account>).
     ///
     /// - Parameters:
     ///   - account: The account's identifier, from ``accounts()``.
@@ -201,12 +267,28 @@ public struct AccountStore: Sendable {
         guard Self.isAccountID(account) else {
             return .storageFailure(StoreError(code: .noSuchAccount, message: "not an account identifier"))
         }
-        let usableEmail = email.flatMap { accountID(email: $0) == account ? $0 : nil }
+        let server = verifier.server
+        let usableEmail = email.flatMap {
+            accountID(email: $0, server: server) == account || accountID(email: $0) == account ? $0 : nil
+        }
         return await SignInFlow(store: self, verifier: verifier)
             .signIn(account: account, email: usableEmail, password: password)
     }
 
-    /// Erases an account's database, by email. See ``erase(account:)``.
+    /// Erases the database of `email` on `server` (the one ``hasDatabase(email:server:)`` finds). See
+    /// ``erase(account:)``. A database of the same email on another server, or one not bound to a server yet,
+    /// is left as it is.
+    ///
+    /// - Parameters:
+    ///   - email: The account whose database to erase.
+    ///   - server: The server the account belongs to.
+    /// - Throws: ``StoreError`` with code ``StoreError/Code/storage`` when a file exists and cannot be removed.
+    public func erase(email: String, server: ServerIdentity) throws(StoreError) {
+        try erase(account: existingAccount(email: email, server: server) ?? accountID(email: email, server: server))
+    }
+
+    /// Erases the database named by the email alone (``accountID(email:)``), written before accounts were
+    /// bound to a server. See ``erase(account:)``.
     ///
     /// - Parameter email: The account whose database to erase.
     /// - Throws: ``StoreError`` with code ``StoreError/Code/storage`` when a file exists and cannot be removed.
@@ -294,22 +376,45 @@ extension AccountStore {
         }
     }
 
-    /// The plaintext label of a database file, without a password; nil when it has none or cannot be read.
-    static func readLabel(at url: URL) -> String? {
+    /// The plaintext label and server of a database file, without a password; nil when it cannot be read.
+    static func readPlaintext(at url: URL) -> (label: String?, server: ServerIdentity?)? {
         do {
             try rollBackInterruptedTransaction(at: url)
             let queue = try DatabaseQueue(path: url.path, configuration: databaseConfiguration(readonly: true))
             defer { try? queue.close() }
-            return try queue.read(readLabel)
+            return try queue.read { db in (try readLabel(db), try readServer(db)) }
         } catch {
             return nil
         }
+    }
+
+    /// The plaintext label of a database file, without a password; nil when it has none or cannot be read.
+    static func readLabel(at url: URL) -> String? {
+        readPlaintext(at: url)?.label
+    }
+
+    /// The plaintext server of a database file, without a password; nil when it has none (a file not bound
+    /// yet), names no valid server, or cannot be read.
+    static func readServer(at url: URL) -> ServerIdentity? {
+        readPlaintext(at: url)?.server
     }
 
     /// The label row; nil when there is none, or no label table (a `v1` file).
     static func readLabel(_ db: Database) throws -> String? {
         guard try db.tableExists("label") else { return nil }
         return try String.fetchOne(db, sql: "SELECT text FROM label WHERE id = 1")
+    }
+
+    /// The plaintext server row; nil when there is none, no server table (before `v3`), or a value that is not
+    /// a server's canonical form.
+    static func readServer(_ db: Database) throws -> ServerIdentity? {
+        guard try db.tableExists("server") else { return nil }
+        return try String.fetchOne(db, sql: "SELECT url FROM server WHERE id = 1").flatMap(ServerIdentity.init)
+    }
+
+    /// Writes the plaintext server row (the table exists from `v3` on).
+    static func writeServer(_ server: ServerIdentity, _ db: Database) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO server (id, url) VALUES (1, ?)", arguments: [server.description])
     }
 
     static func databaseConfiguration(readonly: Bool) -> GRDB.Configuration {
@@ -334,6 +439,22 @@ extension AccountStore {
 // MARK: - Opening
 
 extension AccountStore {
+    /// Reads the sealed account record of a file whose key unwrapped, through a read-only connection and before
+    /// any migration: the flow decides from its server whether the file may be opened at all, with no byte
+    /// written. Every schema since `v1` has the account table.
+    static func readRecordWithoutWriting(at url: URL, dataKey: SymmetricKey) -> Result<AccountRecord, StoreError> {
+        do {
+            let queue = try DatabaseQueue(path: url.path, configuration: databaseConfiguration(readonly: true))
+            defer { try? queue.close() }
+            let sealer = RecordSealer(dataKey: dataKey)
+            return .success(try queue.read { db in try AccountDatabase.readAccount(db, sealer) })
+        } catch let error as StoreError {
+            return .failure(error)
+        } catch {
+            return .failure(.from(error, "could not read the account record"))
+        }
+    }
+
     /// Opens a database whose key unwrapped: migrates, raises the key derivation, reads the account record.
     ///
     /// - Returns: The account record, or the outcome that ends the sign-in (the database is then closed).
@@ -434,6 +555,7 @@ extension AccountStore {
     func createDatabase(
         account: StoredAccount.ID,
         email: String,
+        server: ServerIdentity,
         password: String,
         session: SessionCredentials
     ) throws(StoreError) -> AccountDatabase? {
@@ -461,7 +583,9 @@ extension AccountStore {
             try configuration.schema.migrator.migrate(queue)
             try queue.write { db in
                 try keyring.write(db)
-                try AccountDatabase.writeAccount(AccountRecord(email: email, session: session), db, sealer)
+                try Self.writeServer(server, db)
+                try AccountDatabase.writeAccount(
+                    AccountRecord(email: email, server: server, session: session), db, sealer)
             }
             try queue.close()
         } catch {

@@ -1,4 +1,5 @@
 public import Foundation
+public import LifelineCore
 
 /// A server's answer to a password check that is neither "right" nor "wrong".
 public struct PasswordVerificationFailure: Error, CustomStringConvertible {
@@ -14,7 +15,8 @@ public struct PasswordVerificationFailure: Error, CustomStringConvertible {
             self.rawValue = rawValue
         }
 
-        /// The account is disabled.
+        /// The account cannot log in: disabled by its owner, or suspended, banned, deleted or removed as spam
+        /// (``PasswordVerificationFailure/standing`` says which, when the verifier could tell).
         public static let accountDisabled = Code(rawValue: "accountDisabled")
         /// Too many attempts: try later.
         public static let rateLimited = Code(rawValue: "rateLimited")
@@ -38,6 +40,9 @@ public struct PasswordVerificationFailure: Error, CustomStringConvertible {
     public var supportURL: URL?
     /// The error that caused this one, if any.
     public var cause: (any Error)?
+    /// For ``Code/accountDisabled``: why the account cannot log in, when the verifier could tell
+    /// (`AccountStanding.disabled` by its owner, or suspended, banned, deleted, removed as spam).
+    public var standing: AccountStanding?
 
     /// Creates a failure.
     ///
@@ -46,11 +51,16 @@ public struct PasswordVerificationFailure: Error, CustomStringConvertible {
     ///   - message: A sentence for people; it must not contain the password.
     ///   - supportURL: A page that explains the failure, if the server has one.
     ///   - cause: The error that caused this one, if any.
-    public init(code: Code, message: String, supportURL: URL? = nil, cause: (any Error)? = nil) {
+    ///   - standing: For ``Code/accountDisabled``, why the account cannot log in, if known.
+    public init(
+        code: Code, message: String, supportURL: URL? = nil, cause: (any Error)? = nil,
+        standing: AccountStanding? = nil
+    ) {
         self.code = code
         self.message = message
         self.supportURL = supportURL
         self.cause = cause
+        self.standing = standing
     }
 
     /// The code and the message: `code: message`.

@@ -15,13 +15,23 @@ public import LifelineCore
 /// server accepts a password that does not open the database (an encryption failure), or when the store cannot
 /// keep the session (a failed write), the flow calls ``endSession(_:)`` before it answers, so no session is left
 /// open on the server with nobody holding its token (see <doc:LifelineStore#Sessions-the-flow-cannot-use>).
+///
+/// The verifier names the server it asks (``server``): an account's database belongs to that server, the
+/// sessions it verifies are that server's, and a database bound to another server is never opened with it
+/// (see <doc:LifelineStore#Accounts-belong-to-one-server>).
 public protocol PasswordVerifier: Sendable {
+    /// The server this verifier checks passwords with, normalised: the API the sessions it returns were
+    /// issued by. The store binds the databases it creates through this verifier to it, and refuses to open
+    /// a database of another server with it.
+    var server: ServerIdentity { get }
+
     /// Asks the server whether `password` is the account's password.
     ///
     /// - Parameters:
     ///   - email: The account's email.
     ///   - password: The password the user typed. Never log it.
-    /// - Returns: The server's answer; a verified password comes with the session the login created.
+    /// - Returns: The server's answer; a verified password comes with the session the login created (its
+    ///   `SessionCredentials/issuer`, if set, must be ``server``: the store stamps it when it is not).
     func verifyPassword(email: String, password: String) async -> PasswordVerification
 
     /// Ends a session a verification created that the sign-in flow cannot use.

@@ -17,48 +17,98 @@ struct SignInFlow: Sendable {
         self.verifier = verifier
     }
 
+    /// The verifier's server: the server of every account this flow opens or creates.
+    var server: ServerIdentity { verifier.server }
+
     // MARK: Main flow
 
+    /// Signs in by email: the database named for the email on this server; else one named by the email alone
+    /// (written before accounts were bound) that is this server's or not bound yet; else a new one.
+    func signIn(email: String, password: String) async -> SignInOutcome {
+        let server = server
+        let named = store.accountID(email: email, server: server)
+        if FileManager.default.fileExists(atPath: store.databaseURL(account: named).path) {
+            return await openExisting(account: named, email: email, password: password, otherwise: nil)
+        }
+        let legacy = store.accountID(email: email)
+        let legacyURL = store.databaseURL(account: legacy)
+        if FileManager.default.fileExists(atPath: legacyURL.path) {
+            // A file bound to another server is that server's account: this server's is another, made below.
+            let listed = AccountStore.readServer(at: legacyURL)
+            if listed == nil || listed == server {
+                return await openExisting(account: legacy, email: email, password: password) {
+                    await create(account: named, email: email, password: password)
+                }
+            }
+        }
+        return await create(account: named, email: email, password: password)
+    }
+
+    /// Signs in to a listed account. A file whose plaintext server is another is refused before the password
+    /// is used; the sealed server is checked once the key unwraps.
     func signIn(account: StoredAccount.ID, email: String?, password: String) async -> SignInOutcome {
         let url = store.databaseURL(account: account)
-        if FileManager.default.fileExists(atPath: url.path) {
-            return await openExisting(account: account, email: email, password: password)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            guard let email else {
+                return .storageFailure(StoreError(code: .noSuchAccount, message: "the store has no such account"))
+            }
+            return await signIn(email: email, password: password)
         }
-        guard let email else {
-            return .storageFailure(StoreError(code: .noSuchAccount, message: "the store has no such account"))
+        if let listed = AccountStore.readServer(at: url), listed != server {
+            return .otherServer(listed)
         }
-        // Empty DB flow: verify the password, then create the database with it.
-        let verification = await verifier.verifyPassword(email: email, password: password)
+        return await openExisting(account: account, email: email, password: password, otherwise: nil)
+    }
+
+    /// Empty DB flow: verify the password, then create the database with it, bound to the verifier's server.
+    private func create(account: StoredAccount.ID, email: String, password: String) async -> SignInOutcome {
+        let verification = await verify(email: email, password: password)
         return await SecondFactorStep.proceed(verification, database: nil) { answer in
             switch answer {
             case .wrongPassword: return .wrongPassword
             case .unreachable: return .serverUnreachable
             case .failed(let failure): return .verificationFailed(failure)
             case .verified(let session):
-                do throws(StoreError) {
-                    guard
-                        let database = try store.createDatabase(
-                            account: account,
-                            email: email,
-                            password: password,
-                            session: session
-                        )
-                    else {
-                        // Another sign-in created the database while the server answered: open that one. This
-                        // session will not be kept.
-                        await verifier.endSession(session)
-                        return await openExisting(account: account, email: email, password: password)
-                    }
-                    return .created(database, session: session)
-                } catch {
-                    await verifier.endSession(session)
-                    return .storageFailure(error)
-                }
+                return await create(account: account, email: email, password: password, session)
             }
         }
     }
 
-    private func openExisting(account: StoredAccount.ID, email: String?, password: String) async -> SignInOutcome {
+    /// Creates the database with a session the server verified.
+    private func create(
+        account: StoredAccount.ID, email: String, password: String, _ session: SessionCredentials
+    ) async -> SignInOutcome {
+        do throws(StoreError) {
+            guard
+                let database = try store.createDatabase(
+                    account: account,
+                    email: email,
+                    server: server,
+                    password: password,
+                    session: session
+                )
+            else {
+                // Another sign-in created the database while the server answered: open that one. This
+                // session will not be kept.
+                await verifier.endSession(session)
+                return await openExisting(account: account, email: email, password: password, otherwise: nil)
+            }
+            return .created(database, session: session)
+        } catch {
+            await verifier.endSession(session)
+            return .storageFailure(error)
+        }
+    }
+
+    /// Opens an existing database.
+    ///
+    /// - Parameter otherwise: How a sign-in by email goes on when the file (named by the email alone) turns
+    ///   out not to be this server's account: the password does not open it and it is not bound, or it is bound
+    ///   to another server. `nil`: the file is the one asked for, and those cases are outcomes.
+    private func openExisting(
+        account: StoredAccount.ID, email: String?, password: String,
+        otherwise: (@Sendable () async -> SignInOutcome)?
+    ) async -> SignInOutcome {
         let url = store.databaseURL(account: account)
         let eraseOption = EraseOption(store: store, account: account)
         func encryptionFailure(
@@ -82,6 +132,7 @@ struct SignInFlow: Sendable {
         let dataKey: SymmetricKey
         do {
             guard let unwrapped = try keyring.unwrap(password: password) else {
+                if let otherwise, AccountStore.readServer(at: url) == nil { return await otherwise() }
                 return await verifyUnopenedPassword(email: email, password: password, eraseOption: eraseOption)
             }
             dataKey = unwrapped
@@ -91,7 +142,38 @@ struct SignInFlow: Sendable {
             return encryptionFailure(.damagedKeyring, "the keyring is damaged", cause: error)
         }
 
-        // The password is right: from here on the file may be written.
+        // The password is right for this file. Whose account it is comes first, from the sealed record, with
+        // nothing written yet.
+        let record: AccountRecord
+        switch AccountStore.readRecordWithoutWriting(at: url, dataKey: dataKey) {
+        case .success(let read):
+            record = read
+        case .failure(let error) where error.code == .encryptionFailure:
+            // A record this code cannot read: damaged, or written by a newer version, which opening tells apart
+            // (a newer schema is a migration failure, as before this check).
+            switch await store.openUnwrapped(
+                at: url, account: account, dataKey: dataKey, password: password, keyring: keyring)
+            {
+            case .failure(let failure):
+                return failure.outcome
+            case .success((let database, _)):
+                try? database.close()
+                return encryptionFailure(.damagedRecord, "the account record does not authenticate", cause: error)
+            }
+        case .failure(let error):
+            return .storageFailure(error)
+        }
+        switch record.server {
+        case server?:
+            break
+        case let other?:
+            return await otherwise?() ?? .otherServer(other)
+        case nil:
+            return await bindUnbound(
+                account: account, record: record, password: password, dataKey: dataKey, keyring: keyring)
+        }
+
+        // The password is right and the account is this server's: from here on the file may be written.
         let opened = await store.openUnwrapped(
             at: url,
             account: account,
@@ -103,10 +185,85 @@ struct SignInFlow: Sendable {
         case .failure(let failure):
             return failure.outcome
         case .success((let database, let record)):
+            try? await database.repairListedServer(server)
             if let session = record.session {
                 return .opened(database, session: .cached(session))
             }
             return await logInUncached(database, email: record.email, password: password, closeOnFailure: true)
+        }
+    }
+
+    // MARK: Binding a file written before accounts had a server
+
+    /// A file no server was bound to (written by schema `v2` or before): its cached session is never resumed,
+    /// because nobody knows which server issued it. The password is verified with this server first; the
+    /// file is bound to it only if the user id the server answers is the one the file holds. Otherwise this
+    /// server's account is another: a new file is created with the session, and the old file stays as it was
+    /// (still listed, still unbound). Until the server answers, nothing is written.
+    private func bindUnbound(
+        account: StoredAccount.ID, record: AccountRecord, password: String, dataKey: SymmetricKey, keyring: Keyring
+    ) async -> SignInOutcome {
+        let url = store.databaseURL(account: account)
+        let email = record.email
+        let verification = await verify(email: email, password: password)
+        return await SecondFactorStep.proceed(verification, database: nil) { answer in
+            switch answer {
+            case .wrongPassword: return .wrongPassword
+            case .unreachable: return .serverUnreachable
+            case .failed(let failure): return .verificationFailed(failure)
+            case .verified(let session):
+                guard let fileUser = record.userID, fileUser == session.userID else {
+                    return await create(
+                        account: store.accountID(email: email, server: server), email: email, password: password,
+                        session)
+                }
+                let opened = await store.openUnwrapped(
+                    at: url, account: account, dataKey: dataKey, password: password, keyring: keyring)
+                switch opened {
+                case .failure(let failure):
+                    await verifier.endSession(session)
+                    return failure.outcome
+                case .success((let database, _)):
+                    do throws(StoreError) {
+                        try await database.bind(to: server, session: session)
+                        return .opened(database, session: .verified(session))
+                    } catch {
+                        await verifier.endSession(session)
+                        try? database.close()
+                        return .storageFailure(error)
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: Verifying
+
+    /// Asks the verifier, and binds the session it answers (now or after a second factor) to its server: a
+    /// session without an issuer is stamped with it, and one another server issued is ended and refused.
+    private func verify(email: String, password: String) async -> PasswordVerification {
+        await issued(await verifier.verifyPassword(email: email, password: password))
+    }
+
+    private func issued(_ verification: PasswordVerification) async -> PasswordVerification {
+        let server = server
+        switch verification {
+        case .verified(var session):
+            if let issuer = session.issuer, issuer != server {
+                await verifier.endSession(session)
+                return .failed(
+                    PasswordVerificationFailure(
+                        code: .other, message: "The server answered with a session another server issued."))
+            }
+            session.issuer = server
+            return .verified(session)
+        case .secondFactorRequired(let challenge):
+            return .secondFactorRequired(
+                SecondFactorChallenge(methods: challenge.methods) { response in
+                    await issued(await challenge.respond(response))
+                })
+        case .wrongPassword, .unreachable, .failed:
+            return verification
         }
     }
 
@@ -117,7 +274,7 @@ struct SignInFlow: Sendable {
         -> SignInOutcome
     {
         guard let email else { return .wrongPasswordUnconfirmed }
-        let verification = await verifier.verifyPassword(email: email, password: password)
+        let verification = await verify(email: email, password: password)
         return await SecondFactorStep.proceed(verification, database: nil) { answer in
             switch answer {
             case .verified(let session):
@@ -147,7 +304,7 @@ struct SignInFlow: Sendable {
     )
         async -> SignInOutcome
     {
-        let verification = await verifier.verifyPassword(email: email, password: password)
+        let verification = await verify(email: email, password: password)
         return await SecondFactorStep.proceed(verification, database: database) { answer in
             switch answer {
             case .verified(let session):
@@ -175,7 +332,12 @@ struct SignInFlow: Sendable {
         let dataKey: SymmetricKey
         do throws(StoreError) {
             dataKey = try database.requireKeys().dataKey
-            email = try await database.email()
+            let record = try await database.accountRecord()
+            guard record.server == server else {
+                if let other = record.server { return .otherServer(other) }
+                throw StoreError(code: .otherServer, message: "the account is not bound to a server")
+            }
+            email = record.email
             let read = try await database.read("the keyring") { db, _ in try Keyring.read(db) }
             guard let read else {
                 throw StoreError(code: .encryptionFailure, message: "the keyring has no row")
@@ -203,7 +365,7 @@ struct SignInFlow: Sendable {
         }
         // Not this database's password: if the server accepts it, it is the account's new one (changed on
         // another device). The database is already open, so re-key it to the new password with the session.
-        let verification = await verifier.verifyPassword(email: email, password: password)
+        let verification = await verify(email: email, password: password)
         return await SecondFactorStep.proceed(verification, database: database) { answer in
             switch answer {
             case .verified(let session):

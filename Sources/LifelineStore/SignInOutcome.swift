@@ -19,6 +19,7 @@ public import LifelineCore
 /// | ``encryptionFailure(_:)`` | "encryption failure popup with option to erase DB" | the popup |
 /// | ``migrationFailure(_:)`` | "migrations failure popup with option to erase DB" | the popup |
 /// | ``storageFailure(_:)`` | (decision) the file cannot be read or written | the error; nothing is erased |
+/// | ``otherServer(_:)`` | (decision) the account belongs to another server | "this account is on SERVER"; nothing was sent |
 ///
 /// No case erases anything: erasing is ``EraseOption/erase()`` or ``AccountStore/erase(account:)``, called by
 /// the user's choice. No case leaves a session the server created unaccounted for: it is in the outcome
@@ -70,9 +71,15 @@ public enum SignInOutcome: Sendable {
     /// not damage: nothing to erase. A database the flow had opened is closed.
     case storageFailure(StoreError)
 
+    /// The account chosen belongs to another server than the verifier's (``PasswordVerifier/server``): its
+    /// database was not opened with it, and neither its cached session nor anything else of it was given to
+    /// the verifier. Sign in through a client of that server (the associated value), or by email to make an
+    /// account of this server. Nothing was written.
+    case otherServer(ServerIdentity)
+
     /// A stable name for the outcome, as the command line prints it: `created`, `opened`,
     /// `secondFactorRequired`, `wrongPassword`, `wrongPasswordUnconfirmed`, `serverUnreachable`,
-    /// `verificationFailed`, `encryptionFailure`, `migrationFailure`, `storageFailure`.
+    /// `verificationFailed`, `encryptionFailure`, `migrationFailure`, `storageFailure`, `otherServer`.
     public var name: String {
         switch self {
         case .created: "created"
@@ -85,6 +92,7 @@ public enum SignInOutcome: Sendable {
         case .encryptionFailure: "encryptionFailure"
         case .migrationFailure: "migrationFailure"
         case .storageFailure: "storageFailure"
+        case .otherServer: "otherServer"
         }
     }
 

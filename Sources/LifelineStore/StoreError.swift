@@ -38,6 +38,10 @@ public struct StoreError: Error, CustomStringConvertible {
         /// store listed).
         public static let noSuchAccount = Code(rawValue: "noSuchAccount")
 
+        /// The account belongs to another server than the one asked: its database is not opened with that
+        /// server, and a session another server issued is not stored in it.
+        public static let otherServer = Code(rawValue: "otherServer")
+
         /// A parameter was refused: a key derivation outside the bounds the store can read back, a negative
         /// limit.
         public static let invalidParameter = Code(rawValue: "invalidParameter")

@@ -5,13 +5,23 @@ internal import GRDB
 ///
 /// Version names are the migrations' identifiers (`v1`, `v2`, …). ``MigrationFailure`` reports the last one the
 /// file had and the last one this code expects. Rules for adding a version: append a migration, never edit or
-/// remove one, and never change tables `keyring` and `label` (they are read before migrations run). The schema
+/// remove one, and never change tables `keyring`, `label` and `server` (they are read before migrations run). The schema
 /// is drawn in <doc:LifelineStore#Schema>.
 struct StoreSchema: Sendable {
     private(set) var migrator: DatabaseMigrator
 
     /// The schema this version of the code writes.
     static let current: StoreSchema = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1", migrate: migrateToVersion1)
+        migrator.registerMigration("v2", migrate: migrateToVersion2)
+        migrator.registerMigration("v3", migrate: migrateToVersion3)
+        return StoreSchema(migrator: migrator)
+    }()
+
+    /// The schema as version `v2` wrote it (the release before accounts were bound to a server). Tests create
+    /// files with it to check that today's code reads them.
+    static let version2: StoreSchema = {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1", migrate: migrateToVersion1)
         migrator.registerMigration("v2", migrate: migrateToVersion2)
@@ -79,6 +89,18 @@ struct StoreSchema: Sendable {
         try db.execute(sql: "CREATE INDEX member_by_space ON member (spaceTag)")
         // tag: keyed hash of the user id.
         try db.execute(sql: "CREATE TABLE user (tag BLOB NOT NULL PRIMARY KEY, payload BLOB NOT NULL)")
+    }
+
+    /// The one-row table of the server the account belongs to, in plaintext, for the login screen's list. Its
+    /// shape never changes: it is read before the key unwraps. The sealed account record holds the copy the
+    /// sign-in checks.
+    static let createServerTableSQL =
+        "CREATE TABLE server (id INTEGER PRIMARY KEY CHECK (id = 1), url TEXT NOT NULL)"
+
+    /// v3: the account's server, in plaintext beside the label. A new table only: a file migrated from `v2`
+    /// has no row until a sign-in binds it to a server (the sealed record gets the server at the same time).
+    private static func migrateToVersion3(_ db: Database) throws {
+        try db.execute(sql: createServerTableSQL)
     }
 
     /// The version a fully migrated database has.

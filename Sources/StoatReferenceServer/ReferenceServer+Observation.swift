@@ -10,6 +10,13 @@ extension ReferenceServer {
         await state.connectionRecords().filter { $0.token == token }.flatMap(\.receivedFrames)
     }
 
+    /// Every distinct session token clients sent this server, valid or not: in `X-Session-Token` on any
+    /// request, and in the events socket's `Authenticate` (or its `token` query item). Tests assert with it
+    /// that a token reached no server but its issuer.
+    public func sessionTokensReceived() async -> ReceivedSessionTokens {
+        await state.sessionTokensReceived()
+    }
+
     /// Starts counting socket arrivals (upgrades accepted) afresh, in 100 ms bins from now.
     public func markArrivals() async {
         await state.markArrivals()

@@ -30,6 +30,27 @@ extension ServerState {
         connections.values.count { $0.record.token == token }
     }
 
+    // MARK: Tokens received
+
+    /// The most distinct session tokens ``observedSessionTokens`` keeps, so a server that runs for days stays
+    /// bounded.
+    static let maximumObservedTokens = 10_000
+
+    /// Records a session token a client sent, on REST or the socket.
+    func observeSessionToken(_ token: String) {
+        guard !observedSessionTokens.contains(token) else { return }
+        guard observedSessionTokens.count < Self.maximumObservedTokens else {
+            unrecordedSessionTokens += 1
+            return
+        }
+        observedSessionTokens.insert(token)
+        changed()
+    }
+
+    func sessionTokensReceived() -> ReceivedSessionTokens {
+        ReceivedSessionTokens(tokens: observedSessionTokens, unrecorded: unrecordedSessionTokens)
+    }
+
     // MARK: Arrivals
 
     /// Starts counting socket arrivals afresh from now.

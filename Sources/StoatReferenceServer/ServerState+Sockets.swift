@@ -141,6 +141,7 @@ extension ServerState {
             connection.phase == .awaitingAuthentication
         else { return }
         connections[connectionID]?.record.token = token
+        observeSessionToken(token)
         guard let (user, sessionID) = socketIdentity(token: token) else {
             end(
                 connectionID,

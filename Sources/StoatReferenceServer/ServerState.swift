@@ -140,6 +140,11 @@ actor ServerState {
     var presence: [String: Set<Int>] = [:]
 
     // Observation.
+    /// Every distinct session token a client sent (`X-Session-Token`, the socket's `Authenticate` or `token`
+    /// query item), valid or not, up to ``ServerState/maximumObservedTokens``; then only counted.
+    var observedSessionTokens: Set<String> = []
+    /// Distinct tokens received after ``observedSessionTokens`` was full.
+    var unrecordedSessionTokens = 0
     var observers: [Int: AsyncStream<Void>.Continuation] = [:]
     var nextObserverID = 0
     var arrivalMark = ContinuousClock.now

@@ -25,6 +25,7 @@ struct StoatPipeline: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let path = request.uri.path
+        if let token = request.headers[HTTPRoutes.sessionHeader] { await state.observeSessionToken(token) }
         if path == "/admin" || path.hasPrefix("/admin/") || path == "/api/health" {
             do {
                 return try await next(request, context)

@@ -293,8 +293,17 @@ struct ConnectStoreTests {
         #expect(await offline.transition(to: "DISCONNECTED") != nil)
         #expect(await offline.quit() == 0)
 
-        let erase = try ConnectRun([
+        // The account of that email on another server: there is none, and nothing is erased.
+        let elsewhere = try ConnectRun([
             "--api", "http://127.0.0.1:1", "--store", directory, "--email", account.email, "--erase-store",
+        ])
+        #expect(await elsewhere.exitStatus() != 0)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".sqlite") }.count
+                == 1)
+        // The email on the server it was made on (which need not be reachable).
+        let erase = try ConnectRun([
+            "--api", server.apiURL.absoluteString, "--store", directory, "--email", account.email, "--erase-store",
         ])
         #expect(await erase.next { $0["type"] as? String == "signin" }?["outcome"] as? String == "erased")
         #expect(await erase.exitStatus() == 0)

@@ -7,6 +7,8 @@ import Testing
 
 /// A verifier that accepts any password, for stores made in tests.
 struct AcceptingVerifier: PasswordVerifier {
+    var server: ServerIdentity { ServerIdentity("https://api.example.com")! }
+
     func verifyPassword(email: String, password: String) async -> PasswordVerification {
         .verified(SessionCredentials(token: "token", userID: "user"))
     }

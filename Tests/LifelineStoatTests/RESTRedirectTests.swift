@@ -70,7 +70,8 @@ struct RESTRedirectTests {
         }) { server in
             let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(20))
             let result = try await api.login(email: "a@b.c", password: "PASSWORD")
-            #expect(result == .success(SessionCredentials(token: "T", userID: "U", sessionID: "S")))
+            #expect(
+                result == .success(SessionCredentials(token: "T", userID: "U", sessionID: "S", issuer: api.server)))
             #expect(server.requests.map(\.method) == ["POST", "POST"])
         }
     }

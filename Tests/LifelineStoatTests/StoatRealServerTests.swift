@@ -106,13 +106,13 @@ struct StoatRealServerTests {
             return
         }
         #expect(refusal.code == .accountDisabled)
-        let disabled = await harness.recorder.next { snapshot in
-            if case .loginFailed = snapshot.presentation.notice { return true }
+        #expect(refusal.standing == .suspended, "the flags were read before the refusal shows")
+        let tailored = await harness.recorder.next { snapshot in
+            if case .loginFailed(let failure) = snapshot.presentation.notice { return failure.standing == .suspended }
             return false
         }
-        #expect(disabled != nil, "the refusal shows first")
-        let tailored = await harness.recorder.next { $0.presentation.notice == .accountStanding(.suspended) }
         #expect(tailored?.state == .ready)
+        #expect(tailored?.presentation.notice?.text == "Your account has been suspended.")
         await harness.stop()
     }
 

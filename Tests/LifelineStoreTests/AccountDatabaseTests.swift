@@ -101,7 +101,7 @@ struct AccountDatabaseTests {
 
     @Test("The cached session can be replaced and forgotten, and survives a reopen")
     func sessionReplacement() async throws {
-        let renewed = SessionCredentials(token: "renewed-token", userID: "user", sessionID: nil)
+        let renewed = SessionCredentials(token: "renewed-token", userID: "user", sessionID: nil, issuer: testServer)
         try await database.storeSession(renewed)
         #expect(try await database.cachedSession() == renewed)
         try database.close()

@@ -129,7 +129,7 @@ struct CrashRecoveryTests {
             directory: image,
             configuration: AccountStore.Configuration(keyDerivation: testKeyDerivation)
         )
-        let imageURL = imageStore.databaseURL(email: testEmail)
+        let imageURL = imageStore.databaseURL(email: testEmail, server: testServer)
         let writer = try DatabaseQueue(path: url.path)
         try await writer.writeWithoutTransaction { db in
             // A one-page cache spills the transaction's changes into the file before it commits.

@@ -62,7 +62,7 @@ struct FileSecrecyTests {
             "01ROLEMODERATORZZZ", user.username, "Florence Lamp", "replayed-subscription-frame",
         ]
         func scan(_ moment: String) throws {
-            let files = fileBytes(store.databaseURL(email: testEmail))
+            let files = fileBytes(store.databaseURL(email: testEmail, server: testServer))
             #expect(files[""] != nil)
             for (suffix, bytes) in files {
                 for secret in secrets {
@@ -78,7 +78,7 @@ struct FileSecrecyTests {
         #expect(try store.accounts().map(\.label) == ["ada_lovelace"])
         // Nor do the directory's names say anything but a hash.
         let names = try FileManager.default.contentsOfDirectory(atPath: store.directory.path)
-        #expect(names == ["account-\(store.accountID(email: testEmail)).sqlite"])
+        #expect(names == ["account-\(store.accountID(email: testEmail, server: testServer)).sqlite"])
     }
 
     @Test("The store creates its directory 0700 and database files 0600")
@@ -94,7 +94,7 @@ struct FileSecrecyTests {
         let store = directory.store()
         let database = try await store.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
             .requireDatabase
-        let journal = store.databaseURL(email: testEmail).path + "-journal"
+        let journal = store.databaseURL(email: testEmail, server: testServer).path + "-journal"
         let journalMode = try await database.queue.write { db in
             try db.execute(sql: "INSERT INTO replay (position, payload) VALUES (1000, x'00')")
             return try self.mode(journal)

@@ -120,7 +120,7 @@ struct HardeningTests {
         let store = directory.store()
         let database = try await store.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
             .requireDatabase
-        let url = store.databaseURL(email: testEmail)
+        let url = store.databaseURL(email: testEmail, server: testServer)
         let sealed: Data = try #require(
             try await database.queue.read { try Data.fetchOne($0, sql: "SELECT payload FROM account") }
         )
@@ -135,7 +135,7 @@ struct HardeningTests {
         let store = directory.store()
         let database = try await store.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
             .requireDatabase
-        let url = store.databaseURL(email: testEmail)
+        let url = store.databaseURL(email: testEmail, server: testServer)
         let oldKey: Data = try #require(
             try await database.queue.read { try Data.fetchOne($0, sql: "SELECT wrappedKey FROM keyring") }
         )
@@ -150,7 +150,7 @@ struct HardeningTests {
         let store = directory.store()
         let database = try await store.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
             .requireDatabase
-        let url = store.databaseURL(email: testEmail)
+        let url = store.databaseURL(email: testEmail, server: testServer)
         let messages = sampleMessages(chat: "c", count: 60)
         try await database.saveMessages(messages)
         let oldest: [Data] = try await database.queue.read {
@@ -172,7 +172,7 @@ struct HardeningTests {
         let store = directory.store()
         let database = try await store.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
             .requireDatabase
-        let url = store.databaseURL(email: testEmail)
+        let url = store.databaseURL(email: testEmail, server: testServer)
         try await database.saveMessages(sampleMessages(chat: "c", count: 60))
         let sealed: [Data] = try await database.queue.read { try Data.fetchAll($0, sql: "SELECT payload FROM message") }
         try await database.apply([.deleteChat(id: "c")])

@@ -18,7 +18,7 @@ struct KeyDerivationTests {
         let database = try await store.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
             .requireDatabase
         try database.close()
-        let url = store.databaseURL(email: testEmail)
+        let url = store.databaseURL(email: testEmail, server: testServer)
         #expect(try rawValue(url, "SELECT kdf FROM keyring") == "pbkdf2-sha512")
         let parameters: String = try #require(try rawValue(url, "SELECT kdfParameters FROM keyring"))
         let rounds = try #require(Int(parameters.replacingOccurrences(of: "rounds=", with: "")))

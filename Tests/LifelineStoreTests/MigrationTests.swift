@@ -38,11 +38,11 @@ struct MigrationTests {
         let outcome = await directory.store(schema: broken)
             .signIn(email: testEmail, password: testPassword, verifier: server)
         let failure = try #require(outcome.migrationFailure, "got \(outcome.name)")
-        #expect(failure.foundVersion == "v2")
+        #expect(failure.foundVersion == "v3")
         #expect(failure.expectedVersion == "v3-broken")
         #expect(!failure.isNewerThanExpected)
         #expect(failure.cause is MigrationBroke)
-        #expect(failure.eraseOption.account == directory.store().accountID(email: testEmail))
+        #expect(failure.eraseOption.account == directory.store().accountID(email: testEmail, server: testServer))
         #expect(server.calls == 0)
 
         // The data is kept: the current code opens it with every chat.
@@ -65,12 +65,36 @@ struct MigrationTests {
         let outcome = await directory.store().signIn(email: testEmail, password: testPassword, verifier: FakeServer())
         let failure = try #require(outcome.migrationFailure, "got \(outcome.name)")
         #expect(failure.foundVersion == "v3-future")
-        #expect(failure.expectedVersion == "v2")
+        #expect(failure.expectedVersion == "v3")
         #expect(failure.isNewerThanExpected)
 
         let database = try await directory.store(schema: newer)
             .signIn(email: testEmail, password: testPassword, verifier: FakeServer()).requireDatabase
         #expect(try await database.allChats().count == chats.count)
+    }
+
+    @Test("A newer version's account record this code cannot read is a migration failure, not damage")
+    func newerAccountRecord() async throws {
+        _ = try await accountWithChats()
+        let newer = StoreSchema.current.appending("v9-future") { _ in }
+        let database = try await directory.store(schema: newer)
+            .signIn(email: testEmail, password: testPassword, verifier: FakeServer()).requireDatabase
+        // The newer version writes its own account payload version.
+        try await database.write("the account") { db, sealer in
+            var payload = ByteWriter()
+            payload.append(99)
+            payload.append("future fields")
+            let sealed = try sealer.seal(payload.bytes, AccountDatabase.accountContext)
+            try db.execute(sql: "UPDATE account SET payload = ? WHERE id = 1", arguments: [sealed])
+        }
+        try database.close()
+
+        let server = FakeServer()
+        let outcome = await directory.store().signIn(email: testEmail, password: testPassword, verifier: server)
+        let failure = try #require(outcome.migrationFailure, "got \(outcome.name)")
+        #expect(failure.isNewerThanExpected)
+        #expect(failure.foundVersion == "v9-future")
+        #expect(server.calls == 0)
     }
 
     @Test("A successful new migration runs at unlock and keeps every record")
@@ -86,15 +110,15 @@ struct MigrationTests {
         #expect(applied.version == "v3-draft")
     }
 
-    @Test("A v1 file migrates to v2 at unlock: every v1 chat, message and the session still read, and v2 writes work")
+    @Test(
+        "A v1 file migrates at unlock: every v1 chat, message and the session still read, and v2 writes work"
+    )
     func fromVersion1() async throws {
-        let v1 = directory.store(schema: .version1)
-        var database = try await v1.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
-            .requireDatabase
+        let store = directory.store()
+        let file = try UnboundFile(store: store, schema: .version1)
         let start = Date(timeIntervalSince1970: 1_700_000_000)
         // Rows exactly as the v1 code wrote them: payload version 1.
-        let sealer = try database.requireKeys().sealer
-        try await database.queue.write { db in
+        try file.write { db, sealer in
             for index in 0..<3 {
                 let tag = sealer.rowTag("chat", "chat-\(index)")
                 let lastActivity = start.addingTimeInterval(Double(index)).storedMilliseconds
@@ -128,14 +152,16 @@ struct MigrationTests {
                 arguments: [tag, chatTag, sentAt, sealed]
             )
         }
-        #expect(try await database.queue.read { try StoreSchema.current.foundVersion($0) }.version == "v1")
-        try database.close()
+        var database: AccountDatabase
         #expect(try directory.store().accounts().map(\.label) == [nil])
 
-        let outcome = await directory.store().signIn(email: testEmail, password: testPassword, verifier: FakeServer())
-        #expect(outcome.cachedSession == testSession)
+        // The file has no server: the server verifies the password and names the file's user, so it is bound.
+        let server = FakeServer()
+        let outcome = await directory.store().signIn(email: testEmail, password: testPassword, verifier: server)
+        #expect(outcome.verifiedSession == testSession)
+        #expect(server.calls == 1)
         database = try outcome.requireDatabase
-        #expect(try await database.queue.read { try StoreSchema.current.foundVersion($0) }.version == "v2")
+        #expect(try await database.queue.read { try StoreSchema.current.foundVersion($0) }.version == "v3")
         let message = CachedMessage(
             id: "m1", chatID: "chat-2", authorID: "author", body: "hello from v1", sentAt: start)
         let chats = try await database.allChats()

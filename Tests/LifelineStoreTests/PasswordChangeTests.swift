@@ -33,7 +33,8 @@ struct PasswordChangeTests {
 
     @Test("Renewing the session caches the new session and ends the one it replaces")
     func renewStoresSession() async throws {
-        let renewed = SessionCredentials(token: "second-token", userID: testSession.userID, sessionID: "s2")
+        let renewed = SessionCredentials(
+            token: "second-token", userID: testSession.userID, sessionID: "s2", issuer: testServer)
         let database = try await directory.store()
             .signIn(email: testEmail, password: testPassword, verifier: FakeServer()).requireDatabase
         let server = FakeServer(session: renewed)
@@ -110,7 +111,7 @@ struct PasswordChangeTests {
     @Test("Re-keying keeps every record readable, re-encrypts none, and the old password stops working")
     func rekey() async throws {
         let store = directory.store()
-        let url = store.databaseURL(email: testEmail)
+        let url = store.databaseURL(email: testEmail, server: testServer)
         let server = FakeServer()
         var database = try await store.signIn(email: testEmail, password: testPassword, verifier: server)
             .requireDatabase

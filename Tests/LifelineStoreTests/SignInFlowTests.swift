@@ -19,7 +19,7 @@ struct SignInFlowTests {
         let store = directory.store()
         let outcome = await store.signIn(email: testEmail, password: "typo", verifier: FakeServer())
         #expect(outcome.name == "wrongPassword")
-        #expect(!store.hasDatabase(email: testEmail))
+        #expect(!store.hasDatabase(email: testEmail, server: testServer))
     }
 
     @Test("No database, server verifies the password: the database is created holding the session")
@@ -35,10 +35,10 @@ struct SignInFlowTests {
         #expect(try await database.cachedSession() == testSession)
         #expect(try await database.email() == testEmail)
         #expect(server.calls == 1)
-        #expect(store.hasDatabase(email: testEmail))
+        #expect(store.hasDatabase(email: testEmail, server: testServer))
         // Only the database itself is left in the directory: no temporary file, no journal.
         let files = try FileManager.default.contentsOfDirectory(atPath: store.directory.path)
-        #expect(files == [store.databaseURL(email: testEmail).lastPathComponent])
+        #expect(files == [store.databaseURL(email: testEmail, server: testServer).lastPathComponent])
     }
 
     @Test("No database, server unreachable: serverUnreachable, and no file is created")
@@ -48,7 +48,7 @@ struct SignInFlowTests {
         server.alwaysAnswer(.unreachable)
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: server)
         #expect(outcome.name == "serverUnreachable")
-        #expect(!store.hasDatabase(email: testEmail))
+        #expect(!store.hasDatabase(email: testEmail, server: testServer))
     }
 
     @Test("No database, server answers another failure: verificationFailed carries it")
@@ -66,7 +66,7 @@ struct SignInFlowTests {
         }
         #expect(failure.code == .blocked)
         #expect(failure.supportURL == blocked)
-        #expect(!store.hasDatabase(email: testEmail))
+        #expect(!store.hasDatabase(email: testEmail, server: testServer))
     }
 
     // MARK: Main flow
@@ -87,8 +87,12 @@ struct SignInFlowTests {
     @Test("Email case and surrounding spaces name the same account file")
     func emailNormalised() async throws {
         let store = directory.store()
-        #expect(store.databaseURL(email: " Ada@Example.COM ") == store.databaseURL(email: testEmail))
-        #expect(store.databaseURL(email: "bob@example.com") != store.databaseURL(email: testEmail))
+        #expect(
+            store.databaseURL(email: " Ada@Example.COM ", server: testServer)
+                == store.databaseURL(email: testEmail, server: testServer))
+        #expect(
+            store.databaseURL(email: "bob@example.com", server: testServer)
+                != store.databaseURL(email: testEmail, server: testServer))
     }
 
     // MARK: Verify password flow
@@ -118,7 +122,7 @@ struct SignInFlowTests {
         let outcome = await store.signIn(email: testEmail, password: "new password", verifier: server)
         let failure = try #require(outcome.encryptionFailure, "got \(outcome.name)")
         #expect(failure.code == .passwordDoesNotUnwrapKey)
-        #expect(outcome.eraseOption?.account == store.accountID(email: testEmail))
+        #expect(outcome.eraseOption?.account == store.accountID(email: testEmail, server: testServer))
         // The session the check created is not orphaned: the flow ended it.
         #expect(server.sessionsCreated == [testSession])
         #expect(server.sessionsEnded == [testSession])
@@ -162,22 +166,22 @@ struct SignInFlowTests {
         let other = FakeServer()
         let otherOutcome = await store.signIn(email: "bob@example.com", password: "pw", verifier: other)
         #expect(otherOutcome.name == "wrongPassword")  // FakeServer knows only Ada.
-        let bob = store.databaseURL(email: "bob@example.com")
+        let bob = store.databaseURL(email: "bob@example.com", server: testServer)
         try await createOtherAccount(store, bob)
 
         let server = FakeServer()
         server.changePassword(to: "new password")
         let outcome = await store.signIn(email: testEmail, password: "new password", verifier: server)
         let eraseOption = try #require(outcome.eraseOption)
-        #expect(store.hasDatabase(email: testEmail))
+        #expect(store.hasDatabase(email: testEmail, server: testServer))
 
         let leftover = store.directory.appendingPathComponent(
-            ".\(store.databaseURL(email: testEmail).lastPathComponent).creating-crashed"
+            ".\(store.databaseURL(email: testEmail, server: testServer).lastPathComponent).creating-crashed"
         )
         try Data("half-created".utf8).write(to: leftover)
 
         try eraseOption.erase()
-        #expect(!store.hasDatabase(email: testEmail))
+        #expect(!store.hasDatabase(email: testEmail, server: testServer))
         #expect(!FileManager.default.fileExists(atPath: leftover.path))
         #expect(FileManager.default.fileExists(atPath: bob.path))
         // After the erase, the empty DB flow creates a fresh database with the account's current password.
@@ -187,6 +191,7 @@ struct SignInFlowTests {
 
     private func createOtherAccount(_ store: AccountStore, _ url: URL) async throws {
         struct Always: PasswordVerifier {
+            var server: ServerIdentity { testServer }
             func verifyPassword(email: String, password: String) async -> PasswordVerification {
                 .verified(SessionCredentials(token: "bob-token"))
             }

@@ -27,7 +27,7 @@ struct SignInSessionTests {
     func uncachedVerified() async throws {
         let store = directory.store()
         try await loggedOutAccount(store)
-        let fresh = SessionCredentials(token: "fresh-token", userID: "u", sessionID: "s")
+        let fresh = SessionCredentials(token: "fresh-token", userID: "u", sessionID: "s", issuer: testServer)
         let server = FakeServer(session: fresh)
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: server)
         guard case .opened(let database, .verified(let session)) = outcome else {
@@ -111,7 +111,7 @@ struct SignInSessionTests {
         }
         #expect(step.methods == [.totp, .recoveryCode])
         #expect(step.database == nil)
-        #expect(!store.hasDatabase(email: testEmail))
+        #expect(!store.hasDatabase(email: testEmail, server: testServer))
 
         let wrong = await step.submit(SecondFactorResponse(method: .totp, code: "000000"))
         guard case .verificationFailed(let failure) = wrong else {
@@ -119,7 +119,7 @@ struct SignInSessionTests {
             return
         }
         #expect(failure.code == .secondFactorRefused)
-        #expect(!store.hasDatabase(email: testEmail))
+        #expect(!store.hasDatabase(email: testEmail, server: testServer))
 
         let right = await step.submit(SecondFactorResponse(method: .totp, code: "123456"))
         guard case .created(let database, let session) = right else {
@@ -232,12 +232,16 @@ struct SignInSessionTests {
         #expect(try store.accounts().isEmpty)
         let ada = try await store.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
             .requireDatabase
-        #expect(try store.accounts() == [StoredAccount(id: ada.accountID, label: nil, lastModified: try modified(ada))])
+        #expect(
+            try store.accounts() == [
+                StoredAccount(id: ada.accountID, label: nil, server: testServer, lastModified: try modified(ada))
+            ])
         try await ada.setLabel("ada")
         #expect(try await ada.label() == "ada")
         try ada.close()
 
         struct Bob: PasswordVerifier {
+            var server: ServerIdentity { testServer }
             func verifyPassword(email: String, password: String) async -> PasswordVerification {
                 .verified(SessionCredentials(token: "bob-token"))
             }
@@ -252,7 +256,11 @@ struct SignInSessionTests {
         )
         let accounts = try store.accounts()
         #expect(accounts.map(\.label) == ["bob", "ada"])
-        #expect(accounts.map(\.id) == [store.accountID(email: "bob@example.com"), store.accountID(email: testEmail)])
+        #expect(
+            accounts.map(\.id) == [
+                store.accountID(email: "bob@example.com", server: testServer),
+                store.accountID(email: testEmail, server: testServer),
+            ])
         #expect(accounts[1].lastModified == Date(timeIntervalSince1970: 1_000))
         try await bob.setLabel(nil)
         #expect(try store.accounts().map(\.label) == [nil, "ada"])
@@ -284,7 +292,7 @@ struct SignInSessionTests {
         let store = directory.store()
         let url = try await createAccount(in: store)
         let before = fileBytes(url)
-        let account = store.accountID(email: testEmail)
+        let account = store.accountID(email: testEmail, server: testServer)
         let server = FakeServer()
 
         var outcome = await store.signIn(account: account, password: "typo", verifier: server)
@@ -304,7 +312,7 @@ struct SignInSessionTests {
     func byAccountMissing() async throws {
         let store = directory.store()
         try await createAccount(in: store)
-        let account = store.accountID(email: testEmail)
+        let account = store.accountID(email: testEmail, server: testServer)
         try store.erase(account: account)
         for id in [account, "../../etc/passwd", "ABCDEF", String(repeating: "g", count: 32)] {
             let outcome = await store.signIn(account: id, password: testPassword, verifier: FakeServer())

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GRDB
 import LifelineCore
@@ -11,10 +12,13 @@ let testKeyDerivation = KeyDerivation.unsafeUncheckedPBKDF2SHA512(rounds: 1_000)
 
 let testEmail = "ada@example.com"
 let testPassword = "correct horse battery staple"
+/// The server the fake verifier stands for: every account the tests make is its.
+let testServer = ServerIdentity("https://api.example.com")!
 let testSession = SessionCredentials(
     token: "TOKEN-7f3a9c21-secret-session-token",
     userID: "01USERID7K5M2Q9ZXW8B4N6R3T",
-    sessionID: "01SESSIONID6H2J8K4L0P"
+    sessionID: "01SESSIONID6H2J8K4L0P",
+    issuer: testServer
 )
 
 /// A fresh directory under the system's temporary directory, removed when the test ends.
@@ -53,10 +57,14 @@ final class FakeServer: PasswordVerifier {
 
     private let state: Mutex<State>
     let session: SessionCredentials
+    let server: ServerIdentity
 
-    init(password: String = testPassword, session: SessionCredentials = testSession) {
+    init(
+        password: String = testPassword, session: SessionCredentials = testSession, server: ServerIdentity = testServer
+    ) {
         state = Mutex(State(password: password))
         self.session = session
+        self.server = server
     }
 
     /// The account's password changes, as on another device.
@@ -144,6 +152,18 @@ extension SignInOutcome {
         return nil
     }
 
+    /// The session the server verified for an opened database (LOGIN_UNCACHED); nil otherwise.
+    var verifiedSession: SessionCredentials? {
+        if case .opened(_, .verified(let session)) = self { return session }
+        return nil
+    }
+
+    /// The server of an ``SignInOutcome/otherServer(_:)`` outcome; nil otherwise.
+    var otherServer: ServerIdentity? {
+        if case .otherServer(let server) = self { return server }
+        return nil
+    }
+
     /// The name of the opened outcome's session, or nil.
     var openedSessionName: String? {
         if case .opened(_, let session) = self { return session.name }
@@ -157,7 +177,7 @@ func createAccount(in store: AccountStore, server: FakeServer = FakeServer()) as
     let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: server)
     let database = try #require(outcome.database, "expected created, got \(outcome.name)")
     try database.close()
-    return store.databaseURL(email: testEmail)
+    return store.databaseURL(email: testEmail, server: testServer)
 }
 
 /// The bytes of a database file and every SQLite side file next to it, by suffix.
@@ -245,5 +265,54 @@ extension AccountDatabase {
         async throws
     {
         try await apply(messages.map { .upsertMessage($0) }, messagesPerChat: perChat)
+    }
+}
+
+/// An account database exactly as the release before accounts were bound to a server wrote it (schema `v2`,
+/// or `v1` when asked): named by the email alone (`accountID(email:)`), account payload 1 (email, token, user
+/// id, session id: no server), no `server` table.
+struct UnboundFile {
+    let url: URL
+    let sealer: RecordSealer
+
+    @discardableResult
+    init(
+        store: AccountStore, email: String = testEmail, password: String = testPassword,
+        session: SessionCredentials? = testSession, label: String? = nil, schema: StoreSchema = .version2
+    ) throws {
+        try FileManager.default.createDirectory(at: store.directory, withIntermediateDirectories: true)
+        url = store.databaseURL(email: email)
+        let dataKey = SymmetricKey(size: .bits256)
+        sealer = RecordSealer(dataKey: dataKey)
+        let keyring = try Keyring.wrap(dataKey, password: password, using: store.configuration.keyDerivation)
+        let queue = try DatabaseQueue(path: url.path)
+        try schema.migrator.migrate(queue)
+        try queue.write { [sealer] db in
+            try keyring.write(db)
+            var payload = ByteWriter()
+            payload.append(1)
+            payload.append(email)
+            payload.append(session?.token)
+            payload.append(session?.userID)
+            payload.append(session?.sessionID)
+            let sealed = try sealer.seal(payload.bytes, AccountDatabase.accountContext)
+            try db.execute(sql: "INSERT INTO account (id, payload) VALUES (1, ?)", arguments: [sealed])
+            if let label {
+                try db.execute(sql: "INSERT INTO label (id, text) VALUES (1, ?)", arguments: [label])
+            }
+        }
+        try queue.close()
+    }
+
+    /// Writes rows with the file's data key, as the old code did.
+    func write(_ body: @escaping @Sendable (Database, RecordSealer) throws -> Void) throws {
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { [sealer] db in try body(db, sealer) }
+        try queue.close()
+    }
+
+    /// The file's bytes, to show a sign-in left it untouched.
+    func bytes() throws -> Data {
+        try Data(contentsOf: url)
     }
 }

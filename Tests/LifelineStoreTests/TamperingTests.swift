@@ -28,7 +28,7 @@ struct TamperingTests {
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: server)
         let failure = try #require(outcome.encryptionFailure, "got \(outcome.name)")
         #expect(failure.code == .damagedKeyring)
-        #expect(store.hasDatabase(email: testEmail))
+        #expect(store.hasDatabase(email: testEmail, server: testServer))
     }
 
     @Test("A flipped byte in the salt: encryption failure")
@@ -67,7 +67,7 @@ struct TamperingTests {
         try flipByte(of: payload, in: url)
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
         #expect(outcome.encryptionFailure?.code == .damagedRecord)
-        #expect(store.hasDatabase(email: testEmail))
+        #expect(store.hasDatabase(email: testEmail, server: testServer))
     }
 
     @Test(

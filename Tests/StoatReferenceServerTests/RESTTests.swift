@@ -427,3 +427,37 @@ struct RESTTests {
         }
     }
 }
+
+@Suite("The session tokens a server received")
+struct ReceivedTokenTests {
+    @Test("every X-Session-Token and every socket Authenticate is recorded, valid or not; nothing else")
+    func recorded() async throws {
+        try await withServer { server throws in
+            #expect(await server.sessionTokensReceived() == ReceivedSessionTokens(tokens: [], unrecorded: 0))
+            _ = try await server.http(.GET, "/")
+            _ = try await server.http(.GET, "/users/@me", token: "NOT-A-SESSION")
+            _ = try await server.http(.GET, "/onboard/hello", token: server.defaultAccount.token)
+            let socket = await TestSocket.connect(server.eventsURL())
+            await socket.send(#"{"type":"Authenticate","token":"SOCKET-ONLY"}"#)
+            #expect(try await socket.nextType() == "Error")
+            let received = await server.sessionTokensReceived()
+            #expect(received.tokens == ["NOT-A-SESSION", server.defaultAccount.token, "SOCKET-ONLY"])
+            #expect(received.contains("SOCKET-ONLY") == true)
+            #expect(received.contains("NEVER-SENT") == false)
+        }
+    }
+
+    @Test("the record is bounded: past 10 000 distinct tokens, the rest are only counted")
+    func bounded() async throws {
+        try await withServer { server throws in
+            let limit = ServerState.maximumObservedTokens
+            for index in 0..<(limit + 5) { await server.state.observeSessionToken("token-\(index)") }
+            await server.state.observeSessionToken("token-0")
+            let received = await server.sessionTokensReceived()
+            #expect(received.tokens.count == limit)
+            #expect(received.unrecorded == 5)
+            #expect(received.contains("token-0") == true)
+            #expect(received.contains("token-\(limit + 1)") == nil, "unknown once tokens went unrecorded")
+        }
+    }
+}

@@ -130,6 +130,8 @@ enum CacheIngestBenchmark {
 
 /// A verifier that accepts any password: benchmarks measure the store, not a login.
 struct AnyPassword: PasswordVerifier {
+    var server: ServerIdentity { ServerIdentity("https://bench.invalid")! }
+
     func verifyPassword(email: String, password: String) async -> PasswordVerification {
         .verified(SessionCredentials(token: "bench-token", userID: "bench-user"))
     }

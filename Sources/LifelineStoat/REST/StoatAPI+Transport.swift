@@ -92,6 +92,20 @@ extension StoatAPI {
     ) async throws(StoatAPIError) -> Response {
         let name = "\(method) \(Self.pathOnly(path))"
         let metadata: Logger.Metadata = ["stoat.method": "\(method)", "stoat.path": "\(Self.pathOnly(path))"]
+        guard let server else {
+            throw StoatAPIError(
+                code: .invalidRequest, message: "\(name): the API's base URL is not an http or https URL with a host")
+        }
+        if let issuer = auth?.issuer, issuer != server {
+            throw StoatAPIError(
+                code: .foreignCredentials,
+                message: "\(name): the session was issued by \(issuer), not by \(server); its token is not sent")
+        }
+        // A full URL (the health endpoint's) is another host's: no token travels there.
+        if auth != nil, let url, URL(string: url).flatMap(Origin.init) != Origin(baseURL) {
+            throw StoatAPIError(
+                code: .foreignCredentials, message: "\(name): a token is sent only to the API's own origin")
+        }
         do {
             return try await limited(
                 method, url: url ?? Self.join(baseURL, path), name: name, auth: auth,

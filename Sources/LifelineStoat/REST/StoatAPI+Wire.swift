@@ -77,12 +77,14 @@ extension StoatAPI {
                 case allowedMethods = "allowed_methods"
             }
 
-            /// The public result; a missing field or an unknown result is a malformed response.
-            func loginResult() throws(StoatAPIError) -> LoginResult {
+            /// The public result, its session issued by `issuer`; a missing field or an unknown result is a
+            /// malformed response.
+            func loginResult(issuer: ServerIdentity?) throws(StoatAPIError) -> LoginResult {
                 switch result {
                 case "Success":
                     if let token, let userID {
-                        return .success(SessionCredentials(token: token, userID: userID, sessionID: id))
+                        return .success(
+                            SessionCredentials(token: token, userID: userID, sessionID: id, issuer: issuer))
                     }
                 case "MFA":
                     if let ticket {

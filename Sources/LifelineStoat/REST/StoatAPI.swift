@@ -38,6 +38,12 @@ import NIOCore
 public struct StoatAPI: Sendable {
     /// The API base, for example `https://api.stoat.chat`; paths are appended to it.
     public let baseURL: URL
+    /// The server ``baseURL`` names, normalised; `nil` when it is not an `http` or `https` URL with a host,
+    /// and then every call fails with ``StoatAPIError/Code/invalidRequest`` before anything is sent.
+    ///
+    /// The sessions a login returns carry it as their `SessionCredentials/issuer`, and a session issued by
+    /// another server is refused (``StoatAPIError/Code/foreignCredentials``) before its token is sent.
+    public let server: ServerIdentity?
     /// How long a call may take, from sending it to receiving the whole answer, rate-limit waits included.
     public let requestTimeout: Duration
     /// The largest response body accepted; a larger one is ``StoatAPIError/Code/malformedResponse``.
@@ -98,6 +104,7 @@ public struct StoatAPI: Sendable {
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.baseURL = baseURL
+        self.server = ServerIdentity(baseURL.absoluteString)
         self.httpClient = httpClient ?? Self.sharedHTTPClient
         self.logger = logger
         self.requestTimeout = requestTimeout
@@ -130,8 +137,8 @@ public struct StoatAPI: Sendable {
     ///   - email: The account's email.
     ///   - password: The account's password. Never logged, never part of an error.
     ///   - friendlyName: The name the session is listed under in the user's settings.
-    /// - Returns: The session, an MFA challenge to continue with ``continueLogin(ticket:response:friendlyName:)``,
-    ///   or a disabled account.
+    /// - Returns: The session (its `SessionCredentials/issuer` is ``server``), an MFA challenge to continue
+    ///   with ``continueLogin(ticket:response:friendlyName:)``, or a disabled account.
     /// - Throws: ``StoatAPIError`` with ``StoatAPIError/Code/invalidCredentials``,
     ///   ``StoatAPIError/Code/lockedOut``, ``StoatAPIError/Code/unverifiedAccount``,
     ///   ``StoatAPIError/Code/blockedByShield`` (see ``StoatAPIError/supportURL``),
@@ -144,7 +151,7 @@ public struct StoatAPI: Sendable {
     {
         let body = Wire.LoginRequest(email: email, password: password, friendlyName: friendlyName)
         let response = try await send(.POST, path: "/auth/session/login", body: body)
-        return try response.decode(Wire.LoginResponse.self, expecting: 200).loginResult()
+        return try response.decode(Wire.LoginResponse.self, expecting: 200).loginResult(issuer: server)
     }
 
     /// Continues a login that answered ``LoginResult/mfa(_:)`` with the second factor.
@@ -163,7 +170,7 @@ public struct StoatAPI: Sendable {
     {
         let body = Wire.LoginRequest(ticket: ticket, response: response, friendlyName: friendlyName)
         let answer = try await send(.POST, path: "/auth/session/login", body: body)
-        return try answer.decode(Wire.LoginResponse.self, expecting: 200).loginResult()
+        return try answer.decode(Wire.LoginResponse.self, expecting: 200).loginResult(issuer: server)
     }
 
     /// Ends the session on the server (`POST /auth/session/logout`); its token stops working and its
@@ -222,6 +229,23 @@ public struct StoatAPI: Sendable {
     public func flags(userID: String) async throws(StoatAPIError) -> Int {
         let response = try await send(.GET, path: "/users/\(Self.percentEncoded(userID))/flags")
         return try response.decode(Wire.Flags.self, expecting: 200).flags
+    }
+
+    /// The refusal of a login answered `Disabled` (``LoginResult/disabled(userID:)``), named by the account's
+    /// flags: only flags 0 means the owner disabled the account; a suspended, banned, deleted or spam account
+    /// is told so (``StoatAPIError/standing``). A failed lookup leaves the standing unknown (`nil`).
+    ///
+    /// - Parameter userID: The user id the login answered.
+    /// - Returns: ``StoatAPIError/Code/accountDisabled``, kind `Disabled`, with the standing.
+    public func disabledLogin(userID: String) async -> StoatAPIError {
+        let standing: AccountStanding?
+        do {
+            let found = StoatAuthenticator.standing(forFlags: try await flags(userID: userID))
+            standing = found == .loggedOut ? .disabled : found
+        } catch {
+            standing = nil
+        }
+        return StoatAPIError.disabled(userID: userID, standing: standing)
     }
 
     // MARK: - Health

@@ -225,6 +225,10 @@ public struct StoatAPIError: Error, Sendable, CustomStringConvertible {
         /// The server redirected to another origin (scheme, host or port) or from HTTPS to HTTP, and the
         /// client refused to follow: credentials never leave for another origin.
         public static let redirectRefused = Code(rawValue: "redirectRefused")
+        /// The session was issued by another server than the one the call or the socket goes to: its token is
+        /// not sent. A session's token goes only to the API that issued it (`SessionCredentials/issuer`) and
+        /// to the events socket that API's `GET /` names.
+        public static let foreignCredentials = Code(rawValue: "foreignCredentials")
         /// The events socket's URL from `GET /` is not one the client will open: an unknown scheme, or a
         /// plaintext socket for an API reached over HTTPS.
         public static let insecureEventsURL = Code(rawValue: "insecureEventsURL")
@@ -370,6 +374,10 @@ public struct StoatAPIError: Error, Sendable, CustomStringConvertible {
     /// What a refusal names: the missing permission (`permission`), why validation failed (`error`), the
     /// incorrect data (`with`), the disabled feature (`feature`), or the failed database operation.
     public var detail: String?
+    /// For ``Code/accountDisabled``: why the account cannot log in, from its flags
+    /// (``StoatAPI/disabledLogin(userID:)``): `AccountStanding.disabled` for flags 0 (its owner disabled
+    /// it), else suspended, banned, deleted or removed as spam; `nil` when the flags could not be read.
+    public var standing: AccountStanding?
 
     /// Creates an error.
     ///
@@ -398,9 +406,22 @@ public struct StoatAPIError: Error, Sendable, CustomStringConvertible {
         self.detail = detail
     }
 
-    /// The refusal a login answered `Disabled` stands for: the account was disabled by its owner.
+    /// The refusal a login answered `Disabled` stands for, before the account's flags say why.
     public static func disabled(userID: String) -> StoatAPIError {
-        StoatAPIError(code: .accountDisabled, message: "The account is disabled.", kind: "Disabled")
+        StoatAPIError(code: .accountDisabled, message: "The account cannot log in.", kind: "Disabled")
+    }
+
+    /// The refusal a login answered `Disabled` stands for, with the account's standing its flags gave
+    /// (`nil` when they could not be read).
+    ///
+    /// - Parameters:
+    ///   - userID: The account's user id, from the login's answer.
+    ///   - standing: Why the account cannot log in, if known.
+    public static func disabled(userID: String, standing: AccountStanding?) -> StoatAPIError {
+        var error = disabled(userID: userID)
+        error.standing = standing
+        if let standing { error.message = "The account cannot log in: \(standing.rawValue)." }
+        return error
     }
 
     /// The support article to link to: Stoat's "blocked for spam" article for ``Code/blockedByShield``,
@@ -419,14 +440,17 @@ public struct StoatAPIError: Error, Sendable, CustomStringConvertible {
 
     /// The failure as the login interface shows it, for `Session.reportLoginFailure(_:)`: Stoat's error
     /// kind as the code, a sentence for the user, and the support link for ``Code/blockedByShield``.
+    /// A login refused as `Disabled` carries the account's ``standing``, once its flags were read.
     public var loginFailure: LoginFailure {
-        LoginFailure(code: kind ?? code.rawValue, message: userMessage, supportURL: supportURL)
+        LoginFailure(code: kind ?? code.rawValue, message: userMessage, supportURL: supportURL, standing: standing)
     }
 
     /// A sentence for the user of a login or onboarding form.
     var userMessage: String {
         switch code {
-        case .accountDisabled: "This account has been disabled."
+        case .accountDisabled:
+            standing?.message
+                ?? "This account cannot log in: it is disabled, suspended or banned (its status could not be checked)."
         case .invalidCredentials: "The email or password is incorrect."
         case .lockedOut: "Too many failed attempts. Wait a while, then try again."
         case .unverifiedAccount: "Verify your email address before logging in."
@@ -441,6 +465,7 @@ public struct StoatAPIError: Error, Sendable, CustomStringConvertible {
         case .failedValidation: "The server refused the request as invalid."
         case .disallowedContactSupport: "This email address cannot be used. Contact support."
         case .invalidSession, .notAuthenticated: "Your session has ended. Log in again."
+        case .foreignCredentials: "This session belongs to another server. Sign in to this one."
         case .rateLimited: "Too many attempts. Wait a moment, then try again."
         case .network, .timeout: "The server could not be reached. Check your connection and try again."
         default: "Something went wrong (\(code)). Try again later."

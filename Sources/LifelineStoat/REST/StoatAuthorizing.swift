@@ -7,6 +7,6 @@ public protocol StoatAuthorizing: Sendable {
 }
 
 extension SessionCredentials: StoatAuthorizing {
-    /// The session's token as `X-Session-Token`.
-    public var authorization: StoatAuthorization { .session(token: token) }
+    /// The session's token as `X-Session-Token`, bound to the session's `SessionCredentials.issuer`.
+    public var authorization: StoatAuthorization { .session(token: token, issuer: issuer) }
 }
