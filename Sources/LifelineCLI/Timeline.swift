@@ -15,7 +15,9 @@ import Synchronization
 /// - `{"type":"notice","text":…}` after an external logout (with `"standing":…` once the account's
 ///   standing tailors it); `{"type":"login_failed","code":…,"message":…,"support_url":…}` for a refused
 ///   login; `{"type":"alert","text":…}` for an outage alert.
-/// - `{"type":"replay_failed","events":[…]}` when significant events could not be restored.
+/// - `{"type":"replay_failed","events":[…]}` when significant events could not be restored;
+///   `{"type":"replay_failed","reason":"unsupported","events":[…]}` once when the server refused their kind
+///   (Stoat's new events server takes no `Subscribe`), so that they are no longer played.
 ///
 /// Text the server controls (names, messages, alerts, error details) is made terminal-safe in human output
 /// (``terminalSafe(_:)``): a server cannot move the cursor, recolour or retitle the terminal.
@@ -88,6 +90,14 @@ final class Timeline: Sendable {
             line(
                 ["type": .string("alert"), "text": .string(alert.text)],
                 human: paint("  outage alert: \(terminalSafe(alert.text))", .yellow))
+        }
+        if snapshot.unsupportedEvents != previous?.unsupportedEvents ?? [], !snapshot.unsupportedEvents.isEmpty {
+            let events = snapshot.unsupportedEvents.map(\.description)
+            line(
+                ["type": .string("replay_failed"), "reason": .string("unsupported"), "events": .strings(events)],
+                human: paint(
+                    "  not supported by this server, not restored: \(terminalSafe(events.joined(separator: ", ")))",
+                    .yellow))
         }
         if snapshot.replayFailures != previous?.replayFailures ?? [], !snapshot.replayFailures.isEmpty {
             line(
