@@ -100,6 +100,7 @@ extension ServerState {
         guard let connection = connections[connectionID], connection.phase == .listening else { return }
         connection.socket.outbound.yield(frame)
         connections[connectionID]?.record.receivedReady = true
+        if dropIfFaulted(connectionID) { return }
         changed()
     }
 

@@ -235,6 +235,7 @@ extension ServerState {
         else { return }
         connection.socket.outbound.yield(frame)
         connections[connectionID]?.record.receivedReady = true
+        if dropIfFaulted(connectionID) { return }
         let slowmodes = activeSlowmodes(userID: userID)
         if !slowmodes.isEmpty { connection.socket.send(ServerEvent.userSlowmodes(slowmodes).wire) }
         let first = presence[userID, default: []].isEmpty

@@ -53,6 +53,8 @@ struct Faults: Sendable {
     var failMessageQueries = 0
     var silent = false
     var ignorePings = false
+    /// Drop every socket right after its Ready (a server that accepts and drops at once).
+    var dropAfterReady = false
     var readyDelay: Duration?
     var readyMinimumBytes: Int?
     var forcedLogins: [LoginAnswer] = []

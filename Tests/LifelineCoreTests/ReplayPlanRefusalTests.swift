@@ -27,28 +27,28 @@ struct ReplayPlanRefusalTests {
     }
 
     @Test("a refusal after a Subscribe stops subscriptions for the session, says so once, and plays the rest")
-    func refusedSubscribe() {
+    func refusedSubscribe() throws {
         var plan = ReplayPlan()
         for event in [a, b] { _ = plan.requested(event) }
         // The first play is written (success is the frame written), then the server closes with 1007.
         let first = plays(plan.connected())
         #expect(first.map(\.event) == [a])
-        let second = plays(plan.played(first[0].id))
+        let second = plays(plan.played(try #require(first.first).id))
         #expect(plan.lastPlayed == b, "the next play went out before the close came")
         #expect(
             plan.disconnected(after: refused)
-                == [.cancelTimeout(second[0].id), .unsupported(.subscribe, events: [a, b])])
+                == [.cancelTimeout(try #require(second.first).id), .unsupported(.subscribe, events: [a, b])])
         #expect(plan.unsupportedKinds == [.subscribe])
         #expect(plan.unsupportedEvents == [a, b], "both recorded as asked, neither played again")
         #expect(plan.record == [a, b])
     }
 
     @Test("the refusal's actions: the play in flight abandoned, and one report with the recorded events")
-    func refusalActions() {
+    func refusalActions() throws {
         var plan = ReplayPlan()
         _ = plan.connected()
-        _ = plan.played(plays(plan.requested(a))[0].id)
-        let inFlight = plays(plan.requested(b))[0]
+        _ = plan.played(try #require(plays(plan.requested(a)).first).id)
+        let inFlight = try #require(plays(plan.requested(b)).first)
         #expect(
             plan.disconnected(after: refused)
                 == [.cancelTimeout(inFlight.id), .unsupported(.subscribe, events: [a, b])])
@@ -57,10 +57,10 @@ struct ReplayPlanRefusalTests {
     }
 
     @Test("after the refusal, typing still plays, and a new subscription is recorded, not played, and reported")
-    func afterRefusal() {
+    func afterRefusal() throws {
         var plan = ReplayPlan()
         _ = plan.requested(a)
-        _ = plan.played(plays(plan.connected())[0].id)
+        _ = plan.played(try #require(plays(plan.connected()).first).id)
         _ = plan.disconnected(after: refused)
         #expect(plays(plan.connected()).isEmpty)
         let typing = SignificantEvent(.beginTyping, "C1")
@@ -72,10 +72,10 @@ struct ReplayPlanRefusalTests {
     }
 
     @Test("an unsubscribe removes an unsupported subscription")
-    func unsubscribeUnsupported() {
+    func unsubscribeUnsupported() throws {
         var plan = ReplayPlan()
         _ = plan.requested(a)
-        _ = plan.played(plays(plan.connected())[0].id)
+        _ = plan.played(try #require(plays(plan.connected()).first).id)
         _ = plan.disconnected(after: refused)
         _ = plan.requested(SignificantEvent(.unsubscribe, "A"), playable: false)
         #expect(plan.unsupportedEvents.isEmpty)
@@ -83,12 +83,12 @@ struct ReplayPlanRefusalTests {
     }
 
     @Test("a refusal after no play on that connection blames nothing")
-    func refusalWithoutPlay() {
+    func refusalWithoutPlay() throws {
         var plan = ReplayPlan()
         _ = plan.requested(a)
-        _ = plan.played(plays(plan.connected())[0].id)
+        _ = plan.played(try #require(plays(plan.connected()).first).id)
         _ = plan.disconnected(after: dropped)
-        _ = plan.played(plays(plan.connected())[0].id)
+        _ = plan.played(try #require(plays(plan.connected()).first).id)
         _ = plan.disconnected()
         // A connection on which nothing was played yet.
         var empty = ReplayPlan()
@@ -101,12 +101,12 @@ struct ReplayPlanRefusalTests {
     }
 
     @Test("a refusal right after the user's typing refuses typing, and subscriptions keep replaying")
-    func refusedTyping() {
+    func refusedTyping() throws {
         var plan = ReplayPlan()
         _ = plan.requested(a)
-        _ = plan.played(plays(plan.connected())[0].id)
+        _ = plan.played(try #require(plays(plan.connected()).first).id)
         let typing = SignificantEvent(.beginTyping, "C1")
-        _ = plan.played(plays(plan.requested(typing))[0].id)
+        _ = plan.played(try #require(plays(plan.requested(typing)).first).id)
         #expect(plan.disconnected(after: refused) == [.unsupported(.beginTyping, events: [])])
         let replays = plan.connected()
         #expect(playAll(&plan, replays) == [a])
@@ -114,10 +114,10 @@ struct ReplayPlanRefusalTests {
     }
 
     @Test("reset forgets the refused kinds with the rest")
-    func resetForgets() {
+    func resetForgets() throws {
         var plan = ReplayPlan()
         _ = plan.requested(a)
-        _ = plan.played(plays(plan.connected())[0].id)
+        _ = plan.played(try #require(plays(plan.connected()).first).id)
         _ = plan.disconnected(after: refused)
         _ = plan.reset()
         #expect(plan.unsupportedKinds.isEmpty)

@@ -205,7 +205,7 @@ extension JSONScanner {
                 case 2: user.discriminator = try readOptionalString() ?? ""
                 case 3: user.displayName = try readOptionalString()
                 case 4: user.pronouns = try readOptionalString()
-                case 5: user.avatar = try readOptionalFile()
+                case 5: user.avatar = readEmptyObject() ? nil : try readOptionalFile()  // the gateway's `{}`
                 case 6: user.relations = readNull() ? nil : try readArray(Self.readRelationship)
                 case 7: user.badges = try readOptionalInt()
                 case 8: user.status = readNull() ? nil : try readStatus()

@@ -243,6 +243,16 @@ struct JSONScanner {
         consume("null")
     }
 
+    /// Consumes an empty object (`{}`, whitespace allowed inside) if it is next.
+    mutating func readEmptyObject() -> Bool {
+        let start = offset
+        guard consume("{"), consume("}") else {
+            offset = start
+            return false
+        }
+        return true
+    }
+
     /// Reads a string.
     mutating func readString() throws(JSONScanError) -> String {
         skipWhitespace()
