@@ -52,7 +52,7 @@ public actor Session {
         /// Stoat's subscriptions expire after 15 minutes; `StoatClient` renews them every 10.
         public var subscriptionRenewal: Duration?
         /// How long a connection must last after CONNECTED for its end to start the failure count again
-        /// (``SessionMachine/stabilityWindow``); `nil` is the machine's default, 30 s. `StoatClient` uses its
+        /// (`SessionMachine.stabilityWindow`); `nil` is the machine's default, 30 s. `StoatClient` uses its
         /// heartbeat interval.
         public var stabilityWindow: Duration?
 

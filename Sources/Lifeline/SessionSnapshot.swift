@@ -20,7 +20,7 @@ public struct SessionSnapshot: Sendable, Hashable {
     /// Significant events whose replay failed past the retry limit since the last connection.
     public var replayFailures: [SignificantEvent]
     /// Significant events the server does not take (it refused one of their kind and ended the connection):
-    /// recorded as asked, but not played again in this session (``ReplayPlan/unsupportedEvents``).
+    /// recorded as asked, but not played again in this session (`ReplayPlan.unsupportedEvents`).
     public var unsupportedEvents: [SignificantEvent] = []
     /// The last error the session met (a connection failure, an onboarding refusal…), if any.
     public var lastError: SessionError?

@@ -14,7 +14,7 @@
 ///   too, for the same retry. Nothing recorded is forgotten but by its opposite (unsubscribe) or
 ///   ``reset()``.
 /// - **Replay** starts on CONNECTED (``connected()``): every recorded event is queued as a replay, ahead
-///   of new events that were asked for while disconnected. A disconnection (``disconnected()``) stops
+///   of new events that were asked for while disconnected. A disconnection (``disconnected(after:)``) stops
 ///   playing; what was queued waits for the next connection.
 /// - **Kinds that are not recorded** (``SignificantEvent/Kind/isRecorded``: the user's own typing) are
 ///   played once if connected, never retried, never queued while disconnected.

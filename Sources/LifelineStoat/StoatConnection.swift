@@ -28,7 +28,7 @@ import WSClient
 /// says the session cannot authenticate (`InvalidSession`…) is a permanent end, which the lifecycle
 /// confirms before it believes an `InvalidSession`; every other error, a close and a transport error are
 /// TEMPORARY_FAILUREs — a refused frame (`InvalidPayload`, or a close with 1007: Stoat's new events server
-/// refuses a `Subscribe` so) as ``LifelineCore/TemporaryFailureCause/Code/frameRefused``, which the replay
+/// refuses a `Subscribe` so) as `TemporaryFailureCause.Code.frameRefused`, which the replay
 /// plan acts on. Unknown event types and undecodable frames are ignored and counted (``Statistics``),
 /// never fatal.
 public struct StoatConnectionFactory: ConnectionFactory {

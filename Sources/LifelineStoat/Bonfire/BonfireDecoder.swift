@@ -43,7 +43,7 @@ public struct BonfireDecoder: Sendable {
 
     /// Decodes one MessagePack frame (`format=msgpack`): the same events as the JSON frame it stands for.
     ///
-    /// The frame is read as the JSON it stands for (``MessagePack``, hand-written and bounded like the JSON
+    /// The frame is read as the JSON it stands for (by a hand-written codec, bounded like the JSON
     /// scanner) and decoded as a JSON frame is, so both formats give the same outcome; a frame that is not
     /// well-formed MessagePack is ``Outcome/undecodable(reason:)``. The limit is the same: a frame larger
     /// than ``maximumFrameSize`` is ``Outcome/tooLarge(bytes:)``, and so is one whose JSON would be more than
