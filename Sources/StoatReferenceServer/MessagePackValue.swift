@@ -202,6 +202,13 @@ extension Wire {
             output.append(0xCB)
             Self.writeBigEndian(value.bitPattern, size: 8, to: &output)
         case .string(let value): Self.writeString(value, binary: binaryStrings, to: &output)
+        case .timestamp(let date):
+            // The gateway's terms hold the text (from MongoDB and Jason); bonfire writes the milliseconds.
+            if binaryStrings {
+                Self.writeString(StoatTimestamp.string(date), binary: true, to: &output)
+            } else {
+                Self.writeInteger(StoatTimestamp.milliseconds(date), to: &output)
+            }
         case .array(let elements):
             Self.writeHeader(count: elements.count, fix: 0x90, sixteen: 0xDC, thirtyTwo: 0xDD, to: &output)
             for element in elements { element.writeMessagePack(to: &output, binaryStrings: binaryStrings) }

@@ -80,6 +80,55 @@ struct MessagePackCodecTests {
         #expect(BonfireDecoder.decodeWithFoundation(Data(wire.text.utf8)) == .event(.ready(ready)))
     }
 
+    @Test("a timestamp as bonfire's MessagePack writes it, in milliseconds, decodes to the Date its text does")
+    func timestamps() throws {
+        var random = SeededRandomNumberGenerator(seed: 7)
+        // The reference: whole seconds are exact in a `Date`, so Foundation formats them exactly; the
+        // milliseconds are appended as digits.
+        let seconds = Date.ISO8601FormatStyle()
+        for _ in 0..<5_000 {
+            let milliseconds = Int64.random(in: 0...253_402_300_799_999, using: &random)
+            let whole = (milliseconds - ((milliseconds % 1000) + 1000) % 1000) / 1000
+            let fraction = ((milliseconds % 1000) + 1000) % 1000
+            var text = Date(timeIntervalSince1970: Double(whole)).formatted(seconds)
+            text.insert(
+                contentsOf: "." + String(String(fraction + 1000).dropFirst()), at: text.index(before: text.endIndex))
+            #expect(StoatDates.date(milliseconds: milliseconds) == StoatDates.iso8601(text), "\(milliseconds): \(text)")
+            // The server counts the milliseconds of the text it writes.
+            let date = try #require(StoatDates.iso8601(text))
+            let written = StoatTimestamp.string(date)
+            #expect(StoatDates.date(milliseconds: StoatTimestamp.milliseconds(date)) == StoatDates.iso8601(written))
+        }
+        #expect(StoatDates.date(milliseconds: 253_402_300_800_000) == nil, "beyond the year 9999")
+        #expect(StoatDates.date(milliseconds: Int64.min) == nil)
+        #expect(StoatDates.date(milliseconds: -1) == nil, "before 1970")
+        #expect(StoatDates.date(milliseconds: 0) == StoatDates.iso8601("1970-01-01T00:00:00.000Z"))
+        let at = try #require(StoatDates.iso8601("2026-03-04T05:06:07.089Z"))
+        for wire: Wire in [
+            .object([
+                "type": .string("ServerMemberUpdate"),
+                "id": .object(["server": .string("S"), "user": .string("U")]),
+                "data": .object(["timeout": .timestamp(at)]),
+            ]),
+            .object([
+                "type": .string("Message"), "_id": .string("M"), "channel": .string("C"), "author": .string("U"),
+                "edited": .timestamp(at),
+                "member": .object([
+                    "_id": .object(["server": .string("S"), "user": .string("U")]), "joined_at": .timestamp(at),
+                ]),
+            ]),
+        ] {
+            let packed = wire.messagePack(binaryStrings: false)
+            #expect(packed.contains(0xCF), "the milliseconds, not the text")
+            let expected = decoder.decode(wire.text)
+            guard case .event = expected else {
+                Issue.record("\(wire.text) does not decode: \(expected)")
+                continue
+            }
+            #expect(decoder.decode(messagePack: Data(packed)) == expected, "\(wire.text)")
+        }
+    }
+
     @Test("the same frame limit: a frame above it, or whose JSON would be more than twice it, is too large")
     func frameLimit() {
         let small = BonfireDecoder(maximumFrameSize: 100)
