@@ -146,7 +146,7 @@ extension ServerState {
     ///
     /// Every field is present (`Stoat.State.Ready`'s defaults): a field not asked for is `[]`, `user_settings`
     /// `{}`. `users` is the viewer first (`relationship: "User"`, `online: true`), then their relations but
-    /// those who blocked them, as `Stoat.PublicUser`s (`avatar` `{}` when there is none, `status` `{}`);
+    /// those who blocked them, as `Stoat.PublicUser`s (without their nil fields and empty maps);
     /// direct-message recipients who are not relations are not listed. `servers` carry
     /// `approximate_member_count`; `channels` are the servers' channels the user may see, then their direct
     /// messages; `policy_changes` are a user's, never a bot's. A gateway socket hears its servers' member
@@ -195,19 +195,18 @@ extension ServerState {
         return (wire, topics)
     }
 
-    /// `build_ready_user`: a `Stoat.PublicUser`.
+    /// `build_ready_user`: a `Stoat.PublicUser`, written by `Stoat.Model`'s encoder, which leaves out every
+    /// field that is nil or an empty map (`lib/stoat_gateway/data/model.ex`): no `avatar` for a user without
+    /// one (the struct's `%{}`), no `status` when it is `%{}`, no `display_name` or `pronouns` when nil.
     static func publicUser(_ user: StoatUser, relationship: String, online: Bool) -> Wire {
         .object([
             "_id": .string(user.id),
             "username": .string(user.username),
             "discriminator": .string(user.discriminator),
-            "display_name": user.displayName.map { .string($0) } ?? .null,
-            "avatar": .object([]),
+            "display_name": Wire.str(user.displayName),
             "badges": .uint(UInt64(user.badges)),
-            "pronouns": .null,
             "online": .bool(online),
             "relationship": .string(relationship),
-            "status": .object([]),
         ])
     }
 
