@@ -47,7 +47,8 @@ struct MessagePackError: Error, Hashable, CustomStringConvertible {
 /// integers as themselves; floats as the shortest decimal that reads back to the same `Double`, a NaN or an
 /// infinity as `null`; `str` and `bin` both as strings (stoatchat's `rmp_serde` writes strings as `str`,
 /// the Elixir `gateway`'s `msgpack-erlang` as `bin`), their bytes escaped as JSON needs and otherwise
-/// copied, so a string that is not UTF-8 makes the JSON decoders refuse the frame; integer map keys as their
+/// copied, so a string that is not UTF-8 is judged as in a JSON frame (refused where a field is decoded);
+/// integer map keys as their
 /// decimal text (as `serde_json` writes them); extension types, which neither server sends, as `null`.
 ///
 /// **Writing** encodes the client's frames as maps whose strings are `bin`: the Elixir gateway reads
