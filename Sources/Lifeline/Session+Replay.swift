@@ -56,6 +56,11 @@ extension Session {
                     "significant event failed",
                     metadata: ["lifeline.event": "\(event)", "lifeline.attempts": "\(attempts)"])
                 publish(transitions: [])
+            case .unsupported(let kind, let events):
+                logger.info(
+                    "significant events not supported by the server",
+                    metadata: ["lifeline.kind": "\(kind)", "lifeline.events": "\(events.count)"])
+                publish(transitions: [])
             }
         }
     }

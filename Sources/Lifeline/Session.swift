@@ -51,6 +51,10 @@ public actor Session {
         /// How often recorded subscriptions are played again while connected, or `nil` for never.
         /// Stoat's subscriptions expire after 15 minutes; `StoatClient` renews them every 10.
         public var subscriptionRenewal: Duration?
+        /// How long a connection must last after CONNECTED for its end to start the failure count again
+        /// (`SessionMachine.stabilityWindow`); `nil` is the machine's default, 30 s. `StoatClient` uses its
+        /// heartbeat interval.
+        public var stabilityWindow: Duration?
 
         /// Creates a configuration; the defaults are the specification's.
         public init(
@@ -63,7 +67,8 @@ public actor Session {
             replayRetryLimit: Int = 3,
             replayTimeout: Duration = .seconds(10),
             replayRetryDelay: Duration = .seconds(1),
-            subscriptionRenewal: Duration? = nil
+            subscriptionRenewal: Duration? = nil,
+            stabilityWindow: Duration? = nil
         ) {
             self.retryPolicy = retryPolicy
             self.healthThreshold = healthThreshold
@@ -75,6 +80,7 @@ public actor Session {
             self.replayRetryLimit = replayRetryLimit
             self.replayTimeout = replayTimeout
             self.subscriptionRenewal = subscriptionRenewal
+            self.stabilityWindow = stabilityWindow
         }
     }
 
@@ -123,6 +129,9 @@ public actor Session {
     private var nextID: UInt64 = 0
     private var pendingCacheInvalidation = false
     private var connectingSince: Duration?
+    /// When the live connection entered CONNECTED, on the session's clock: the machine is told its age when
+    /// it ends.
+    private var connectedSince: (generation: UInt64, time: Duration)?
 
     /// Creates a session in READY.
     ///
@@ -162,7 +171,8 @@ public actor Session {
         self.metrics = SessionMetrics(factory: metrics ?? MetricsSystem.factory)
         let machine = SessionMachine(
             retryPolicy: configuration.retryPolicy, healthThreshold: configuration.healthThreshold,
-            sessionCheckPolicy: configuration.sessionCheck)
+            sessionCheckPolicy: configuration.sessionCheck,
+            stabilityWindow: configuration.stabilityWindow ?? .seconds(30))
         self.machine = machine
         replay = ReplayPlan(
             mode: configuration.replayMode, retryLimit: configuration.replayRetryLimit,
@@ -349,7 +359,7 @@ public actor Session {
         if first.from == .connected {
             if let renewal { renewal.cancel() }
             renewal = nil
-            perform(replay.disconnected())
+            perform(replay.disconnected(after: first.cause))
         }
         for transition in transitions {
             metrics.transition(transition)
@@ -408,7 +418,8 @@ public actor Session {
                 let standing = try? await authenticator.accountStanding(userID: userID)
                 await self.accountStandingFound(standing, lookup: lookup)
             }
-        case .replaySignificantEvents:
+        case .replaySignificantEvents(let generation):
+            connectedSince = (generation, clock.elapsed())
             if let since = connectingSince { metrics.connected(after: clock.elapsed() - since) }
             connectingSince = nil
             perform(replay.connected())
@@ -535,7 +546,9 @@ public actor Session {
         case .ready:
             apply(machine.connectionReady(generation: generation, using: &random))
         case .ended(let end):
-            apply(machine.connectionEnded(end, generation: generation, using: &random))
+            apply(
+                machine.connectionEnded(
+                    end, generation: generation, connectedFor: connectedFor(generation), using: &random))
         }
     }
 
@@ -544,7 +557,16 @@ public actor Session {
         logger.debug("connection returned", metadata: ["lifeline.generation": "\(generation)"])
         guard machine.liveGeneration == generation else { return }
         let cause = TemporaryFailureCause(code: .socketDropped, message: "the connection ended without a reason")
-        apply(machine.connectionEnded(.temporary(cause), generation: generation, using: &random))
+        apply(
+            machine.connectionEnded(
+                .temporary(cause), generation: generation, connectedFor: connectedFor(generation), using: &random))
+    }
+
+    /// How long connection `generation` has been in CONNECTED, if it got there: a fact for the machine's
+    /// failure count, which a connection shorter than the stability window does not reset.
+    private func connectedFor(_ generation: UInt64) -> Duration? {
+        guard let since = connectedSince, since.generation == generation else { return nil }
+        return clock.elapsed() - since.time
     }
 
     private func onboardingNeeded(generation: UInt64) {
@@ -627,6 +649,7 @@ public actor Session {
             state: machine.state, presentation: machine.presentation, failures: machine.failures,
             nextRetry: retry?.deadline, network: machine.isDeviceOnline ? .online : .offline,
             significantEvents: replay.record, replayFailures: replay.failures,
+            unsupportedEvents: replay.unsupportedEvents,
             lastError: lastError, transitions: transitions,
             time: clock.elapsed())
         snapshot.isConfirmingSession = machine.isConfirmingSession

@@ -19,6 +19,9 @@ public struct SessionSnapshot: Sendable, Hashable {
     public var significantEvents: [SignificantEvent]
     /// Significant events whose replay failed past the retry limit since the last connection.
     public var replayFailures: [SignificantEvent]
+    /// Significant events the server does not take (it refused one of their kind and ended the connection):
+    /// recorded as asked, but not played again in this session (`ReplayPlan.unsupportedEvents`).
+    public var unsupportedEvents: [SignificantEvent] = []
     /// The last error the session met (a connection failure, an onboarding refusal…), if any.
     public var lastError: SessionError?
     /// The transitions that led from the previous snapshot this observer read to this one, each with its
@@ -65,6 +68,7 @@ public struct SessionSnapshot: Sendable, Hashable {
         network: NetworkStatus = .online,
         significantEvents: [SignificantEvent] = [],
         replayFailures: [SignificantEvent] = [],
+        unsupportedEvents: [SignificantEvent] = [],
         lastError: SessionError? = nil,
         transitions: [SessionTransition] = [],
         time: Duration = .zero
@@ -76,6 +80,7 @@ public struct SessionSnapshot: Sendable, Hashable {
         self.network = network
         self.significantEvents = significantEvents
         self.replayFailures = replayFailures
+        self.unsupportedEvents = unsupportedEvents
         self.lastError = lastError
         self.transitions = transitions
         self.time = time

@@ -129,7 +129,9 @@ struct BenchmarkResult: Sendable {
 enum Benchmarks {
     static let all: [Benchmark] = [
         Benchmark(name: "time-to-connected", run: TimeToConnectedBenchmark.run),
+        Benchmark(name: "time-to-connected-msgpack", run: TimeToConnectedBenchmark.runMessagePack),
         Benchmark(name: "ready-decode", run: ReadyDecodeBenchmark.run),
+        Benchmark(name: "ready-decode-msgpack", run: ReadyDecodeBenchmark.runMessagePack),
         Benchmark(name: "reconnect-replay", run: ReconnectReplayBenchmark.run),
         Benchmark(name: "idle-sessions", run: IdleSessionsBenchmark.run),
         Benchmark(name: "machine", run: MachineBenchmark.run),

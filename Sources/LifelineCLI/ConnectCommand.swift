@@ -30,6 +30,10 @@ struct Connect: AsyncParsableCommand {
         case system, manual
     }
 
+    enum FrameFormat: String, ExpressibleByArgument, CaseIterable {
+        case json, msgpack
+    }
+
     @Option(help: "The API's base URL, e.g. https://api.stoat.chat or lifeline serve's api.")
     var api: String
 
@@ -68,6 +72,9 @@ struct Connect: AsyncParsableCommand {
 
     @Option(help: "The health endpoint to poll after 3 failures.")
     var health: String?
+
+    @Option(help: "The events socket's frames: json (text, the default) or msgpack (MessagePack, binary).")
+    var format: FrameFormat = .json
 
     @Option(help: "Seconds between heartbeat Pings.") var heartbeatInterval: Double = 30
     @Option(help: "Seconds to wait for a Pong.") var pongTimeout: Double = 10
@@ -165,7 +172,7 @@ struct Connect: AsyncParsableCommand {
         let configuration = StoatClient.Configuration(
             connection: StoatConnectionFactory.Configuration(
                 heartbeatInterval: .seconds(heartbeatInterval), pongTimeout: .seconds(pongTimeout),
-                connectTimeout: .seconds(connectTimeout)),
+                connectTimeout: .seconds(connectTimeout), format: format == .msgpack ? .messagePack : .json),
             session: Session.Configuration(
                 retryPolicy: try RetryPolicy(unit: .seconds(retryUnit), ceiling: .seconds(retryCeiling)),
                 subscriptionRenewal: .seconds(600)),

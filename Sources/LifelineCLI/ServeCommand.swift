@@ -45,6 +45,13 @@ public struct Serve: AsyncParsableCommand {
     @Flag(help: "Turn Stoat's REST rate limits off (for load tests of a client).")
     public var noRateLimits = false
 
+    /// Which events server the socket behaves as.
+    @Option(
+        help: ArgumentHelp(
+            "The events server the socket behaves as: bonfire (stoatchat's, the default) or gateway (Stoat's new Elixir server, which refuses Subscribe).",
+            valueName: "bonfire|gateway"))
+    public var events: String = "bonfire"
+
     /// Print one JSON line instead of text.
     @Flag(help: "Print one JSON line with the URLs and the demo account once the server accepts connections.")
     public var json = false
@@ -62,11 +69,20 @@ public struct Serve: AsyncParsableCommand {
         return "{" + pairs.joined(separator: ",") + "}"
     }
 
+    /// Refuses an events server the reference server cannot be.
+    public func validate() throws {
+        guard ReferenceServer.EventsServer(named: events) != nil else {
+            throw ValidationError("--events must be bonfire or gateway, not \(events)")
+        }
+    }
+
     /// Starts the server, prints where it is, and stops it cleanly on SIGINT or SIGTERM.
     public func run() async throws {
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let server = try await ReferenceServer.start(
-            .init(host: host, port: port, dataFile: data, rateLimits: noRateLimits ? .disabled : .stoat))
+            .init(
+                host: host, port: port, dataFile: data, rateLimits: noRateLimits ? .disabled : .stoat,
+                events: ReferenceServer.EventsServer(named: events) ?? .bonfire))
         let account = server.defaultAccount
         let bot = server.defaultBot
         if json {
@@ -80,9 +96,9 @@ public struct Serve: AsyncParsableCommand {
         } else {
             print(
                 """
-                Stoat reference server
+                Stoat reference server (events server: \(events))
                   API:     \(server.apiURL.absoluteString)
-                  Events:  \(server.eventsURL.absoluteString)?version=1&format=json
+                  Events:  \(server.eventsURL.absoluteString)?version=1&format=json (or format=msgpack)
                   Health:  \(server.healthURL.absoluteString)
                   Admin:   \(server.adminURL.absoluteString) (loopback only)
                 Ready-to-use account

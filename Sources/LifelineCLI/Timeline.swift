@@ -16,7 +16,9 @@ import Synchronization
 ///   standing tailors it); `{"type":"login_failed","code":…,"message":…,"support_url":…,"reason":…}` for a
 ///   refused login (`reason`: `disabled`, `suspended`, `banned`, `deleted`, `removedAsSpam` for a `Disabled`
 ///   login whose account flags were read); `{"type":"alert","text":…}` for an outage alert.
-/// - `{"type":"replay_failed","events":[…]}` when significant events could not be restored.
+/// - `{"type":"replay_failed","events":[…]}` when significant events could not be restored;
+///   `{"type":"replay_failed","reason":"unsupported","events":[…]}` once when the server refused their kind
+///   (Stoat's new events server takes no `Subscribe`), so that they are no longer played.
 ///
 /// Text the server controls (names, messages, alerts, error details) is made terminal-safe in human output
 /// (``terminalSafe(_:)``): a server cannot move the cursor, recolour or retitle the terminal.
@@ -91,6 +93,14 @@ final class Timeline: Sendable {
             line(
                 ["type": .string("alert"), "text": .string(alert.text)],
                 human: paint("  outage alert: \(terminalSafe(alert.text))", .yellow))
+        }
+        if snapshot.unsupportedEvents != previous?.unsupportedEvents ?? [], !snapshot.unsupportedEvents.isEmpty {
+            let events = snapshot.unsupportedEvents.map(\.description)
+            line(
+                ["type": .string("replay_failed"), "reason": .string("unsupported"), "events": .strings(events)],
+                human: paint(
+                    "  not supported by this server, not restored: \(terminalSafe(events.joined(separator: ", ")))",
+                    .yellow))
         }
         if snapshot.replayFailures != previous?.replayFailures ?? [], !snapshot.replayFailures.isEmpty {
             line(

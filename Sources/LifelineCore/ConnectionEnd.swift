@@ -1,5 +1,5 @@
 /// Why a connection (or an authentication attempt) ended: what the runtime reports to
-/// ``SessionMachine/connectionEnded(_:generation:using:)``. Also thrown by an authenticator.
+/// ``SessionMachine/connectionEnded(_:generation:connectedFor:using:)``. Also thrown by an authenticator.
 public enum ConnectionEnd: Error, Sendable, Hashable {
     /// A failure that may heal: the lifecycle retries.
     case temporary(TemporaryFailureCause)

@@ -12,4 +12,7 @@ public enum ReplayAction: Sendable, Hashable {
     case cancelRetry(UInt64)
     /// The event failed past the retry limit: show it to the user.
     case surface(SignificantEvent, attempts: Int)
+    /// The server does not take events of this kind (it refused one and ended the connection): they are not
+    /// played again in this session. `events` are the recorded events of the kind: tell the user once.
+    case unsupported(SignificantEvent.Kind, events: [SignificantEvent])
 }

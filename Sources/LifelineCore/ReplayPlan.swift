@@ -14,10 +14,18 @@
 ///   too, for the same retry. Nothing recorded is forgotten but by its opposite (unsubscribe) or
 ///   ``reset()``.
 /// - **Replay** starts on CONNECTED (``connected()``): every recorded event is queued as a replay, ahead
-///   of new events that were asked for while disconnected. A disconnection (``disconnected()``) stops
+///   of new events that were asked for while disconnected. A disconnection (``disconnected(after:)``) stops
 ///   playing; what was queued waits for the next connection.
 /// - **Kinds that are not recorded** (``SignificantEvent/Kind/isRecorded``: the user's own typing) are
 ///   played once if connected, never retried, never queued while disconnected.
+/// - **A kind the server refuses is not played again.** A connection that ends because the server refused a
+///   frame (``TemporaryFailureCause/Code/frameRefused``: Stoat's new events server closes with 1007 after a
+///   `Subscribe`, which it does not take) blames the last event played on it: its kind is
+///   ``unsupportedKinds`` for the rest of the session — never played, replayed or renewed again — and
+///   ``ReplayAction/unsupported(_:events:)`` tells the app once, with the recorded events of that kind. The
+///   reconnect that follows plays the rest, so a server that refuses a kind costs one reconnect, not one
+///   per connection. The events stay in the record (the user asked for them) until their opposite or
+///   ``reset()``; ``unsupportedEvents`` lists them.
 public struct ReplayPlan: Sendable {
     /// How plays are sent.
     public enum Mode: Sendable, Hashable {
@@ -51,6 +59,10 @@ public struct ReplayPlan: Sendable {
     public private(set) var failures: [SignificantEvent] = []
     /// Whether a connection is up to play on.
     public private(set) var isConnected = false
+    /// The kinds the server refused (see the type's discussion): never played again in this session.
+    public private(set) var unsupportedKinds: Set<SignificantEvent.Kind> = []
+    /// The last event sent on the current connection: the one a refusal of a frame is blamed on.
+    public private(set) var lastPlayed: SignificantEvent?
     /// How plays are sent.
     public let mode: Mode
     /// How many attempts a play gets before its failure is surfaced.
@@ -73,11 +85,15 @@ public struct ReplayPlan: Sendable {
         self.retryDelay = retryDelay
     }
 
+    /// The recorded events whose kind the server refused, in order: not replayed (``unsupportedKinds``).
+    public var unsupportedEvents: [SignificantEvent] { record.filter { unsupportedKinds.contains($0.kind) } }
+
     /// The app asked for an event (subscribe, begin typing…).
     ///
     /// An opposite (unsubscribe, end typing) removes its counterpart from the record and from the queue at
     /// once; it is played only if the protocol has a frame for it. An event already recorded or queued is
-    /// not asked for twice.
+    /// not asked for twice. An event of a kind the server refused is recorded but not played, and reported
+    /// as ``ReplayAction/unsupported(_:events:)``.
     public mutating func requested(_ event: SignificantEvent, playable: Bool = true) -> [ReplayAction] {
         var actions: [ReplayAction] = []
         if let cancelled = event.kind.cancels {
@@ -92,6 +108,11 @@ public struct ReplayPlan: Sendable {
         {
             return []
         }
+        if unsupportedKinds.contains(event.kind) {
+            guard event.kind.isRecorded, event.kind.cancels == nil else { return actions }
+            record.append(event)
+            return actions + [.unsupported(event.kind, events: [event])]
+        }
         // The user's own typing is played now or never.
         guard playable, event.kind.isRecorded || isConnected else { return actions }
         nextID &+= 1
@@ -102,8 +123,9 @@ public struct ReplayPlan: Sendable {
     /// The session reached CONNECTED: replay the record, then play what waited.
     public mutating func connected() -> [ReplayAction] {
         isConnected = true
+        lastPlayed = nil
         let waiting = queue.filter { !$0.isReplay }
-        let replays = record.map { event -> Play in
+        let replays = record.filter { !unsupportedKinds.contains($0.kind) }.map { event -> Play in
             nextID &+= 1
             return Play(id: nextID, event: event, isReplay: true, attempt: 1)
         }
@@ -113,9 +135,15 @@ public struct ReplayPlan: Sendable {
 
     /// The connection went away: plays in flight are lost; replays will be rebuilt on the next connection,
     /// new events wait for it.
-    public mutating func disconnected() -> [ReplayAction] {
+    ///
+    /// - Parameter cause: Why the connection ended, if it is known. When the server refused a frame
+    ///   (``TemporaryFailureCause/Code/frameRefused``), the kind of the last event played on the connection
+    ///   (``lastPlayed``) is refused for the rest of the session: its plays are dropped, it is never played
+    ///   again, and ``ReplayAction/unsupported(_:events:)`` says so once. A refusal after no play blames
+    ///   nothing.
+    public mutating func disconnected(after cause: SessionFailure? = nil) -> [ReplayAction] {
         isConnected = false
-        let cancelled =
+        var actions =
             inFlight.map { ReplayAction.cancelTimeout($0.id) } + waiting.map { ReplayAction.cancelRetry($0.id) }
         let kept = (inFlight + waiting).filter { !$0.isReplay } + queue.filter { !$0.isReplay }
         queue = kept.filter(\.event.kind.isRecorded).map {
@@ -123,7 +151,21 @@ public struct ReplayPlan: Sendable {
         }
         inFlight = []
         waiting = []
-        return cancelled
+        let refused = lastPlayed?.kind
+        lastPlayed = nil
+        if case .temporary(let cause)? = cause, cause.code == .frameRefused, let refused,
+            !unsupportedKinds.contains(refused)
+        {
+            unsupportedKinds.insert(refused)
+            // What waited to be played is recorded as asked (a new subscription), and played no more.
+            for play in queue where play.event.kind == refused && !record.contains(play.event) {
+                record.append(play.event)
+            }
+            queue.removeAll { $0.event.kind == refused }
+            failures.removeAll { $0.kind == refused }
+            actions.append(.unsupported(refused, events: record.filter { $0.kind == refused }))
+        }
+        return actions
     }
 
     /// Everything is forgotten (DISPOSE): the record, the queue, the failures.
@@ -181,7 +223,7 @@ public struct ReplayPlan: Sendable {
     /// them before the server forgets them (Stoat's subscriptions expire after 15 minutes). Events already
     /// queued or in flight are not queued twice.
     public mutating func renew(_ kind: SignificantEvent.Kind, limit: Int) -> [ReplayAction] {
-        guard isConnected else { return [] }
+        guard isConnected, !unsupportedKinds.contains(kind) else { return [] }
         let pending = Set(queue.map(\.event) + inFlight.map(\.event) + waiting.map(\.event))
         for event in record.filter({ $0.kind == kind && !pending.contains($0) }).prefix(limit) {
             nextID &+= 1
@@ -198,6 +240,7 @@ public struct ReplayPlan: Sendable {
         while !queue.isEmpty && (mode == .pipelined || (inFlight.isEmpty && waiting.isEmpty)) {
             let play = queue.removeFirst()
             inFlight.append(play)
+            lastPlayed = play.event
             actions.append(.play(play))
         }
         return actions

@@ -118,8 +118,22 @@ public struct SessionMachine: Sendable {
     /// How an `InvalidSession` is confirmed before the session is given up.
     public let sessionCheckPolicy: SessionCheckPolicy
 
-    /// The connection-failure count: +1 on entering DISCONNECTED, reset to 0 on entering CONNECTED.
+    /// The connection-failure count: +1 on entering DISCONNECTED, reset to 0 on entering CONNECTED — except
+    /// that a connection which ends within ``stabilityWindow`` of CONNECTED continues from the count it
+    /// started with (see ``connectionEnded(_:generation:connectedFor:using:)``).
     public private(set) var failures = 0
+
+    /// How long a connection must have lasted after CONNECTED for its end to start the failure count again
+    /// from 1; a shorter one continues from the count before it. Default 30 s, one heartbeat interval.
+    public let stabilityWindow: Duration
+
+    /// The failure count when the live connection entered CONNECTED: what a connection that ends within
+    /// ``stabilityWindow`` continues from.
+    public private(set) var failuresBeforeConnected = 0
+
+    /// Set while the end of a connection that did not last ``stabilityWindow`` is being handled, for
+    /// DISCONNECTED's entry.
+    private var endedBeforeStable = false
 
     /// Whether the device has a network, as last reported. Entering DISCONNECTED while offline chains
     /// DEVICE_OFFLINE instead of arming the retry timer.
@@ -160,13 +174,18 @@ public struct SessionMachine: Sendable {
     ///   - retryPolicy: The delay policy for DISCONNECTED's retry timer.
     ///   - healthThreshold: The failure count at which health polling starts; at least 1.
     ///   - sessionCheckPolicy: How an `InvalidSession` is confirmed.
+    ///   - stabilityWindow: How long a connection must last after CONNECTED for its end to start the failure
+    ///     count again; not negative. Default 30 s, one heartbeat interval.
     public init(
-        retryPolicy: RetryPolicy = .spec, healthThreshold: Int = 3, sessionCheckPolicy: SessionCheckPolicy = .standard
+        retryPolicy: RetryPolicy = .spec, healthThreshold: Int = 3, sessionCheckPolicy: SessionCheckPolicy = .standard,
+        stabilityWindow: Duration = .seconds(30)
     ) {
         precondition(healthThreshold >= 1, "healthThreshold must be at least 1, got \(healthThreshold)")
+        precondition(stabilityWindow >= .zero, "stabilityWindow must not be negative, got \(stabilityWindow)")
         self.retryPolicy = retryPolicy
         self.healthThreshold = healthThreshold
         self.sessionCheckPolicy = sessionCheckPolicy
+        self.stabilityWindow = stabilityWindow
     }
 
     // MARK: - Reading
@@ -282,15 +301,26 @@ public struct SessionMachine: Sendable {
     /// - The server's logout is an external LOGOUT; in LOGGING_IN, which has no LOGOUT edge, it is
     ///   PERMANENT_FAILURE with ``PermanentFailureReason/Code/loggedOut``.
     ///
+    /// A connection that ends in CONNECTED less than ``stabilityWindow`` after it got there (`connectedFor`)
+    /// does not wipe the failure history: DISCONNECTED counts from ``failuresBeforeConnected``, so a server
+    /// that accepts every connection and drops it at once meets the growing retry delays of one that refuses
+    /// it, instead of a reconnect every retry unit. An unknown age (`nil`, the event API) keeps the
+    /// specification's count.
+    ///
     /// - Parameters:
     ///   - end: Why the connection ended.
     ///   - generation: The connection's generation.
+    ///   - connectedFor: How long the connection had been in CONNECTED, on the runtime's clock; `nil` when
+    ///     it never got there or the runtime does not say.
     ///   - generator: The random source for the retry jitter.
     /// - Returns: What to do, or ``Output/ignored`` for a superseded generation.
     public mutating func connectionEnded(
-        _ end: ConnectionEnd, generation: UInt64, using generator: inout some RandomNumberGenerator
+        _ end: ConnectionEnd, generation: UInt64, connectedFor: Duration? = nil,
+        using generator: inout some RandomNumberGenerator
     ) -> Output {
         guard liveGeneration == generation else { return .ignored }
+        if case .connected = current, let connectedFor, connectedFor < stabilityWindow { endedBeforeStable = true }
+        defer { endedBeforeStable = false }
         switch (end, current) {
         case (.temporary(let cause), _):
             return handle(.temporaryFailure(cause), using: &generator)
@@ -664,6 +694,7 @@ public struct SessionMachine: Sendable {
             current = .connecting(session, .connection(generation: generation))
             actions.append(.connect(session, generation: generation))
         case .connected:
+            failuresBeforeConnected = failures
             failures = 0
             stopHealthPolling(into: &actions)
             guard let g = liveGeneration else {
@@ -672,6 +703,9 @@ public struct SessionMachine: Sendable {
             current = .connected(session(), generation: g)
             actions.append(.replaySignificantEvents(generation: g))
         case .disconnected:
+            // A connection that did not prove stable continues the count it started from (the lifecycle's
+            // extension "A short connection keeps the failure count").
+            if from == .connected && endedBeforeStable { failures = failuresBeforeConnected }
             failures += 1
             if failures >= healthThreshold && !isPollingHealth {
                 isPollingHealth = true

@@ -32,6 +32,11 @@ public struct TemporaryFailureCause: Error, Sendable, Hashable, CustomStringConv
         /// found it valid, or could not reach a definite answer. Stoat says `InvalidSession` also when its
         /// database fails, so only a confirmed answer logs the user out (see the lifecycle's decisions).
         public static let unconfirmedInvalidSession = Code(rawValue: "unconfirmedInvalidSession")
+        /// The server refused a frame the client sent and ended the connection (Stoat's new events server,
+        /// `stoatchat/gateway`, answers a frame it does not take with `InvalidPayload` and closes with 1007).
+        /// The replay plan blames the last significant event played on that connection
+        /// (``ReplayPlan/disconnected(after:)``).
+        public static let frameRefused = Code(rawValue: "frameRefused")
 
         /// The code's stable name.
         public var description: String { rawValue }

@@ -15,7 +15,9 @@ extension StoatClient {
         return CacheObservation(signals: cache.signals, key: CacheEngine.Key.chats) { cache.read { $0.sortedChats } }
     }
 
-    /// The signed-in user, once `Ready` has named it (the last of its users).
+    /// The signed-in user: the session's user (from the login or the cached session), or the user `Ready`
+    /// marks as the viewer — never a position in `Ready`'s users, which Stoat's two events servers order
+    /// differently.
     public var currentUser: User? {
         cache.read { cache in cache.userID.flatMap { cache.users[$0] } }
     }

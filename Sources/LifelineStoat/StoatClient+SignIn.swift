@@ -117,7 +117,7 @@ extension StoatClient {
         if cached {
             await resume(credentials)
         } else if await session.logIn(credentials, cached: false) {
-            self.credentials.value = credentials
+            signedIn(credentials)
         }
     }
 

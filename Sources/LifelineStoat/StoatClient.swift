@@ -33,7 +33,8 @@ public final class StoatClient: Sendable {
         /// The events socket's timing and limits.
         public var connection: StoatConnectionFactory.Configuration
         /// The lifecycle's tunables. By default subscriptions are renewed every 10 minutes, because Stoat
-        /// forgets them after 15.
+        /// forgets them after 15; a connection counts as stable after one heartbeat interval (the session's
+        /// `stabilityWindow`, unless it is set).
         public var session: Session.Configuration
         /// The health service to poll at high failure counts (``StoatHealthService``'s endpoint), if any.
         public var healthURL: URL?
@@ -153,12 +154,17 @@ public final class StoatClient: Sendable {
             configuration: configuration.connection, clock: clock, logger: logger,
             onEvent: { cache.receive($0) })
         statistics = connections.statistics
+        var sessionConfiguration = configuration.session
+        // A connection that ends before its first heartbeat has not shown it lasts: it keeps the failure count.
+        if sessionConfiguration.stabilityWindow == nil {
+            sessionConfiguration.stabilityWindow = configuration.connection.heartbeatInterval
+        }
         session = Session(
             connections: connections, authenticator: StoatAuthenticator(api: api),
             health: configuration.healthURL.map { StoatHealthService(api: api, url: $0) },
             caches: ClientCaches(cache: cache, credentials: credentials),
             network: network,
-            clock: clock, random: random, configuration: configuration.session, logger: logger)
+            clock: clock, random: random, configuration: sessionConfiguration, logger: logger)
     }
 
     /// Runs the client until the calling task is cancelled: the session (see `Session.run()`), the
@@ -220,8 +226,21 @@ public final class StoatClient: Sendable {
             return false
         }
         guard await session.logIn(credentials, cached: true) else { return false }
-        self.credentials.value = credentials
+        signedIn(credentials)
         return true
+    }
+
+    /// Remembers the session for REST calls, and tells the cache whose it is: the viewer is the session's
+    /// user, never a position in `Ready`'s `users` (bonfire lists the viewer last, Stoat's new events server
+    /// first). A session without a user id leaves the cache to find the viewer in `Ready`.
+    func signedIn(_ credentials: SessionCredentials) {
+        self.credentials.value = credentials
+        if let userID = credentials.userID {
+            cache.update { cache in
+                cache.signedIn(as: userID)
+                return AccountCache.Changes()
+            }
+        }
     }
 
     private func outcome(_ login: () async throws(StoatAPIError) -> LoginResult) async -> LoginOutcome {
@@ -229,7 +248,7 @@ public final class StoatClient: Sendable {
             switch try await login() {
             case .success(let credentials):
                 await session.logIn(credentials, cached: false)
-                self.credentials.value = credentials
+                signedIn(credentials)
                 return .connecting(credentials)
             case .mfa(let challenge):
                 return .needsMFA(challenge)

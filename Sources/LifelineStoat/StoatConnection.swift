@@ -5,13 +5,15 @@ public import LifelineCore
 public import Logging
 import NIOCore
 public import NIOSSL
+import NIOWebSocket
 import Synchronization
 import WSClient
 
 /// Opens Stoat events sockets for a `Session`: the WebSocket connection with the specification's
 /// heartbeat and connect timeout, on the session's injected clock.
 ///
-/// Each connection opens the events URL (`GET /`'s `ws`, with `version=1&format=json`), sends
+/// Each connection opens the events URL (`GET /`'s `ws`, with `version=1&format=json`, or `format=msgpack`
+/// with ``Configuration/format``), sends
 /// `Authenticate` (the token never goes into the URL), and reports SOCKET_CONNECTED only once `Ready` has
 /// been decoded. Then it pings every ``Configuration/heartbeatInterval``; no matching `Pong` within
 /// ``Configuration/pongTimeout``, no message at all within ``Configuration/connectTimeout`` of starting,
@@ -25,8 +27,10 @@ import WSClient
 /// Errors map as the catalog's "Error mapping" says: `Logout` is an external LOGOUT; an `Error` that
 /// says the session cannot authenticate (`InvalidSession`…) is a permanent end, which the lifecycle
 /// confirms before it believes an `InvalidSession`; every other error, a close and a transport error are
-/// TEMPORARY_FAILUREs. Unknown event types and undecodable frames are ignored and counted
-/// (``Statistics``), never fatal.
+/// TEMPORARY_FAILUREs — a refused frame (`InvalidPayload`, or a close with 1007: Stoat's new events server
+/// refuses a `Subscribe` so) as `TemporaryFailureCause.Code.frameRefused`, which the replay
+/// plan acts on. Unknown event types and undecodable frames are ignored and counted (``Statistics``),
+/// never fatal.
 public struct StoatConnectionFactory: ConnectionFactory {
     /// The socket's timing and limits. The defaults are the specification's.
     public struct Configuration: Sendable {
@@ -46,13 +50,15 @@ public struct StoatConnectionFactory: ConnectionFactory {
         public var tls: TLSConfiguration
         /// The `ready` query filter: only these `Ready` fields are sent (empty: all).
         public var readyFields: [String]
+        /// The frames' format: JSON text (the default) or MessagePack.
+        public var format: StoatWireFormat
 
         /// Creates a configuration.
         public init(
             heartbeatInterval: Duration = .seconds(30), pongTimeout: Duration = .seconds(10),
             connectTimeout: Duration = .seconds(10), readyTimeout: Duration = .seconds(30),
             maximumFrameSize: Int = 16 << 20, tls: TLSConfiguration = .makeClientConfiguration(),
-            readyFields: [String] = []
+            readyFields: [String] = [], format: StoatWireFormat = .json
         ) {
             self.heartbeatInterval = heartbeatInterval
             self.pongTimeout = pongTimeout
@@ -61,6 +67,7 @@ public struct StoatConnectionFactory: ConnectionFactory {
             self.maximumFrameSize = maximumFrameSize
             self.tls = tls
             self.readyFields = readyFields
+            self.format = format
         }
     }
 
@@ -71,7 +78,7 @@ public struct StoatConnectionFactory: ConnectionFactory {
         public var unknownEvents: Int { counts.withLock { $0.unknown } }
         /// Frames that were not a well-formed event.
         public var undecodableFrames: Int { counts.withLock { $0.undecodable } }
-        /// Binary frames (Lifeline asks for JSON text).
+        /// Binary frames on a JSON socket (ignored there).
         public var binaryFrames: Int { counts.withLock { $0.binary } }
 
         init() {}
@@ -230,7 +237,7 @@ final class StoatConnection: SessionConnection {
             throw StoatConnectionError(code: .notOpen, message: "the socket is not open")
         }
         do {
-            try await writer.write(.text(frame.json))
+            try await write(frame, to: writer)
         } catch {
             throw StoatConnectionError(code: .writeFailed, message: "the frame could not be written", cause: error)
         }
@@ -248,7 +255,7 @@ final class StoatConnection: SessionConnection {
     func url() async throws -> String {
         var url = try await factory.eventsURL()
         url += url.contains("?") ? "&" : "?"
-        url += "version=1&format=json"
+        url += "version=1&format=\(factory.configuration.format.queryValue)"
         for field in factory.configuration.readyFields { url += "&ready=\(field)" }
         return url
     }
@@ -326,7 +333,7 @@ final class StoatConnection: SessionConnection {
     private func writePing(_ data: Int64) async {
         guard let writer = state.withLock({ $0.writer }) else { return }
         do {
-            try await writer.write(.text(BonfireClientFrame.ping(data).json))
+            try await write(.ping(data), to: writer)
         } catch {
             let cause = TemporaryFailureCause(
                 code: .socketDropped, message: "the heartbeat could not be written", cause: error)
@@ -339,6 +346,15 @@ final class StoatConnection: SessionConnection {
         let now = factory.clock.elapsed()
         let waiter = state.withLock { state in apply(decide(&state.heartbeat, now), in: &state) }
         resume(waiter)
+    }
+
+    /// Writes a frame in the socket's format: JSON text, or MessagePack binary.
+    private func write(_ frame: BonfireClientFrame, to writer: WebSocketOutboundWriter) async throws {
+        if factory.configuration.format == .messagePack {
+            try await writer.write(.binary(ByteBuffer(bytes: frame.messagePack)))
+        } else {
+            try await writer.write(.text(frame.json))
+        }
     }
 
     // MARK: - The socket
@@ -364,7 +380,7 @@ final class StoatConnection: SessionConnection {
                 self.heartbeat { heartbeat, now in heartbeat.socketOpened(at: now) }
                 self.state.withLock { $0.writer = outbound }
                 await report(.opened)
-                try await outbound.write(.text(BonfireClientFrame.authenticate(token: self.credentials.token).json))
+                try await self.write(.authenticate(token: self.credentials.token), to: outbound)
                 var message = MessageAssembler(maximumSize: maximum)
                 for try await frame in inbound {
                     guard let assembled = message.append(frame) else { continue }
@@ -376,8 +392,14 @@ final class StoatConnection: SessionConnection {
                 }
             }
             if let end = state.withLock({ $0.ending }) { return end }
-            let message = close.map { "closed with \($0.closeCode)" } ?? "closed"
-            return .temporary(TemporaryFailureCause(code: .socketDropped, message: message))
+            guard let close else { return .temporary(TemporaryFailureCause(code: .socketDropped, message: "closed")) }
+            let code = UInt16(webSocketErrorCode: close.closeCode)
+            // 1007 (inconsistent data): the server refused a frame the client sent.
+            guard code == 1007 else {
+                return .temporary(TemporaryFailureCause(code: .socketDropped, message: "closed with \(code)"))
+            }
+            return .temporary(
+                TemporaryFailureCause(code: .frameRefused, message: "closed with 1007: the server refused a frame"))
         } catch {
             if let end = state.withLock({ $0.ending }) { return end }
             let code: TemporaryFailureCause.Code = opened.load(ordering: .relaxed) ? .socketDropped : .connectFailed
@@ -412,9 +434,19 @@ final class StoatConnection: SessionConnection {
         report: @escaping @Sendable (ConnectionEvent) async -> Void
     ) async -> ConnectionEnd? {
         switch message {
-        case .binary:
-            factory.statistics.binary()
-            return nil
+        case .binary(let buffer):
+            guard factory.configuration.format == .messagePack else {
+                factory.statistics.binary()
+                return nil
+            }
+            let decoder = BonfireDecoder(maximumFrameSize: factory.configuration.maximumFrameSize)
+            let outcome = buffer.withUnsafeReadableBytes { bytes in
+                guard let base = bytes.baseAddress, bytes.count > 0 else { return decoder.decode(messagePack: Data()) }
+                return decoder.decode(
+                    messagePack: Data(
+                        bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
+            }
+            return await handle(outcome, outbound: outbound, report: report)
         case .tooLarge(let bytes):
             let cause = TemporaryFailureCause(
                 code: .protocolViolation, message: "a message of more than \(bytes) bytes")
@@ -471,16 +503,21 @@ final class StoatConnection: SessionConnection {
         case .pong(let data):
             heartbeat { heartbeat, now in heartbeat.pongReceived(data, at: now) }
         case .ping(let data):
-            if let data { try? await outbound.write(.text(BonfireClientFrame.pong(data).json)) }
+            if let data { try? await write(.pong(data), to: outbound) }
         case .logout:
             return .loggedOut
         case .error(let error):
+            // The server's words travel as the cause, its `detail` included; the message stays the kind.
+            let cause = StoatConnectionError(
+                code: .serverError, message: "the server answered \(error.kind)", detail: error.detail)
             if error.isAuthenticationError {
                 let code: PermanentFailureReason.Code =
                     error.kind == "InvalidSession" ? .invalidSession : .authenticationFailed
-                return .permanent(PermanentFailureReason(code: code, message: error.kind))
+                return .permanent(PermanentFailureReason(code: code, message: error.kind, cause: cause))
             }
-            return .temporary(TemporaryFailureCause(code: .serverError, message: error.kind))
+            // `InvalidPayload`: the server refused a frame the client sent, and closes the connection next.
+            let code: TemporaryFailureCause.Code = error.kind == "InvalidPayload" ? .frameRefused : .serverError
+            return .temporary(TemporaryFailureCause(code: code, message: error.kind, cause: cause))
         case .bulk(let events):
             for event in events {
                 if let end = await handle(event, outbound: outbound, report: report) { return end }
@@ -503,8 +540,8 @@ struct MessageAssembler {
     enum Message {
         /// A text message's bytes (UTF-8, unvalidated: the decoder validates what it reads).
         case text(ByteBuffer)
-        /// A binary message (Lifeline asks for JSON text and ignores these).
-        case binary
+        /// A binary message's bytes (MessagePack, when the socket asked for it).
+        case binary(ByteBuffer)
         /// A message beyond the limit: at least this many bytes.
         case tooLarge(Int)
     }
@@ -538,7 +575,8 @@ struct MessageAssembler {
             size = 0
         }
         if size > maximumSize { return .tooLarge(size) }
-        guard isText, let buffer else { return .binary }
-        return .text(buffer)
+        // A continuation without a first frame ends no message.
+        guard let buffer else { return nil }
+        return isText ? .text(buffer) : .binary(buffer)
     }
 }

@@ -14,6 +14,8 @@ public struct StoatConnectionError: Error, Sendable, CustomStringConvertible {
         public static let unsupportedEvent = Code(rawValue: "unsupportedEvent")
         /// Writing the frame failed.
         public static let writeFailed = Code(rawValue: "writeFailed")
+        /// The server answered an `Error` event; ``StoatConnectionError/detail`` carries its words, if any.
+        public static let serverError = Code(rawValue: "serverError")
 
         /// The code's stable name.
         public var description: String { rawValue }
@@ -23,21 +25,32 @@ public struct StoatConnectionError: Error, Sendable, CustomStringConvertible {
     public var code: Code
     /// What went wrong; never contains a token.
     public var message: String
+    /// What the server said about it, when it said more than the error's kind (the `detail` of Stoat's new
+    /// events server: `Invalid token provided`…), at most ``maximumDetailLength`` characters. The server's
+    /// text: show it as such (made safe for a terminal).
+    public var detail: String?
     /// The error that caused this one, if any.
     public var cause: (any Error)?
+
+    /// The longest ``detail`` kept; a longer one is cut with `…`.
+    public static let maximumDetailLength = 500
 
     /// Creates an error.
     ///
     /// - Parameters:
     ///   - code: What kind of failure this is.
     ///   - message: What went wrong; must never contain a token.
+    ///   - detail: What the server said about it, if anything; cut to ``maximumDetailLength`` characters.
     ///   - cause: The error that caused this one, if any.
-    public init(code: Code, message: String, cause: (any Error)? = nil) {
+    public init(code: Code, message: String, detail: String? = nil, cause: (any Error)? = nil) {
         self.code = code
         self.message = message
+        self.detail = detail.map {
+            $0.count > Self.maximumDetailLength ? String($0.prefix(Self.maximumDetailLength)) + "…" : $0
+        }
         self.cause = cause
     }
 
-    /// `code: message`.
-    public var description: String { "\(code): \(message)" }
+    /// `code: message`, and `(detail)` when the server gave one.
+    public var description: String { "\(code): \(message)" + (detail.map { " (\($0))" } ?? "") }
 }

@@ -85,6 +85,10 @@ extension HTTPRoutes {
             await state.setIgnorePings(try body.bool("enabled"))
             return Response(status: .noContent)
         }
+        admin(router, .post, "drop-after-ready") { body, _ in
+            await state.setDropAfterReady(try body.bool("enabled"))
+            return Response(status: .noContent)
+        }
         admin(router, .post, "close-frames") { body, _ in
             await state.setCloseFramesOnServerEnds(try body.bool("enabled"))
             return Response(status: .noContent)

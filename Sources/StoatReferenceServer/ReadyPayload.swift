@@ -30,8 +30,13 @@ struct ReadyPayload: Sendable {
     /// The padding keeps the frame valid Stoat JSON: it is more users, with ids starting `PADDING`, before the
     /// signed-in user, who stays last.
     func encoded(minimumBytes: Int?) -> [UInt8] {
+        paddedWire(minimumBytes: minimumBytes).bytes
+    }
+
+    /// The Ready frame's value, padded as ``encoded(minimumBytes:)`` pads it (measured in JSON bytes).
+    func paddedWire(minimumBytes: Int?) -> Wire {
         let plain = wire.bytes
-        guard let minimumBytes, plain.count < minimumBytes, var list = users else { return plain }
+        guard let minimumBytes, plain.count < minimumBytes, var list = users else { return wire }
         let sample = StoatUser(id: "PADDING00000000000000000000", username: "padding-user-000000")
         let perUser = sample.wire.bytes.count + 1
         let count = (minimumBytes - plain.count) / perUser + 1
@@ -44,6 +49,6 @@ struct ReadyPayload: Sendable {
         list.insert(contentsOf: padding, at: max(0, list.count - 1))
         var padded = self
         padded.users = list
-        return padded.wire.bytes
+        return padded.wire
     }
 }

@@ -50,6 +50,12 @@ extension ReferenceServer {
         public var supportedClientVersions: String
         /// The logger; it never receives a token or a password.
         public var logger: Logger
+        /// Which of Stoat's events servers the socket behaves as: ``EventsServer/bonfire`` (the default) or
+        /// ``EventsServer/gateway``.
+        public var events: EventsServer
+        /// How long a gateway socket may stay silent before it is closed with 1002 (Bandit's WebSocket
+        /// `timeout`, 35 s in the gateway's router); nil for never. Bonfire sockets have none.
+        public var gatewayIdleTimeout: Duration?
 
         /// A configuration for tests: loopback, a free port, in memory, no login delay, Stoat's rules.
         public init(
@@ -69,7 +75,9 @@ extension ReferenceServer {
             defaultCredentials: (email: String, password: String) = ("demo@lifeline.test", "lifeline-demo"),
             pendingCredentials: (email: String, password: String) = ("newcomer@lifeline.test", "lifeline-newcomer"),
             supportedClientVersions: String = ">=0.1.0",
-            logger: Logger = Logger(label: "StoatReferenceServer", factory: { _ in SwiftLogNoOpLogHandler() })
+            logger: Logger = Logger(label: "StoatReferenceServer", factory: { _ in SwiftLogNoOpLogHandler() }),
+            events: EventsServer = .bonfire,
+            gatewayIdleTimeout: Duration? = .seconds(35)
         ) {
             self.host = host
             self.port = port
@@ -88,6 +96,8 @@ extension ReferenceServer {
             self.pendingCredentials = pendingCredentials
             self.supportedClientVersions = supportedClientVersions
             self.logger = logger
+            self.events = events
+            self.gatewayIdleTimeout = gatewayIdleTimeout
         }
     }
 }

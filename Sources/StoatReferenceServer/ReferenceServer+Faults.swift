@@ -30,6 +30,12 @@ extension ReferenceServer {
         await state.setIgnorePings(ignores)
     }
 
+    /// While on, every socket is dropped (without a close frame) right after its `Ready`: a server that
+    /// accepts each connection and ends it at once.
+    public func setDropsAfterReady(_ drops: Bool) async {
+        await state.setDropAfterReady(drops)
+    }
+
     /// Delays each `Ready` by `delay` after `Authenticated`; nil sends it at once.
     public func setReadyDelay(_ delay: Duration?) async {
         await state.setReadyDelay(delay)

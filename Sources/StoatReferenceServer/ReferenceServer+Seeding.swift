@@ -97,19 +97,22 @@ extension ReferenceServer {
         }
     }
 
-    /// The JSON text of the Ready `userID` would receive now (without the size fault), for benchmarks and checks.
+    /// The frame of the Ready `userID` would receive now from bonfire (without the size fault), for benchmarks
+    /// and checks: its JSON text, or its MessagePack (`format=msgpack`, as `rmp_serde::to_vec_named` writes it).
     ///
     /// - Parameters:
     ///   - userID: The user whose Ready it is.
     ///   - readyFields: The `ready` query values to filter by; empty for stoatchat's default fields.
+    ///   - messagePack: Whether to return the MessagePack frame rather than the JSON one.
     /// - Throws: ``ReferenceServerError`` with ``ReferenceServerError/Code/notFound`` for an unknown user.
     public func readyFrame(
-        for userID: String, readyFields: [String] = []
+        for userID: String, readyFields: [String] = [], messagePack: Bool = false
     ) async throws(ReferenceServerError)
         -> Data
     {
         guard let payload = await state.readyPayload(userID: userID, filter: ReadyFilter(queryValues: readyFields))
         else { throw ReferenceServerError(code: .notFound, message: "No user \(userID)") }
-        return Data(payload.encoded(minimumBytes: nil))
+        return messagePack
+            ? Data(payload.wire.messagePack(binaryStrings: false)) : Data(payload.encoded(minimumBytes: nil))
     }
 }

@@ -38,7 +38,12 @@ extension ServerState {
     private func deliver(_ event: ServerEvent, to id: Int) {
         guard var connection = connections[id] else { return }
         let topics = connection.topics
+        let gateway = connection.dialect.server == .gateway
         switch event {
+        case .deleteSession where gateway, .deleteAllSessions where gateway:
+            // The gateway's consumer has no clause for either (`lib/stoat_gateway/events/consumer.ex` logs
+            // them as unhandled): its sockets are neither told nor closed when a session ends.
+            return
         case .deleteSession(_, let sessionID):
             if connection.sessionID == sessionID {
                 end(id, with: .logout)
@@ -63,7 +68,8 @@ extension ServerState {
             for channelID in servers[serverID]?.channels ?? [] { connection.topics.remove(channelID) }
         case .serverCreate(let server, let channelList, _):
             connection.topics.insert(server.id)
-            if connection.record.isBot { connection.topics.insert("\(server.id)u") }
+            // Bots hear every member event; a gateway socket too (its server process fans them out to all).
+            if connection.record.isBot || gateway { connection.topics.insert("\(server.id)u") }
             connection.topics.formUnion(channelList.map(\.id))
         case .channelCreate(let channel):
             connection.topics.insert(channel.id)

@@ -18,6 +18,17 @@ extension ServerState {
 
     func setSilent(_ silent: Bool) { faults.silent = silent }
     func setIgnorePings(_ ignore: Bool) { faults.ignorePings = ignore }
+    func setDropAfterReady(_ drop: Bool) { faults.dropAfterReady = drop }
+
+    /// Under the drop-after-Ready fault, ends connection `id` (whose Ready was just queued) without a close
+    /// frame; returns whether it did.
+    func dropIfFaulted(_ id: Int) -> Bool {
+        guard faults.dropAfterReady, let connection = connections[id] else { return false }
+        connections[id]?.phase = .ended
+        connection.socket.outbound.yield(.drop)
+        changed()
+        return true
+    }
     func setReadyDelay(_ delay: Duration?) { faults.readyDelay = delay }
     func setReadyMinimumBytes(_ bytes: Int?) { faults.readyMinimumBytes = bytes }
     func setCloseFramesOnServerEnds(_ enabled: Bool) { faults.closeFramesOnServerEnds = enabled }

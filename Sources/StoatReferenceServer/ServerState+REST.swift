@@ -289,7 +289,7 @@ extension ServerState {
         message.embeds = []
         upsert(message: message)
         let data = Wire.object([
-            "content": .str(content), "edited": .str(message.edited.map(StoatTimestamp.string)), "embeds": .array([]),
+            "content": .str(content), "edited": message.edited.map { .timestamp($0) }, "embeds": .array([]),
         ])
         publish(.messageUpdate(id: message.id, channel: channel.id, data: data, clear: []), to: [channel.id])
         return message.wire

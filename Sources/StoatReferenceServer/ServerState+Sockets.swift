@@ -23,14 +23,15 @@ extension ServerState {
         return true
     }
 
-    func open(socket: LiveSocket, filter: ReadyFilter) -> Int {
+    func open(socket: LiveSocket, filter: ReadyFilter, gatewayFields: GatewayReadyFields = .standard) -> Int {
         let id = nextConnectionID
         nextConnectionID += 1
         let record = ConnectionRecord(
             id: id, acceptedAt: now(), token: nil, userID: nil, isBot: false, isOpen: true, isAuthenticated: false,
             receivedReady: false, receivedFrames: [], subscriptions: [], activeSubscriptions: [],
             lapsedSubscriptions: [], memberEventServers: [])
-        connections[id] = Connection(record: record, socket: socket, filter: filter, silent: faults.silent)
+        connections[id] = Connection(
+            record: record, socket: socket, filter: filter, gatewayFields: gatewayFields, silent: faults.silent)
         changed()
         return id
     }
@@ -75,11 +76,50 @@ extension ServerState {
         }
     }
 
-    /// A binary frame (MessagePack is not spoken): recorded as a placeholder and ignored, as bonfire's JSON
-    /// decoder ignores it.
-    func receivedBinary(byteCount: Int, connectionID: Int) {
-        connections[connectionID]?.record.receivedFrames.append("<binary \(byteCount) bytes>")
+    /// A message from the client, of either opcode, handled as the socket's events server and format do:
+    ///
+    /// - bonfire reads only the opcode of its format (`ProtocolConfiguration::decode` in
+    ///   `crates/bonfire/src/config.rs`): text in JSON, binary in MessagePack (`rmp_serde`, which reads `str`
+    ///   and `bin` alike as strings); a frame of the other opcode does not decode and is skipped.
+    /// - the gateway decodes the bytes of either opcode with its format's decoder (``gatewayReceived(_:connectionID:)``).
+    ///
+    /// A MessagePack frame is recorded as the JSON it stands for (keys sorted), or as `<binary N bytes>`.
+    func received(_ message: InboundMessage, connectionID: Int) {
+        guard let connection = connections[connectionID] else { return }
+        switch (connection.dialect.server, connection.dialect.format, message) {
+        case (.gateway, _, .text(let text)):
+            recordGatewayFrame(text, connectionID: connectionID)
+            gatewayReceived(Array(text.utf8), connectionID: connectionID)
+        case (.gateway, _, .binary(let bytes)):
+            recordGatewayFrame(Self.rendering(bytes), connectionID: connectionID)
+            gatewayReceived(bytes, connectionID: connectionID)
+        case (_, .json, .text(let text)):
+            received(text, connectionID: connectionID)
+        case (_, .messagePack, .binary(let bytes)):
+            if let json = MessagePackValue(bytes: bytes)?.bonfireJSON, case .object = json {
+                received(json.wire.text, connectionID: connectionID)
+            } else {
+                connections[connectionID]?.record.receivedFrames.append(Self.rendering(bytes))
+                changed()
+            }
+        case (_, _, .text(let text)):
+            connections[connectionID]?.record.receivedFrames.append(text)
+            changed()
+        case (_, _, .binary(let bytes)):
+            connections[connectionID]?.record.receivedFrames.append("<binary \(bytes.count) bytes>")
+            changed()
+        }
+    }
+
+    private func recordGatewayFrame(_ text: String, connectionID: Int) {
+        connections[connectionID]?.record.receivedFrames.append(text)
+        noteLoadFrame(text, connectionID: connectionID)
         changed()
+    }
+
+    /// A binary frame as recorded: the JSON its MessagePack stands for, or a placeholder.
+    private static func rendering(_ bytes: [UInt8]) -> String {
+        MessagePackValue(bytes: bytes)?.bonfireJSON?.wire.text ?? "<binary \(bytes.count) bytes>"
     }
 
     /// bonfire's worker: the frames of an authenticated socket.
@@ -140,6 +180,10 @@ extension ServerState {
         guard let connection = connections[connectionID], !connection.silent,
             connection.phase == .awaitingAuthentication
         else { return }
+        if connection.dialect.server == .gateway {
+            gatewayAuthenticate(token: .binary(Array(token.utf8)), connectionID: connectionID)
+            return
+        }
         connections[connectionID]?.record.token = token
         observeSessionToken(token)
         guard let (user, sessionID) = socketIdentity(token: token) else {
@@ -165,17 +209,18 @@ extension ServerState {
         changed()
         let delay = faults.readyDelay
         let minimumBytes = faults.readyMinimumBytes
+        let dialect = connection.dialect
         // Detached so that the encoding runs off the actor: a large Ready must not stall other connections.
         Task.detached {
             if let delay { try? await Task.sleep(for: delay) }
-            let bytes = payload.encoded(minimumBytes: minimumBytes)
-            await self.deliverReady(ByteBuffer(bytes: bytes), connectionID: connectionID)
+            let frame = dialect.frame(payload.paddedWire(minimumBytes: minimumBytes))
+            await self.deliverReady(frame, connectionID: connectionID)
         }
     }
 
     /// The user and session id a socket token stands for (stoatchat's `User::from_token` with `UserHint::Any`):
     /// a session of an onboarded user, else a bot's token. Nil while the session-lookup outage is in force.
-    private func socketIdentity(token: String) -> (StoatUser, String)? {
+    func socketIdentity(token: String) -> (StoatUser, String)? {
         if sessionOutageActive() {
             outageSocketRefusals += 1
             return nil
@@ -185,12 +230,13 @@ extension ServerState {
         return nil
     }
 
-    private func deliverReady(_ buffer: ByteBuffer, connectionID: Int) {
+    private func deliverReady(_ frame: Outbound, connectionID: Int) {
         guard let connection = connections[connectionID], connection.phase == .preparingReady,
             let userID = connection.record.userID
         else { return }
-        connection.socket.outbound.yield(.text(buffer))
+        connection.socket.outbound.yield(frame)
         connections[connectionID]?.record.receivedReady = true
+        if dropIfFaulted(connectionID) { return }
         let slowmodes = activeSlowmodes(userID: userID)
         if !slowmodes.isEmpty { connection.socket.send(ServerEvent.userSlowmodes(slowmodes).wire) }
         let first = presence[userID, default: []].isEmpty

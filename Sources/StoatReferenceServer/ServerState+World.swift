@@ -81,7 +81,7 @@ extension ServerState {
         }
         member.timeout = until
         upsert(member: member)
-        let data: Wire = until.map { .object(["timeout": .string(StoatTimestamp.string($0))]) } ?? .object([])
+        let data: Wire = until.map { .object(["timeout": .timestamp($0)]) } ?? .object([])
         publish(
             .serverMemberUpdate(server: serverID, user: userID, data: data, clear: until == nil ? ["Timeout"] : []),
             to: [serverID])

@@ -13,6 +13,8 @@ import NIOWebSocket
 enum Outbound: Sendable {
     /// A text message (fragmented by the writer when large).
     case text(ByteBuffer)
+    /// A binary message (MessagePack; fragmented by the writer when large).
+    case binary(ByteBuffer)
     /// Send a close frame with this code, then end the connection.
     case close(code: WebSocketErrorCode, reason: String?)
     /// End the connection without a close frame, as bonfire does when it returns: the frames before it are
@@ -22,17 +24,26 @@ enum Outbound: Sendable {
     case abort
 }
 
-/// A live socket's handles: its outbound queue and its NIO channel.
+/// A message a client sent, as it arrived.
+enum InboundMessage: Sendable {
+    case text(String)
+    case binary([UInt8])
+}
+
+/// A live socket's handles: its outbound queue and its NIO channel, and how it writes frames.
 struct LiveSocket: Sendable {
     let outbound: AsyncStream<Outbound>.Continuation
     let channel: any Channel
+    var dialect: SocketDialect = .bonfireJSON
 
+    /// Sends `text` as it is, in a text frame (the raw-frame fault), whatever the socket's format.
     func send(_ text: String) {
         outbound.yield(.text(ByteBuffer(string: text)))
     }
 
+    /// Sends a value as the socket's events server writes it, in its format.
     func send(_ wire: Wire) {
-        outbound.yield(.text(ByteBuffer(bytes: wire.bytes)))
+        outbound.yield(dialect.frame(wire))
     }
 }
 
@@ -42,6 +53,8 @@ struct Faults: Sendable {
     var failMessageQueries = 0
     var silent = false
     var ignorePings = false
+    /// Drop every socket right after its Ready (a server that accepts and drops at once).
+    var dropAfterReady = false
     var readyDelay: Duration?
     var readyMinimumBytes: Int?
     var forcedLogins: [LoginAnswer] = []
@@ -81,6 +94,10 @@ actor ServerState {
         var record: ConnectionRecord
         let socket: LiveSocket
         let filter: ReadyFilter
+        /// The `Ready` fields a gateway socket asked for.
+        var gatewayFields = GatewayReadyFields.standard
+        /// How the socket writes (its events server and format).
+        var dialect: SocketDialect { socket.dialect }
         let silent: Bool
         var phase: Phase = .awaitingAuthentication
         /// The session id it authenticated with; empty for a bot, as bonfire's.

@@ -87,10 +87,10 @@ extension StoatMember: WireEncodable {
     var wire: Wire {
         .object([
             "_id": .object(["server": .string(serverID), "user": .string(userID)]),
-            "joined_at": .string(StoatTimestamp.string(joinedAt)),
+            "joined_at": .timestamp(joinedAt),
             "nickname": .str(nickname),
             "roles": roles.isEmpty ? nil : .strings(roles),
-            "timeout": .str(timeout.map(StoatTimestamp.string)),
+            "timeout": timeout.map { .timestamp($0) },
         ])
     }
 }
@@ -99,6 +99,28 @@ extension StoatMember: WireEncodable {
 enum StoatTimestamp {
     static func string(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
+    /// The milliseconds since the Unix epoch of the instant ``string(_:)`` writes, computed from its digits
+    /// (not from the `Date`'s floating-point seconds), so that the text and the number name the same
+    /// millisecond.
+    static func milliseconds(_ date: Date) -> Int64 {
+        let digits = Array(string(date).utf8)
+        func number(_ range: Range<Int>) -> Int64 {
+            digits[range].reduce(0) { $0 * 10 + Int64($1 &- UInt8(ascii: "0")) }
+        }
+        // YYYY-MM-DDTHH:MM:SS.mmmZ
+        guard digits.count == 24 else { return Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+        let (year, month, day) = (number(0..<4), number(5..<7), number(8..<10))
+        // Days from the civil date (Howard Hinnant's `days_from_civil`).
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        let seconds = ((days * 24 + number(11..<13)) * 60 + number(14..<16)) * 60 + number(17..<19)
+        return seconds * 1000 + number(20..<23)
     }
 
     static func date(_ string: String) -> Date? {

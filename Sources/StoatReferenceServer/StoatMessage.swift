@@ -59,7 +59,7 @@ public struct StoatMessage: Sendable, Equatable, Codable {
             "user": user?.wire,
             "member": member?.wire,
             "content": .str(content),
-            "edited": .str(edited.map(StoatTimestamp.string)),
+            "edited": edited.map { .timestamp($0) },
             "embeds": embeds.map { list in .array(list.map(\.wire)) },
             "mentions": mentions.map { .strings($0) },
             "replies": replies.map { .strings($0) },

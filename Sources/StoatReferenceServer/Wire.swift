@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// A JSON value in the order Stoat writes it: objects keep their keys in the order given, as serde does for
 /// stoatchat's structs, so that every frame and body reads field for field like the real server's.
 ///
@@ -11,6 +17,10 @@ indirect enum Wire: Sendable, Equatable {
     case uint(UInt64)
     case double(Double)
     case string(String)
+    /// A timestamp (stoatchat's `iso8601_timestamp::Timestamp`): its ISO 8601 text in JSON, and in bonfire's
+    /// MessagePack the milliseconds since the Unix epoch (the crate writes an `i64` for a serializer that is
+    /// not human-readable, as `rmp_serde`'s is not).
+    case timestamp(Date)
     case array([Wire])
     case object([Field])
 
@@ -63,6 +73,7 @@ indirect enum Wire: Sendable, Equatable {
                 output.append(contentsOf: "null".utf8)
             }
         case .string(let value): Self.writeString(value, to: &output)
+        case .timestamp(let date): Self.writeString(StoatTimestamp.string(date), to: &output)
         case .array(let elements):
             output.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {

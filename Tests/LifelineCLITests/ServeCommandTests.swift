@@ -45,4 +45,37 @@ struct ServeCommandTests {
         #expect(process.terminationStatus == 0)
         #expect(await lines.next() == nil, "nothing else on standard output")
     }
+
+    @Test(
+        "--events gateway serves Stoat's new events server: a client's Subscribe is refused; an unknown name is refused"
+    )
+    func serveGateway() async throws {
+        let process = Process()
+        process.executableURL = try Executable.url
+        process.arguments = ["serve", "--port", "0", "--json", "--events", "gateway"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        var lines = LineReader(output.fileHandleForReading).lines.makeAsyncIterator()
+        let line = try #require(await lines.next())
+        let object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])
+        let api = try #require(object["api"])
+        let token = try #require(object["token"])
+        let run = try ConnectRun(["--api", api, "--token=\(token)", "--subscribe", "S"] + ConnectCommandTests.fast)
+        let failed = await run.next { $0["type"] as? String == "replay_failed" }
+        #expect(failed?["reason"] as? String == "unsupported")
+        #expect(await run.quit() == 0)
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+
+        let refused = Process()
+        refused.executableURL = try Executable.url
+        refused.arguments = ["serve", "--events", "nope"]
+        refused.standardError = Pipe()
+        try refused.run()
+        refused.waitUntilExit()
+        #expect(refused.terminationStatus == 64, "a usage error")
+    }
 }

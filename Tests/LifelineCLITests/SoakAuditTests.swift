@@ -57,6 +57,29 @@ struct SoakAuditTests {
         #expect(audit.connectedSince == .milliseconds(280))
     }
 
+    @Test("With a stability window, a connection shorter than it continues the count, a longer one starts at 1")
+    func shortConnections() {
+        func ending(at time: Int64, failures: Int) -> [(Int64, SessionLogEntry)] {
+            cleanStory + [
+                (time, dropped(2)),
+                (time, step(.connected, .temporaryFailure, .disconnected, failures: failures, cause: "socketDropped")),
+            ]
+        }
+        func violations(_ entries: [(Int64, SessionLogEntry)]) -> [String] {
+            var audit = TransitionAudit(retryPolicy: policy, confirmsInvalidSession: true, stabilityWindow: .seconds(2))
+            return run(&audit, entries)
+        }
+        // The second connection began at 280 ms, after one failure.
+        #expect(violations(ending(at: 500, failures: 2)).isEmpty, "short: the count before it, plus one")
+        #expect(violations(ending(at: 500, failures: 1)).count == 1)
+        #expect(violations(ending(at: 3_000, failures: 1)).isEmpty, "long: from 1")
+        #expect(violations(ending(at: 3_000, failures: 2)).count == 1)
+        #expect(violations(ending(at: 2_300, failures: 1)).isEmpty, "near the window: either")
+        #expect(violations(ending(at: 2_300, failures: 2)).isEmpty)
+        var plain = audit()
+        #expect(run(&plain, ending(at: 500, failures: 1)).isEmpty, "without a window, the specification's count")
+    }
+
     @Test("A Ready from a superseded connection that is followed by SOCKET_CONNECTED is a violation")
     func staleReady() {
         var audit = audit()

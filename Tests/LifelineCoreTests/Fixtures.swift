@@ -77,10 +77,14 @@ final class Story {
     @discardableResult
     func send(_ event: SessionEvent) -> SessionMachine.Output { noting(machine.handle(event, using: &random)) }
 
-    /// Reports that a connection ended.
+    /// Reports that a connection ended, after `connectedFor` in CONNECTED when given.
     @discardableResult
-    func ended(_ end: ConnectionEnd, generation: UInt64? = nil) -> SessionMachine.Output {
-        noting(machine.connectionEnded(end, generation: generation ?? machine.liveGeneration ?? 0, using: &random))
+    func ended(
+        _ end: ConnectionEnd, generation: UInt64? = nil, connectedFor: Duration? = nil
+    ) -> SessionMachine.Output {
+        noting(
+            machine.connectionEnded(
+                end, generation: generation ?? machine.liveGeneration ?? 0, connectedFor: connectedFor, using: &random))
     }
 
     /// Reports a check of the session.

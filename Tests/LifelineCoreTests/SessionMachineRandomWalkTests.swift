@@ -8,7 +8,7 @@ struct SessionMachineRandomWalkTests {
     /// timers, network changes, account lookups, health answers — each about a live or a stale id.
     static func randomStep(
         _ machine: inout SessionMachine, _ random: inout SeededRandomNumberGenerator, tickets: UInt64,
-        fired: inout UInt64?
+        fired: inout UInt64?, age: inout Duration?
     ) -> SessionMachine.Output? {
         let anyTicket = UInt64.random(in: 0...(tickets + 1), using: &random)
         switch Int.random(in: 0..<26, using: &random) {
@@ -25,7 +25,10 @@ struct SessionMachineRandomWalkTests {
                 .temporary(.socketDropped), .permanent(.invalidSession), .loggedOut,
                 .permanent(PermanentFailureReason(code: .authenticationFailed, message: "InvalidToken")),
             ]
-            return machine.connectionEnded(ends.randomElement(using: &random)!, generation: generation, using: &random)
+            // The connection's age in CONNECTED: unknown, within the 30 s window, or beyond it.
+            age = [nil, .seconds(1), .seconds(29), .seconds(30), .seconds(600)].randomElement(using: &random)!
+            return machine.connectionEnded(
+                ends.randomElement(using: &random)!, generation: generation, connectedFor: age, using: &random)
         case 5, 6:
             let answers: [Result<SessionCheck, any Error>] = [
                 .success(.invalid), .success(.invalid), .success(.valid), .failure(ScriptedError(message: "down")),
@@ -61,10 +64,16 @@ struct SessionMachineRandomWalkTests {
             var polling = false
             var live: Set<UInt64> = []
             var lastGeneration: UInt64 = 0
+            // The count the live connection entered CONNECTED with.
+            var countBeforeConnected = 0
             for step in 0..<200 {
                 let before = machine.state
+                let failuresBefore = machine.failures
                 var fired: UInt64?
-                guard let output = Self.randomStep(&machine, &random, tickets: tickets, fired: &fired) else { continue }
+                var age: Duration?
+                guard
+                    let output = Self.randomStep(&machine, &random, tickets: tickets, fired: &fired, age: &age)
+                else { continue }
 
                 let context = "seed \(seed), step \(step), \(before) → \(machine.state)"
                 var state = before
@@ -77,6 +86,19 @@ struct SessionMachineRandomWalkTests {
                         (transition.cause != nil)
                             == (transition.event == .temporaryFailure || transition.event == .permanentFailure),
                         "a failure carries its cause: \(context)")
+                    if transition.to == .connected {
+                        countBeforeConnected = failuresBefore
+                        #expect(transition.failures == 0, "CONNECTED sets the count to 0: \(context)")
+                    }
+                    if transition.from == .connected && transition.to == .disconnected {
+                        // A connection shorter than the window continues the count it started from.
+                        let short = age.map { $0 < .seconds(30) } ?? false
+                        #expect(
+                            transition.failures == (short ? countBeforeConnected : 0) + 1,
+                            "short: \(short), before: \(countBeforeConnected): \(context)")
+                    } else if transition.to == .disconnected {
+                        #expect(transition.failures == failuresBefore + 1, "\(context)")
+                    }
                     state = transition.to
                 }
                 #expect(state == machine.state, "\(context)")
@@ -119,7 +141,10 @@ struct SessionMachineRandomWalkTests {
                 }
                 // A timer that fired and was acted on is gone.
                 if let fired, output != .ignored { timers[fired] = nil }
-                if machine.state == .connected { #expect(machine.failures == 0, "\(context)") }
+                if machine.state == .connected {
+                    #expect(machine.failures == 0, "\(context)")
+                    #expect(machine.failuresBeforeConnected == countBeforeConnected, "\(context)")
+                }
                 let retryTimers = timers.values.filter { if case .retry = $0 { true } else { false } }
                 #expect(
                     (retryTimers.count == 1) == (machine.state == .disconnected),

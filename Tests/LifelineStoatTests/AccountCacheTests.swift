@@ -27,7 +27,8 @@ enum Ids {
 
 /// A small account: a server with two text channels and a voice channel, a DM, saved notes.
 struct World {
-    let me = User(id: Ids.ulid(1_000, 1), username: "me", discriminator: "0001")
+    /// The viewer, marked as both of Stoat's events servers mark them.
+    let me = User(id: Ids.ulid(1_000, 1), username: "me", discriminator: "0001", relationship: "User")
     let friend = User(id: Ids.ulid(1_000, 2), username: "friend", discriminator: "0002", displayName: "Friend")
     let server = Ids.ulid(2_000, 1)
     let general = Ids.ulid(3_000, 1)
@@ -70,7 +71,7 @@ struct AccountCacheTests {
     }
 
     @Test(
-        "Ready makes the chats: text channels, the DM under the friend's name, saved notes; no voice; the last user is me"
+        "Ready makes the chats: text channels, the DM under the friend's name, saved notes; no voice; the viewer is me"
     )
     func readyChats() {
         var cache = AccountCache()
@@ -85,6 +86,31 @@ struct AccountCacheTests {
         #expect(cache.chats[world.general]?.serverID == world.server)
         #expect(cache.chats[world.random]?.lastActivity == Date(timeIntervalSince1970: 9))
         #expect(cache.ownMembership(in: world.server)?.id.user == world.me.id)
+    }
+
+    @Test("the viewer is the session's user, else the one Ready marks, wherever either is in Ready's users")
+    func viewerWhateverTheOrder() {
+        var unmarked = world.ready
+        unmarked.users = unmarked.users.map { user in
+            var user = user
+            user.relationship = nil
+            return user
+        }
+        for users in [unmarked.users, unmarked.users.reversed()] {
+            var cache = AccountCache()
+            cache.signedIn(as: world.me.id)
+            var ready = unmarked
+            ready.users = users
+            _ = cache.ready(ready)
+            #expect(cache.userID == world.me.id, "the session's user, first or last")
+        }
+        for users in [world.ready.users, world.ready.users.reversed()] {
+            var cache = AccountCache()
+            var ready = world.ready
+            ready.users = users
+            _ = cache.ready(ready)
+            #expect(cache.userID == world.me.id, "the marked viewer, first (the gateway) or last (bonfire)")
+        }
     }
 
     @Test("live messages join their history in id order, once, and move the chat to the top with its last message")

@@ -37,134 +37,141 @@ struct BonfireCodecTests {
         #expect(!"\(frame)".contains("super-secret"))
     }
 
-    @Test(
-        "server events decode from their wire shapes",
-        arguments: [
-            (#"{"type":"Authenticated"}"#, BonfireEvent.authenticated),
-            (#"{"type":"Pong","data":1719400000000}"#, .pong(data: 1_719_400_000_000)),
-            (#"{"type":"Pong","data":[1,2,3]}"#, .pong(data: nil)),
-            (#"{"type":"Ping","data":5}"#, .ping(data: 5)),
-            (#"{"type":"Logout"}"#, .logout),
-            (
-                #"{"type":"Error","data":{"type":"InvalidSession","location":"crates/bonfire"}}"#,
-                .error(BonfireError(kind: "InvalidSession", location: "crates/bonfire"))
-            ),
-            (#"{"type":"ChannelStartTyping","id":"C","user":"U"}"#, .channelStartTyping(channel: "C", user: "U")),
-            (#"{"type":"ChannelStopTyping","id":"C","user":"U"}"#, .channelStopTyping(channel: "C", user: "U")),
-            (
-                #"{"type":"MessageUpdate","id":"M","channel":"C","data":{"content":"x","edited":"2025-01-01T00:00:00.000Z"}}"#,
-                .messageUpdate(
-                    id: "M", channel: "C",
-                    data: PartialMessage(content: "x", edited: Date(timeIntervalSince1970: 1_735_689_600)),
-                    clear: [])
-            ),
-            (
-                #"{"type":"MessageUpdate","id":"M","channel":"C","data":{},"clear":["Pinned"]}"#,
-                .messageUpdate(id: "M", channel: "C", data: PartialMessage(), clear: [.pinned])
-            ),
-            (
-                #"{"type":"MessageAppend","id":"M","channel":"C","append":{"embeds":[{"type":"Website","url":"u"}]}}"#,
-                .messageAppend(id: "M", channel: "C", embeds: [Message.Embed(type: "Website", url: "u")])
-            ),
-            (#"{"type":"MessageDelete","id":"M","channel":"C"}"#, .messageDelete(id: "M", channel: "C")),
-            (
-                #"{"type":"BulkMessageDelete","channel":"C","ids":["M1","M2"]}"#,
-                .bulkMessageDelete(channel: "C", ids: ["M1", "M2"])
-            ),
-            (
-                #"{"type":"MessageReact","id":"M","channel_id":"C","user_id":"U","emoji_id":"E"}"#,
-                .messageReact(id: "M", channel: "C", user: "U", emoji: "E")
-            ),
-            (
-                #"{"type":"MessageUnreact","id":"M","channel_id":"C","user_id":"U","emoji_id":"E"}"#,
-                .messageUnreact(id: "M", channel: "C", user: "U", emoji: "E")
-            ),
-            (
-                #"{"type":"MessageRemoveReaction","id":"M","channel_id":"C","emoji_id":"E"}"#,
-                .messageRemoveReaction(id: "M", channel: "C", emoji: "E")
-            ),
-            (
-                #"{"type":"ChannelCreate","channel_type":"Group","_id":"G","name":"g","owner":"U","recipients":["U"]}"#,
-                .channelCreate(Channel(id: "G", kind: .group, name: "g", owner: "U", recipients: ["U"]))
-            ),
-            (
-                #"{"type":"ChannelUpdate","id":"C","data":{"name":"n","last_message_id":"M"},"clear":["Icon","Description"]}"#,
-                .channelUpdate(
-                    id: "C", data: PartialChannel(name: "n", lastMessageID: "M"), clear: [.icon, .description])
-            ),
-            (#"{"type":"ChannelDelete","id":"C"}"#, .channelDelete(id: "C")),
-            (#"{"type":"ChannelGroupJoin","id":"G","user":"U"}"#, .channelGroupJoin(channel: "G", user: "U")),
-            (#"{"type":"ChannelGroupLeave","id":"G","user":"U"}"#, .channelGroupLeave(channel: "G", user: "U")),
-            (
-                #"{"type":"ChannelAck","id":"C","user":"U","message_id":"M"}"#,
-                .channelAck(channel: "C", user: "U", messageID: "M")
-            ),
-            (
-                #"{"type":"ServerCreate","id":"S","server":{"_id":"S","owner":"U","name":"L","channels":["C"]},"channels":[{"channel_type":"TextChannel","_id":"C","server":"S","name":"g"}],"emojis":[],"voice_states":[]}"#,
-                .serverCreate(
-                    Server(id: "S", owner: "U", name: "L", channels: ["C"]),
-                    channels: [Channel(id: "C", kind: .textChannel, name: "g", server: "S")], emojis: [])
-            ),
-            (
-                #"{"type":"ServerUpdate","id":"S","data":{"name":"New"},"clear":["Banner"]}"#,
-                .serverUpdate(id: "S", data: PartialServer(name: "New"), clear: [.banner])
-            ),
-            (#"{"type":"ServerDelete","id":"S"}"#, .serverDelete(id: "S")),
-            (
-                #"{"type":"ServerMemberJoin","id":"S","user":"U","member":{"_id":{"server":"S","user":"U"},"joined_at":"2025-01-01T00:00:00.000Z"}}"#,
-                .serverMemberJoin(
-                    server: "S", user: "U",
-                    member: Member(
-                        id: .init(server: "S", user: "U"), joinedAt: Date(timeIntervalSince1970: 1_735_689_600)))
-            ),
-            (
-                #"{"type":"ServerMemberJoin","id":"S","user":"U"}"#,
-                .serverMemberJoin(server: "S", user: "U", member: nil)
-            ),
-            (
-                #"{"type":"ServerMemberLeave","id":"S","user":"U","reason":"Ban"}"#,
-                .serverMemberLeave(server: "S", user: "U", reason: .ban)
-            ),
-            (
-                #"{"type":"ServerMemberUpdate","id":{"server":"S","user":"U"},"data":{"timeout":"2025-01-01T00:00:00.000Z"}}"#,
-                .serverMemberUpdate(
-                    id: .init(server: "S", user: "U"),
-                    data: PartialMember(timeout: Date(timeIntervalSince1970: 1_735_689_600)),
-                    clear: [])
-            ),
-            (
-                #"{"type":"ServerMemberUpdate","id":{"server":"S","user":"U"},"data":{},"clear":["Timeout","Nickname"]}"#,
-                .serverMemberUpdate(
-                    id: .init(server: "S", user: "U"), data: PartialMember(), clear: [.timeout, .nickname])
-            ),
-            (
-                #"{"type":"UserUpdate","id":"U","data":{"status":{"presence":"Idle"},"online":true},"clear":["StatusText"],"event_id":"e"}"#,
-                .userUpdate(
-                    id: "U", data: PartialUser(status: User.Status(presence: "Idle"), online: true),
-                    clear: [.statusText])
-            ),
-            (
-                #"{"type":"UserRelationship","id":"U","user":{"_id":"V","username":"v","discriminator":"0001","relationship":"Friend"}}"#,
-                .userRelationship(
-                    id: "U", user: User(id: "V", username: "v", discriminator: "0001", relationship: "Friend"))
-            ),
-            (#"{"type":"UserPlatformWipe","user_id":"U","flags":4}"#, .userPlatformWipe(user: "U", flags: 4)),
-            (
-                #"{"type":"UserSlowmodes","slowmodes":[{"channel_id":"C","duration":30,"retry_after":12}]}"#,
-                .userSlowmodes([ChannelSlowmode(channelID: "C", duration: 30, retryAfter: 12)])
-            ),
-            (
-                #"{"type":"EmojiCreate","_id":"E","parent":{"type":"Server","id":"S"},"creator_id":"U","name":"wave"}"#,
-                .emojiCreate(Emoji(id: "E", parent: .init(type: "Server", id: "S"), creatorID: "U", name: "wave"))
-            ),
-            (#"{"type":"EmojiDelete","id":"E"}"#, .emojiDelete(id: "E")),
-            (
-                #"{"type":"OperationFinished","id":"O","result":"timeout"}"#,
-                .operationFinished(id: "O", result: "timeout")
-            ),
-            (#"{"type":"VoiceChannelJoin","id":"V"}"#, .unknown(type: "VoiceChannelJoin")),
-            (#"{"type":"Bulk","v":[{"type":"Authenticated"},{"type":"Logout"}]}"#, .bulk([.authenticated, .logout])),
-        ])
+    /// A frame of every event Lifeline models, with the event it decodes to.
+    static let wireEvents: [(String, BonfireEvent)] = [
+        (#"{"type":"Authenticated"}"#, BonfireEvent.authenticated),
+        (#"{"type":"Pong","data":1719400000000}"#, .pong(data: 1_719_400_000_000)),
+        (#"{"type":"Pong","data":[1,2,3]}"#, .pong(data: nil)),
+        (#"{"type":"Ping","data":5}"#, .ping(data: 5)),
+        (#"{"type":"Logout"}"#, .logout),
+        (
+            #"{"type":"Error","data":{"type":"InvalidSession","location":"crates/bonfire"}}"#,
+            .error(BonfireError(kind: "InvalidSession", location: "crates/bonfire"))
+        ),
+        (
+            // Stoat's new events server says more in a `detail` (`lib/stoat_gateway/web/socket_handler.ex`).
+            #"{"data":{"detail":"Invalid token provided","type":"InvalidSession"},"type":"Error"}"#,
+            .error(BonfireError(kind: "InvalidSession", detail: "Invalid token provided"))
+        ),
+        (#"{"data":{"type":"InvalidPayload"},"type":"Error"}"#, .error(BonfireError(kind: "InvalidPayload"))),
+        (#"{"type":"ChannelStartTyping","id":"C","user":"U"}"#, .channelStartTyping(channel: "C", user: "U")),
+        (#"{"type":"ChannelStopTyping","id":"C","user":"U"}"#, .channelStopTyping(channel: "C", user: "U")),
+        (
+            #"{"type":"MessageUpdate","id":"M","channel":"C","data":{"content":"x","edited":"2025-01-01T00:00:00.000Z"}}"#,
+            .messageUpdate(
+                id: "M", channel: "C",
+                data: PartialMessage(content: "x", edited: Date(timeIntervalSince1970: 1_735_689_600)),
+                clear: [])
+        ),
+        (
+            #"{"type":"MessageUpdate","id":"M","channel":"C","data":{},"clear":["Pinned"]}"#,
+            .messageUpdate(id: "M", channel: "C", data: PartialMessage(), clear: [.pinned])
+        ),
+        (
+            #"{"type":"MessageAppend","id":"M","channel":"C","append":{"embeds":[{"type":"Website","url":"u"}]}}"#,
+            .messageAppend(id: "M", channel: "C", embeds: [Message.Embed(type: "Website", url: "u")])
+        ),
+        (#"{"type":"MessageDelete","id":"M","channel":"C"}"#, .messageDelete(id: "M", channel: "C")),
+        (
+            #"{"type":"BulkMessageDelete","channel":"C","ids":["M1","M2"]}"#,
+            .bulkMessageDelete(channel: "C", ids: ["M1", "M2"])
+        ),
+        (
+            #"{"type":"MessageReact","id":"M","channel_id":"C","user_id":"U","emoji_id":"E"}"#,
+            .messageReact(id: "M", channel: "C", user: "U", emoji: "E")
+        ),
+        (
+            #"{"type":"MessageUnreact","id":"M","channel_id":"C","user_id":"U","emoji_id":"E"}"#,
+            .messageUnreact(id: "M", channel: "C", user: "U", emoji: "E")
+        ),
+        (
+            #"{"type":"MessageRemoveReaction","id":"M","channel_id":"C","emoji_id":"E"}"#,
+            .messageRemoveReaction(id: "M", channel: "C", emoji: "E")
+        ),
+        (
+            #"{"type":"ChannelCreate","channel_type":"Group","_id":"G","name":"g","owner":"U","recipients":["U"]}"#,
+            .channelCreate(Channel(id: "G", kind: .group, name: "g", owner: "U", recipients: ["U"]))
+        ),
+        (
+            #"{"type":"ChannelUpdate","id":"C","data":{"name":"n","last_message_id":"M"},"clear":["Icon","Description"]}"#,
+            .channelUpdate(
+                id: "C", data: PartialChannel(name: "n", lastMessageID: "M"), clear: [.icon, .description])
+        ),
+        (#"{"type":"ChannelDelete","id":"C"}"#, .channelDelete(id: "C")),
+        (#"{"type":"ChannelGroupJoin","id":"G","user":"U"}"#, .channelGroupJoin(channel: "G", user: "U")),
+        (#"{"type":"ChannelGroupLeave","id":"G","user":"U"}"#, .channelGroupLeave(channel: "G", user: "U")),
+        (
+            #"{"type":"ChannelAck","id":"C","user":"U","message_id":"M"}"#,
+            .channelAck(channel: "C", user: "U", messageID: "M")
+        ),
+        (
+            #"{"type":"ServerCreate","id":"S","server":{"_id":"S","owner":"U","name":"L","channels":["C"]},"channels":[{"channel_type":"TextChannel","_id":"C","server":"S","name":"g"}],"emojis":[],"voice_states":[]}"#,
+            .serverCreate(
+                Server(id: "S", owner: "U", name: "L", channels: ["C"]),
+                channels: [Channel(id: "C", kind: .textChannel, name: "g", server: "S")], emojis: [])
+        ),
+        (
+            #"{"type":"ServerUpdate","id":"S","data":{"name":"New"},"clear":["Banner"]}"#,
+            .serverUpdate(id: "S", data: PartialServer(name: "New"), clear: [.banner])
+        ),
+        (#"{"type":"ServerDelete","id":"S"}"#, .serverDelete(id: "S")),
+        (
+            #"{"type":"ServerMemberJoin","id":"S","user":"U","member":{"_id":{"server":"S","user":"U"},"joined_at":"2025-01-01T00:00:00.000Z"}}"#,
+            .serverMemberJoin(
+                server: "S", user: "U",
+                member: Member(
+                    id: .init(server: "S", user: "U"), joinedAt: Date(timeIntervalSince1970: 1_735_689_600)))
+        ),
+        (
+            #"{"type":"ServerMemberJoin","id":"S","user":"U"}"#,
+            .serverMemberJoin(server: "S", user: "U", member: nil)
+        ),
+        (
+            #"{"type":"ServerMemberLeave","id":"S","user":"U","reason":"Ban"}"#,
+            .serverMemberLeave(server: "S", user: "U", reason: .ban)
+        ),
+        (
+            #"{"type":"ServerMemberUpdate","id":{"server":"S","user":"U"},"data":{"timeout":"2025-01-01T00:00:00.000Z"}}"#,
+            .serverMemberUpdate(
+                id: .init(server: "S", user: "U"),
+                data: PartialMember(timeout: Date(timeIntervalSince1970: 1_735_689_600)),
+                clear: [])
+        ),
+        (
+            #"{"type":"ServerMemberUpdate","id":{"server":"S","user":"U"},"data":{},"clear":["Timeout","Nickname"]}"#,
+            .serverMemberUpdate(
+                id: .init(server: "S", user: "U"), data: PartialMember(), clear: [.timeout, .nickname])
+        ),
+        (
+            #"{"type":"UserUpdate","id":"U","data":{"status":{"presence":"Idle"},"online":true},"clear":["StatusText"],"event_id":"e"}"#,
+            .userUpdate(
+                id: "U", data: PartialUser(status: User.Status(presence: "Idle"), online: true),
+                clear: [.statusText])
+        ),
+        (
+            #"{"type":"UserRelationship","id":"U","user":{"_id":"V","username":"v","discriminator":"0001","relationship":"Friend"}}"#,
+            .userRelationship(
+                id: "U", user: User(id: "V", username: "v", discriminator: "0001", relationship: "Friend"))
+        ),
+        (#"{"type":"UserPlatformWipe","user_id":"U","flags":4}"#, .userPlatformWipe(user: "U", flags: 4)),
+        (
+            #"{"type":"UserSlowmodes","slowmodes":[{"channel_id":"C","duration":30,"retry_after":12}]}"#,
+            .userSlowmodes([ChannelSlowmode(channelID: "C", duration: 30, retryAfter: 12)])
+        ),
+        (
+            #"{"type":"EmojiCreate","_id":"E","parent":{"type":"Server","id":"S"},"creator_id":"U","name":"wave"}"#,
+            .emojiCreate(Emoji(id: "E", parent: .init(type: "Server", id: "S"), creatorID: "U", name: "wave"))
+        ),
+        (#"{"type":"EmojiDelete","id":"E"}"#, .emojiDelete(id: "E")),
+        (
+            #"{"type":"OperationFinished","id":"O","result":"timeout"}"#,
+            .operationFinished(id: "O", result: "timeout")
+        ),
+        (#"{"type":"VoiceChannelJoin","id":"V"}"#, .unknown(type: "VoiceChannelJoin")),
+        (#"{"type":"Bulk","v":[{"type":"Authenticated"},{"type":"Logout"}]}"#, .bulk([.authenticated, .logout])),
+    ]
+
+    @Test("server events decode from their wire shapes", arguments: wireEvents)
     func events(json: String, event: BonfireEvent) {
         #expect(decoder.decode(json) == .event(event))
     }

@@ -52,6 +52,22 @@ struct RESTErrorTests {
         #expect(blacklisted.code == .disallowedContactSupport)
     }
 
+    @Test("a body's own detail reaches the typed error, cut at its limit, after the fields stoatchat names")
+    func detail() {
+        let explained = StoatAPIError.refusal(
+            status: 400, body: Data(#"{"type":"InvalidPayload","detail":"Incoming payload does not match"}"#.utf8),
+            request: "r")
+        #expect(explained.detail == "Incoming payload does not match")
+        let named = StoatAPIError.refusal(
+            status: 403, body: Data(#"{"type":"MissingPermission","permission":"SendMessage","detail":"x"}"#.utf8),
+            request: "r")
+        #expect(named.detail == "SendMessage", "stoatchat's own field first")
+        let long = String(repeating: "d", count: 2_000)
+        let cut = StoatAPIError.refusal(
+            status: 400, body: Data(#"{"type":"X","detail":"\#(long)"}"#.utf8), request: "r")
+        #expect(cut.detail?.count == StoatConnectionError.maximumDetailLength + 1)
+    }
+
     @Test(
         "every error kind stoatchat defines maps to its own code, with its status",
         arguments: StoatAPIError.Code.serverKinds)

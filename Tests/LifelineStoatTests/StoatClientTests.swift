@@ -15,8 +15,8 @@ final class ClientHarness: Sendable {
     let recorder: SnapshotRecorder
     private let runner: Task<Void, Never>
 
-    init(healthThreshold: Int = 3) async throws {
-        server = try await ReferenceServer.start()
+    init(healthThreshold: Int = 3, events: ReferenceServer.EventsServer = .bonfire) async throws {
+        server = try await ReferenceServer.start(.init(events: events))
         var configuration = StoatClient.Configuration(healthURL: server.healthURL)
         configuration.session.healthThreshold = healthThreshold
         client = StoatClient(

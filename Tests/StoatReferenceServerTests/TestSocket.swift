@@ -3,32 +3,50 @@ import Logging
 import NIOCore
 import WSClient
 
-/// A plain WebSocket client for the tests: no Lifeline code. Received text messages are buffered in order;
-/// `next()` awaits the next one with a timeout that is only a failure bound.
+@testable import StoatReferenceServer
+
+/// A plain WebSocket client for the tests: no Lifeline code. Received messages are buffered in order;
+/// `next()` awaits the next one with a timeout that is only a failure bound. A binary message reads as the
+/// JSON its MessagePack stands for (keys sorted); `nextMessage()` gives it as it came.
 actor TestSocket {
+    /// A message as it arrived.
+    enum Message: Equatable {
+        case text(String)
+        case binary([UInt8])
+
+        /// The text, or the JSON a binary message's MessagePack stands for.
+        var text: String {
+            switch self {
+            case .text(let text): text
+            case .binary(let bytes):
+                MessagePackValue(bytes: bytes)?.bonfireJSON?.wire.text ?? "<binary \(bytes.count) bytes>"
+            }
+        }
+    }
+
     struct Timeout: Error, CustomStringConvertible {
         var description: String { "No message arrived in time" }
     }
 
-    private var buffer: [String] = []
+    private var buffer: [Message] = []
     private var finished = false
     private var waiter: CheckedContinuation<Void, Never>?
-    private let outgoing: AsyncStream<String>.Continuation
+    private let outgoing: AsyncStream<Message>.Continuation
     private var task: Task<WebSocketCloseFrame?, any Error>?
 
-    private init(outgoing: AsyncStream<String>.Continuation) {
+    private init(outgoing: AsyncStream<Message>.Continuation) {
         self.outgoing = outgoing
     }
 
     /// Connects to `url` (a full events URL with its query) and starts buffering messages.
     static func connect(_ url: String) async -> TestSocket {
-        let (outgoingStream, outgoing) = AsyncStream.makeStream(of: String.self)
+        let (outgoingStream, outgoing) = AsyncStream.makeStream(of: Message.self)
         let socket = TestSocket(outgoing: outgoing)
         await socket.start(url: url, outgoingStream: outgoingStream)
         return socket
     }
 
-    private func start(url: String, outgoingStream: AsyncStream<String>) {
+    private func start(url: String, outgoingStream: AsyncStream<Message>) {
         let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 16, closeTimeout: .milliseconds(500))
         let logger = Logger(label: "test-socket", factory: { _ in SwiftLogNoOpLogHandler() })
         task = Task {
@@ -37,10 +55,18 @@ actor TestSocket {
                 inbound, outbound, _ in
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        for await text in outgoingStream { try await outbound.write(.text(text)) }
+                        for await message in outgoingStream {
+                            switch message {
+                            case .text(let text): try await outbound.write(.text(text))
+                            case .binary(let bytes): try await outbound.write(.binary(ByteBuffer(bytes: bytes)))
+                            }
+                        }
                     }
                     for try await message in inbound.messages(maxSize: 64 << 20) {
-                        if case .text(let text) = message { await self.received(text) }
+                        switch message {
+                        case .text(let text): await self.received(.text(text))
+                        case .binary(let buffer): await self.received(.binary(Array(buffer.readableBytesView)))
+                        }
                     }
                     group.cancelAll()
                 }
@@ -48,8 +74,8 @@ actor TestSocket {
         }
     }
 
-    private func received(_ text: String) {
-        buffer.append(text)
+    private func received(_ message: Message) {
+        buffer.append(message)
         wake()
     }
 
@@ -65,11 +91,22 @@ actor TestSocket {
 
     /// Sends a text frame.
     func send(_ text: String) {
-        outgoing.yield(text)
+        outgoing.yield(.text(text))
     }
 
-    /// The next message, or nil once the socket closed with nothing left. Throws `Timeout` past the bound.
+    /// Sends a binary frame.
+    func send(binary bytes: [UInt8]) {
+        outgoing.yield(.binary(bytes))
+    }
+
+    /// The next message's text (a binary one as the JSON it stands for), or nil once the socket closed with
+    /// nothing left. Throws `Timeout` past the bound.
     func next(timeout: Duration = .seconds(10)) async throws -> String? {
+        try await nextMessage(timeout: timeout)?.text
+    }
+
+    /// The next message as it came, or nil once the socket closed with nothing left.
+    func nextMessage(timeout: Duration = .seconds(10)) async throws -> Message? {
         let deadline = ContinuousClock.now + timeout
         while buffer.isEmpty && !finished {
             guard ContinuousClock.now < deadline else { throw Timeout() }

@@ -1,5 +1,7 @@
 import Foundation
+import LifelineStoat
 import Logging
+import NIOCore
 import Synchronization
 import WSClient
 
@@ -8,9 +10,10 @@ import WSClient
 enum BareSocket {
     /// Connects, authenticates, waits for the second message (Ready), hands it to `ready` (after the time
     /// is taken), then runs `then` with the writer; the socket stays open until `then` returns. Returns the
-    /// time from the start to Ready.
+    /// time from the start to Ready. With `messagePack`, it asks for `format=msgpack` and authenticates with a
+    /// binary frame.
     static func run(
-        url: String, token: String,
+        url: String, token: String, messagePack: Bool = false,
         then: @escaping @Sendable (WebSocketOutboundWriter) async throws -> Void = { _ in },
         ready: @escaping @Sendable (WebSocketMessage) -> Void = { _ in }
     ) async throws -> Duration {
@@ -22,10 +25,16 @@ enum BareSocket {
         configuration.closeTimeout = .milliseconds(10)
         let logger = Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })
         try await WebSocketClient.connect(
-            url: url + "?version=1&format=json", configuration: configuration, logger: logger
+            url: url + (messagePack ? "?version=1&format=msgpack" : "?version=1&format=json"),
+            configuration: configuration, logger: logger
         ) {
             inbound, outbound, _ in
-            try await outbound.write(.text(#"{"type":"Authenticate","token":"\#(token)"}"#))
+            if messagePack {
+                try await outbound.write(
+                    .binary(ByteBuffer(bytes: BonfireClientFrame.authenticate(token: token).messagePack)))
+            } else {
+                try await outbound.write(.text(#"{"type":"Authenticate","token":"\#(token)"}"#))
+            }
             var messages = 0
             for try await message in inbound.messages(maxSize: 64 << 20) {
                 messages += 1

@@ -80,7 +80,8 @@ final class SoakSession: Sendable {
         network = ManualNetworkMonitor(.online)
         let journal = SessionJournal(
             index: index,
-            audit: TransitionAudit(retryPolicy: SoakTimings.retry, confirmsInvalidSession: true),
+            audit: TransitionAudit(
+                retryPolicy: SoakTimings.retry, confirmsInvalidSession: true, stabilityWindow: SoakTimings.heartbeat),
             violations: violations, origin: origin)
         self.journal = journal
         var logger = Logger(label: "lifeline.soak", factory: { _ in JournalLogHandler(journal: journal) })

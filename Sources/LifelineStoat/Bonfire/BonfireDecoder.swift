@@ -41,6 +41,34 @@ public struct BonfireDecoder: Sendable {
         return Self.decodeWithFoundation(bytes)
     }
 
+    /// Decodes one MessagePack frame (`format=msgpack`): the same events as the JSON frame it stands for.
+    ///
+    /// The frame is read as the JSON it stands for (by a hand-written codec, bounded like the JSON
+    /// scanner) and decoded as a JSON frame is, so both formats give the same outcome; a frame that is not
+    /// well-formed MessagePack is ``Outcome/undecodable(reason:)``. The limit is the same: a frame larger
+    /// than ``maximumFrameSize`` is ``Outcome/tooLarge(bytes:)``, and so is one whose JSON would be more than
+    /// twice that.
+    public func decode(messagePack bytes: Data) -> Outcome {
+        guard bytes.count <= maximumFrameSize else { return .tooLarge(bytes: bytes.count) }
+        let json: [UInt8]
+        do {
+            let limit = maximumFrameSize > Int.max / 2 ? Int.max : maximumFrameSize * 2
+            json = try MessagePack.json(from: bytes, maximumSize: limit)
+        } catch  where error.code == .tooLarge {
+            return .tooLarge(bytes: bytes.count)
+        } catch {
+            return .undecodable(reason: "MessagePack: \(error)")
+        }
+        return json.withUnsafeBufferPointer { buffer in
+            var decoder = self
+            decoder.maximumFrameSize = buffer.count
+            guard let base = buffer.baseAddress, buffer.count > 0 else { return decoder.decode(Data()) }
+            let data = Data(
+                bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: buffer.count, deallocator: .none)
+            return decoder.decode(data)
+        }
+    }
+
     /// Decodes one frame with `JSONDecoder` alone: the reference the fast path must agree with.
     static func decodeWithFoundation(_ bytes: Data) -> Outcome {
         do {
@@ -83,6 +111,17 @@ struct EventEnvelope: Decodable {
     private struct ErrorData: Decodable {
         var type: String
         var location: String?
+        var detail: String?
+
+        enum CodingKeys: String, CodingKey { case type, location, detail }
+
+        /// A `detail` or `location` of an unexpected type loses only itself.
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            type = try container.decode(String.self, forKey: .type)
+            location = try? container.decodeIfPresent(String.self, forKey: .location)
+            detail = try? container.decodeIfPresent(String.self, forKey: .detail)
+        }
     }
 
     private struct Append: Decodable {
@@ -105,7 +144,7 @@ struct EventEnvelope: Decodable {
         case "Logout": event = .logout
         case "Error":
             if let data = try? container.decode(ErrorData.self, forKey: .data) {
-                event = .error(BonfireError(kind: data.type, location: data.location))
+                event = .error(BonfireError(kind: data.type, location: data.location, detail: data.detail))
             } else {
                 // Older servers sent the kind as `error`; a bare Error is still an error.
                 event = .error(BonfireError(kind: (try? container.decode(String.self, forKey: .data)) ?? "Unknown"))

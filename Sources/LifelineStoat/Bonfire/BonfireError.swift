@@ -1,14 +1,18 @@
-/// An `Error` event: `{"type":"Error","data":{"type":KIND,"location":…}}`.
+/// An `Error` event: `{"type":"Error","data":{"type":KIND,"location":…}}` from bonfire,
+/// `{"type":"Error","data":{"type":KIND,"detail":…}}` from Stoat's new events server.
 public struct BonfireError: Sendable, Hashable, CustomStringConvertible {
-    /// The error's kind (`InvalidSession`, `NotAuthenticated`, `InternalError`, …).
+    /// The error's kind (`InvalidSession`, `NotAuthenticated`, `InvalidPayload`, `InternalError`, …).
     public var kind: String
     /// Where the server raised it, if it says.
     public var location: String?
+    /// What the server says about it, if anything (the gateway's `detail`: `Invalid token provided`…).
+    public var detail: String?
 
     /// Creates an error.
-    public init(kind: String, location: String? = nil) {
+    public init(kind: String, location: String? = nil, detail: String? = nil) {
         self.kind = kind
         self.location = location
+        self.detail = detail
     }
 
     /// Whether the error says the session cannot authenticate, so the failure is permanent:

@@ -205,7 +205,7 @@ extension JSONScanner {
                 case 2: user.discriminator = try readOptionalString() ?? ""
                 case 3: user.displayName = try readOptionalString()
                 case 4: user.pronouns = try readOptionalString()
-                case 5: user.avatar = try readOptionalFile()
+                case 5: user.avatar = readEmptyObject() ? nil : try readOptionalFile()  // the gateway's `{}`
                 case 6: user.relations = readNull() ? nil : try readArray(Self.readRelationship)
                 case 7: user.badges = try readOptionalInt()
                 case 8: user.status = readNull() ? nil : try readStatus()
@@ -521,8 +521,15 @@ extension JSONScanner {
         return voice
     }
 
-    /// Reads an optional ISO 8601 timestamp; a string that is not one is refused, as `JSONDecoder` refuses it.
+    /// Reads an optional ISO 8601 timestamp, or its milliseconds since the Unix epoch (bonfire's MessagePack,
+    /// read as JSON); a string that is not one, or a number out of range, is refused, as `JSONDecoder` refuses it.
     private mutating func readOptionalTimestamp() throws(JSONScanError) -> Date? {
+        if nextIsNumber() {
+            guard let date = StoatDates.date(milliseconds: try readInt64()) else {
+                throw JSONScanError(code: .invalidTimestamp, offset: offset)
+            }
+            return date
+        }
         guard let string = try readOptionalString() else { return nil }
         guard let date = StoatDates.iso8601(string) else {
             throw JSONScanError(code: .invalidTimestamp, offset: offset)

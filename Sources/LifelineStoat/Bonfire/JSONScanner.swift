@@ -243,6 +243,23 @@ struct JSONScanner {
         consume("null")
     }
 
+    /// Whether a number is next (after whitespace).
+    mutating func nextIsNumber() -> Bool {
+        skipWhitespace()
+        let byte = peek()
+        return byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+    }
+
+    /// Consumes an empty object (`{}`, whitespace allowed inside) if it is next.
+    mutating func readEmptyObject() -> Bool {
+        let start = offset
+        guard consume("{"), consume("}") else {
+            offset = start
+            return false
+        }
+        return true
+    }
+
     /// Reads a string.
     mutating func readString() throws(JSONScanError) -> String {
         skipWhitespace()

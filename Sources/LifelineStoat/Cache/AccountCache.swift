@@ -94,7 +94,9 @@ struct AccountCache: Sendable {
     /// How many messages a channel's history keeps (the newest).
     let historyLimit: Int
 
-    /// The signed-in user: the last user of `Ready`, as Stoat's clients take it.
+    /// The signed-in user: the session's own user id when it is known (``signedIn(as:)``), else the user
+    /// `Ready` marks as the viewer (`relationship: "User"`). Never a position in `Ready`'s `users`: bonfire
+    /// lists the viewer last, Stoat's new events server first.
     private(set) var userID: String?
     private(set) var users: [String: User] = [:]
     private(set) var servers: [String: Server] = [:]
@@ -203,13 +205,19 @@ struct AccountCache: Sendable {
         generation = next
     }
 
+    /// The session's user id, from the login (its `user_id`) or the cached session: who the viewer is,
+    /// whatever `Ready` lists first or last.
+    mutating func signedIn(as userID: String) {
+        self.userID = userID
+    }
+
     // MARK: - Ready
 
     /// Takes `Ready`'s users, servers, channels and memberships as the truth: chats and servers it no
     /// longer lists are removed (with their histories), the rest updated.
     mutating func ready(_ ready: Ready) -> Changes {
         var changes = Changes(chats: true)
-        userID = ready.users.last?.id ?? userID
+        userID = userID ?? ready.users.first { $0.relationship == "User" }?.id
         // Room for every user at once: a large Ready grows these from empty after each sign-in, and growing
         // them step by step cost as much as the inserts (measured on `lifeline bench`'s time-to-connected).
         users.reserveCapacity(users.count + ready.users.count)

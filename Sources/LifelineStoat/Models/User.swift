@@ -155,7 +155,8 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
         discriminator = try container.decodeIfPresent(String.self, forKey: .discriminator) ?? ""
         displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
         pronouns = try container.decodeIfPresent(String.self, forKey: .pronouns)
-        avatar = try container.decodeIfPresent(File.self, forKey: .avatar)
+        // Stoat's new events server writes a user without an avatar as `avatar: {}` in `Ready`.
+        avatar = try container.decodeIfPresent(FileOrEmpty.self, forKey: .avatar)?.file
         relations = try container.decodeIfPresent([Relationship].self, forKey: .relations)
         badges = try container.decodeIfPresent(Int.self, forKey: .badges)
         status = try container.decodeIfPresent(Status.self, forKey: .status)
@@ -164,5 +165,21 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
         bot = try container.decodeIfPresent(Bot.self, forKey: .bot)
         relationship = try container.decodeIfPresent(String.self, forKey: .relationship)
         online = try container.decodeIfPresent(Bool.self, forKey: .online)
+    }
+}
+
+/// A file, or an empty object standing for none.
+private struct FileOrEmpty: Decodable {
+    var file: File?
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        file = try decoder.container(keyedBy: AnyKey.self).allKeys.isEmpty ? nil : File(from: decoder)
     }
 }

@@ -396,11 +396,12 @@ extension StoatAPIError {
             var feature: String?
             var operation: String?
             var collection: String?
+            var detail: String?
 
             enum CodingKeys: String, CodingKey {
                 case type, location
                 case retryAfter = "retry_after"
-                case max, permission, error, with, feature, operation, collection
+                case max, permission, error, with, feature, operation, collection, detail
             }
 
             /// Decodes each field on its own, so one field of an unexpected type loses only itself.
@@ -416,6 +417,7 @@ extension StoatAPIError {
                 feature = try? container.decodeIfPresent(String.self, forKey: .feature)
                 operation = try? container.decodeIfPresent(String.self, forKey: .operation)
                 collection = try? container.decodeIfPresent(String.self, forKey: .collection)
+                detail = try? container.decodeIfPresent(String.self, forKey: .detail)
             }
         }
         let parsed = try? JSONDecoder().decode(Body.self, from: body)
@@ -436,6 +438,13 @@ extension StoatAPIError {
         if detail == nil, let operation = parsed.operation {
             detail = parsed.collection.map { "\(operation) on \($0)" } ?? operation
         }
+        // A server that explains any error in a `detail` (Stoat's new events server does so on its socket).
+        detail =
+            detail
+            ?? parsed.detail.map {
+                $0.count > StoatConnectionError.maximumDetailLength
+                    ? String($0.prefix(StoatConnectionError.maximumDetailLength)) + "…" : $0
+            }
         return StoatAPIError(
             code: Code(rawValue: kind), message: "\(request) answered \(kind) (HTTP \(status))", kind: kind,
             location: parsed.location, status: status,

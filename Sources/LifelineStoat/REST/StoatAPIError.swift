@@ -372,7 +372,8 @@ public struct StoatAPIError: Error, Sendable, CustomStringConvertible {
     /// The limit a `TooMany…`, `GroupTooLarge` or `FileTooLarge` refusal names (`max`).
     public var limit: Int?
     /// What a refusal names: the missing permission (`permission`), why validation failed (`error`), the
-    /// incorrect data (`with`), the disabled feature (`feature`), or the failed database operation.
+    /// incorrect data (`with`), the disabled feature (`feature`), the failed database operation — or, from a
+    /// server that explains its errors so (Stoat's new events server), the body's own `detail`.
     public var detail: String?
     /// For ``Code/accountDisabled``: why the account cannot log in, from its flags
     /// (``StoatAPI/disabledLogin(userID:)``): `AccountStanding.disabled` for flags 0 (its owner disabled

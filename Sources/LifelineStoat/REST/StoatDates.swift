@@ -51,16 +51,66 @@ extension StoatDates {
     static func iso8601String(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
+
+    /// The instant `milliseconds` after the Unix epoch, as the date its ISO 8601 text reads to: bonfire's
+    /// MessagePack writes a timestamp as these milliseconds where its JSON writes the text, and the two must
+    /// decode to the same `Date` (converting the number through floating-point seconds would not, by a
+    /// rounding). Nil before 1970 (Stoat's timestamps never are; and before 1583 Foundation's calendar is the
+    /// Julian one, where the proleptic Gregorian text would name another day) and after the year 9999.
+    static func date(milliseconds: Int64) -> Date? {
+        // 1970-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z.
+        guard milliseconds >= 0, milliseconds <= 253_402_300_799_999 else { return nil }
+        let (seconds, millisecond) = (milliseconds.floorDivided(by: 1000), milliseconds.floorModulo(1000))
+        let (days, secondOfDay) = (seconds.floorDivided(by: 86_400), seconds.floorModulo(86_400))
+        // Howard Hinnant's `civil_from_days`.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func pad(_ value: Int64, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        let text =
+            "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
+            + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millisecond, 3))Z"
+        return iso8601(text)
+    }
+}
+
+extension Int64 {
+    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
+        let quotient = self / divisor
+        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
+    }
+
+    fileprivate func floorModulo(_ divisor: Int64) -> Int64 {
+        self - floorDivided(by: divisor) * divisor
+    }
 }
 
 extension KeyedDecodingContainer {
-    /// An ISO 8601 timestamp, or `nil` when the key is absent or null.
+    /// An ISO 8601 timestamp — or, as bonfire's MessagePack writes one, its milliseconds since the Unix
+    /// epoch — or `nil` when the key is absent or null.
     ///
-    /// - Throws: `DecodingError.dataCorrupted` when the value is a string but not an ISO 8601 timestamp.
+    /// - Throws: `DecodingError.dataCorrupted` when the value is a string but not an ISO 8601 timestamp, or a
+    ///   number outside the years 1970 to 9999; `DecodingError.typeMismatch` when it is neither.
     func decodeTimestampIfPresent(forKey key: Key) throws -> Date? {
-        guard let string = try decodeIfPresent(String.self, forKey: key) else { return nil }
-        guard let date = StoatDates.iso8601(string) else {
-            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "not an ISO 8601 timestamp")
+        guard contains(key), !(try decodeNil(forKey: key)) else { return nil }
+        if let string = try? decode(String.self, forKey: key) {
+            guard let date = StoatDates.iso8601(string) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: self, debugDescription: "not an ISO 8601 timestamp")
+            }
+            return date
+        }
+        guard let date = StoatDates.date(milliseconds: try decode(Int64.self, forKey: key)) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "a timestamp out of range")
         }
         return date
     }
