@@ -55,10 +55,13 @@ final class BareChannelSocket: WebSocketTransportDelegate {
 
     let token: String
     let onReady: @Sendable () -> Void
+    /// Whether to decode Ready (and drop it), to tell what decoding leaves behind from what a session holds.
+    let decodesReady: Bool
     private let state = Mutex(State())
 
-    init(token: String, onReady: @escaping @Sendable () -> Void = {}) {
+    init(token: String, decodesReady: Bool = false, onReady: @escaping @Sendable () -> Void = {}) {
         self.token = token
+        self.decodesReady = decodesReady
         self.onReady = onReady
     }
 
@@ -93,6 +96,10 @@ final class BareChannelSocket: WebSocketTransportDelegate {
             state.readyAt = ContinuousClock.now
             defer { state.waiter = nil }
             return (state.waiter, true)
+        }
+        if isReady, decodesReady {
+            let bytes = Data(message.bytes.readableBytesView)
+            guard case .event(.ready) = BonfireDecoder().decode(bytes) else { fatalError("Ready did not decode") }
         }
         if isReady { onReady() }
         waiter?.resume()

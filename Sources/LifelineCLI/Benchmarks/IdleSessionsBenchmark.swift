@@ -40,6 +40,11 @@ enum IdleSessionsBenchmark {
         let perSession = { (figures: IdleFigures) in Double(figures.rssAfter - figures.rssBefore) / Double(count) / 1024
         }
         let cpuPerMinute = { (figures: IdleFigures) in figures.cpuSeconds / idle * 60 }
+        // What the sessions hold once freed memory is given back: the setup's garbage (decoding Ready,
+        // the connection's handshake) is not theirs.
+        let trimmed = { (figures: IdleFigures) in
+            Double((figures.rssTrimmed ?? figures.rssAfter) - figures.rssBefore) / Double(count) / 1024
+        }
         var result = BenchmarkResult(
             name: "idle-sessions", unit: "KiB/session", lifeline: perSession(lifeline), baseline: perSession(bare),
             goal: .ratioAtMost(1.2),
@@ -50,8 +55,13 @@ enum IdleSessionsBenchmark {
                 count, perSession(channel), perSession(channelLifeline),
                 perSession(channelLifeline) / perSession(bare), cpuPerMinute(lifeline), cpuPerMinute(bare),
                 cpuPerMinute(channel), cpuPerMinute(channelLifeline), idle))
+        result.detail += String(
+            format:
+                "; once freed memory is given back: %.1f KiB Lifeline, %.1f bare, %.1f channel bare, %.1f channel session",
+            trimmed(lifeline), trimmed(bare), trimmed(channel), trimmed(channelLifeline))
         result.extra = [
             "channel_socket": .number(perSession(channel)), "channel_session": .number(perSession(channelLifeline)),
+            "channel_session_trimmed": .number(trimmed(channelLifeline)), "bare_trimmed": .number(trimmed(bare)),
             "channel_session_ratio": .number(perSession(channelLifeline) / perSession(bare)),
             "channel_socket_ratio": .number(perSession(channel) / perSession(bare)),
         ]
@@ -62,6 +72,9 @@ enum IdleSessionsBenchmark {
         var rssBefore: Int
         var rssAfter: Int
         var cpuSeconds: Double
+        /// The resident memory after the idle time once the allocator gave freed memory back (glibc's
+        /// `malloc_trim`; `nil` elsewhere): what the sessions hold, without what their setup freed.
+        var rssTrimmed: Int?
     }
 
     private static func measure(
@@ -98,8 +111,8 @@ struct BenchIdle: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench-idle", abstract: "One side of the idle-sessions benchmark.", shouldDisplay: false)
 
-    /// `bare` (a WSClient socket), `lifeline` (a session on it), `nio-bare` (a channel-handler socket) or
-    /// `nio-lifeline` (a session on it).
+    /// `bare` (a WSClient socket), `lifeline` (a session on it), `nio-bare` (a channel-handler socket),
+    /// `nio-bare-decoding` (the same, decoding and dropping Ready) or `nio-lifeline` (a session on it).
     @Option var kind: String
     @Option var count: Int
     @Option var idle: Double
@@ -138,12 +151,13 @@ struct BenchIdle: AsyncParsableCommand {
                     try await Task.sleep(for: .milliseconds(5))
                 }
             }
-        } else if kind == "nio-bare" {
+        } else if kind == "nio-bare" || kind == "nio-bare-decoding" {
             let connector = WebSocketConnector(configuration: .init(maximumMessageSize: 64 << 20))
             let url = URL(string: events + "?version=1&format=json")!
             for batch in stride(from: 0, to: count, by: 200) {
                 for _ in batch..<min(count, batch + 200) {
-                    let client = BareChannelSocket(token: token, onReady: { connected.increment() })
+                    let client = BareChannelSocket(
+                        token: token, decodesReady: kind == "nio-bare-decoding", onReady: { connected.increment() })
                     channelSockets.append(connector.connect(to: url, delegate: client))
                 }
                 while connected.value < min(count, batch + 200) { try await Task.sleep(for: .milliseconds(5)) }
@@ -171,9 +185,10 @@ struct BenchIdle: AsyncParsableCommand {
         if kind.hasSuffix("lifeline") && !withoutConnecting && !withoutRunning {
             precondition(sessions.allSatisfy { $0.snapshot.state == .connected }, "a session dropped while idle")
         }
-        let figures = IdleSessionsBenchmark.IdleFigures(rssBefore: before, rssAfter: after, cpuSeconds: cpu)
+        let figures = IdleSessionsBenchmark.IdleFigures(
+            rssBefore: before, rssAfter: after, cpuSeconds: cpu, rssTrimmed: trimmedResidentBytes())
         emit(String(decoding: try JSONEncoder().encode(figures), as: UTF8.self))
-        if kind == "nio-bare" {
+        if kind.hasPrefix("nio-bare") {
             precondition(channelSockets.allSatisfy(\.isOpen), "a socket dropped while idle")
         }
         for task in keepAlive { task.cancel() }
@@ -195,6 +210,19 @@ func residentBytes() -> Int {
     else { return 0 }
     let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
     return kilobytes * 1024
+}
+
+/// The resident memory once glibc's allocator has given back what is free (`malloc_trim(0)`, looked up at
+/// run time, as Swift's Glibc module does not declare it); `nil` where there is no such function.
+func trimmedResidentBytes() -> Int? {
+    #if os(Linux)
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return nil }
+        let trim = unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
+        _ = trim(0)
+        return residentBytes()
+    #else
+        return nil
+    #endif
 }
 
 /// The CPU time (user + system) the process has used, in seconds.
