@@ -122,6 +122,13 @@ final class ScriptedWebSocketServer: Sendable {
         }
     }
 
+    /// Stops or resumes reading what clients send on upgraded connections (their frames then wait in the
+    /// sockets' buffers).
+    func setReading(_ reading: Bool) async throws {
+        let channels = state.withLock { $0.upgraded }
+        for channel in channels { try await channel.setOption(ChannelOptions.autoRead, value: reading).get() }
+    }
+
     /// Closes the server's listening socket and every connection.
     func stop() async {
         let channels = state.withLock { $0.upgraded }

@@ -128,6 +128,24 @@ struct WebSocketTransportTests {
         await server.stop()
     }
 
+    @Test("a peer that pings without reading the pongs cannot make the socket hold them: pings go unanswered")
+    func pingFlood() async throws {
+        let server = try await ScriptedWebSocketServer.start()
+        let (socket, delegate) = await Self.open(server)
+        try await server.setReading(false)
+        // 200 000 pings of 125 bytes: 26 MB of pongs, far more than the loopback's socket buffers take.
+        let ping = ScriptedWebSocketServer.frame(0x9, [UInt8](repeating: 7, count: 125))
+        let batch = Array([[UInt8]](repeating: ping, count: 10_000).joined())
+        for _ in 0..<20 { try await server.send(batch) }
+        try await server.send(ScriptedWebSocketServer.text("after the pings"))
+        await delegate.wait { $0.contains(.text("after the pings")) }
+        let buffered = try await socket.bufferedOutboundBytes()
+        #expect(buffered < 1 << 20, "\(buffered) bytes of pongs held")
+        socket.abort()
+        _ = await delegate.ended()
+        await server.stop()
+    }
+
     @Test("a fragmented message that grows past the limit ends the socket at the fragment that crosses it")
     func oversizedFragments() async throws {
         let server = try await ScriptedWebSocketServer.start()

@@ -433,7 +433,7 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
         case .pong(let data):
             heartbeat(on: socket) { heartbeat, now in heartbeat.pongReceived(data, at: now) }
         case .ping(let data):
-            if let data { socket.send(text: BonfireClientFrame.pong(data).json) }
+            if let data { socket.sendUnlessBackedUp(text: BonfireClientFrame.pong(data).json) }
         case .logout:
             return .loggedOut
         case .error(let error):

@@ -10,7 +10,7 @@ import NIOWebSocket
 /// its header, before its payload is read). A frame from the server that is masked or has a reserved bit
 /// set, a continuation without a message, a new message inside another and an unknown opcode are
 /// protocol violations. Answers (a pong, a close, the close that ends a violation) are masked, as RFC 6455
-/// asks of a client.
+/// asks of a client; pings are not answered while the socket's outbound buffer is full.
 final class WebSocketFrameHandler: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
@@ -71,6 +71,9 @@ final class WebSocketFrameHandler: ChannelInboundHandler {
                 partial = (buffer, message.isText)
             }
         case .ping:
+            // A peer that pings without reading the pongs could grow the outbound buffer without bound; while
+            // the socket cannot take more, a ping goes unanswered (RFC 6455 lets a pong answer only the latest).
+            guard context.channel.isWritable else { return }
             let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.data)
             context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
         case .pong:

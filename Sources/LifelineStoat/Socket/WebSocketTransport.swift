@@ -174,6 +174,20 @@ package final class WebSocketTransport: Sendable {
         return channel.writeAndFlush(frame)
     }
 
+    /// Sends a text message unless the socket's outbound buffer is full (the peer is not reading): for
+    /// answers a peer could ask for faster than it reads them, such as a protocol's own pongs.
+    package func sendUnlessBackedUp(text: String) {
+        let channel = state.withLock { $0.isOpen ? $0.channel : nil }
+        guard let channel, channel.isWritable else { return }
+        send(text: text)
+    }
+
+    /// How many bytes the socket holds that the peer has not taken yet (0 once it is closed).
+    package func bufferedOutboundBytes() async throws -> Int {
+        guard let channel = state.withLock({ $0.channel }) else { return 0 }
+        return try await channel.getOption(ChannelOptions.bufferedWritableBytes).get()
+    }
+
     /// Closes the socket at once, without a close handshake: the channel is closed now, whatever the peer
     /// does. The delegate then hears ``WebSocketTransportEnd/Code/aborted``, unless another end came first.
     package func abort() {
