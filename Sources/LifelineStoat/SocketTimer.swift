@@ -2,18 +2,25 @@ import Lifeline
 import LifelineCore
 import Synchronization
 
-/// The one timer of every socket of a ``StoatConnectionFactory``: a heap of their deadlines
+/// What a ``SocketTimer`` wakes: a connection whose ``Heartbeat`` named a deadline.
+protocol SocketTimerTarget: AnyObject, Sendable {
+    /// The connection's deadline passed; `now` is the session clock's time.
+    func deadlineReached(at now: Duration)
+}
+
+/// The one timer of every socket of a ``StoatConnectionFactory`` (or of a `NIOStoatConnectionFactory`): a
+/// heap of their deadlines
 /// (`LifelineCore`'s `ExpiryQueue`) and a single sleep, on the session's clock, until the earliest.
 ///
 /// A connection hands it the deadline its ``Heartbeat`` names (``schedule(_:at:)``); when a deadline
-/// passes, the timer pops every connection due and calls ``StoatConnection/deadlineReached(at:)`` on each,
+/// passes, the timer pops every connection due and calls ``SocketTimerTarget/deadlineReached(at:)`` on each,
 /// which writes its Ping or aborts its socket. So a connection costs a heap entry, not a task: the sleep is
 /// one short-lived task for the whole factory, re-armed only when the earliest deadline moves, and none
 /// at all while no connection is open. See the LifelineStoat catalog's "The socket's timers".
 final class SocketTimer: Sendable {
     private struct Entry: Identifiable, Sendable {
         let id: ObjectIdentifier
-        let connection: StoatConnection
+        let connection: any SocketTimerTarget
     }
 
     private struct State {
@@ -35,7 +42,7 @@ final class SocketTimer: Sendable {
 
     /// Sets when `connection` is to be woken, or forgets it (`nil`), and re-arms the sleep if the earliest
     /// deadline moved.
-    func schedule(_ connection: StoatConnection, at deadline: Duration?) {
+    func schedule(_ connection: some SocketTimerTarget, at deadline: Duration?) {
         state.withLock { state in
             let id = ObjectIdentifier(connection)
             if let deadline {

@@ -11,7 +11,11 @@ import Testing
 struct StoatEventsURLTests {
     /// Runs one connection to `url` until it is ready (then cancels it) or ends, and returns its events.
     static func run(_ url: String, server: ReferenceServer) async -> [ConnectionEvent] {
-        let factory = StoatConnectionFactory(eventsURL: { url }, clock: TestClock())
+        let factory: any ConnectionFactory =
+            switch StoatHarness.socket {
+            case .webSocketClient: StoatConnectionFactory(eventsURL: { url }, clock: TestClock())
+            case .channelHandlers: NIOStoatConnectionFactory(eventsURL: { url }, clock: TestClock())
+            }
         let connection = factory.makeConnection(
             for: SessionCredentials(token: server.defaultAccount.token, userID: server.defaultAccount.userID),
             generation: 1)

@@ -50,3 +50,75 @@ enum BareSocket {
         return start.duration(to: ready)
     }
 }
+
+/// The same bare client on the channel-handler socket (`WebSocketTransport`): authenticates when the socket
+/// opens and counts its messages; the second is Ready, which it does not decode.
+final class BareChannelSocket: WebSocketTransportDelegate {
+    private struct State {
+        var messages = 0
+        var waiter: CheckedContinuation<Void, any Error>?
+        var readyAt: ContinuousClock.Instant?
+        var end: WebSocketTransportEnd?
+    }
+
+    let token: String
+    let onReady: @Sendable () -> Void
+    /// Whether to decode Ready (and drop it), to tell what decoding leaves behind from what a session holds.
+    let decodesReady: Bool
+    private let state = Mutex(State())
+
+    init(token: String, decodesReady: Bool = false, onReady: @escaping @Sendable () -> Void = {}) {
+        self.token = token
+        self.decodesReady = decodesReady
+        self.onReady = onReady
+    }
+
+    /// Connects, authenticates and waits for Ready; returns the time from the start to Ready, and the socket
+    /// (open, to be closed by the caller).
+    static func run(
+        connector: WebSocketConnector, url: String, token: String
+    ) async throws -> (Duration, WebSocketTransport) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let client = BareChannelSocket(token: token)
+        let socket = connector.makeSocket(delegate: client)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            client.state.withLock { $0.waiter = continuation }
+            socket.connect(to: URL(string: url + "?version=1&format=json")!)
+        }
+        guard let ready = client.state.withLock({ $0.readyAt }) else {
+            throw BenchmarkError("the bare channel socket got no Ready")
+        }
+        return (start.duration(to: ready), socket)
+    }
+
+    func webSocketOpened(_ socket: WebSocketTransport) {
+        socket.send(text: #"{"type":"Authenticate","token":"\#(token)"}"#)
+    }
+
+    func webSocket(_ socket: WebSocketTransport, received message: WebSocketTransport.Message) {
+        socket.consumed(messages: 1, bytes: message.bytes.readableBytes)
+        let (waiter, isReady) = state.withLock { state -> (CheckedContinuation<Void, any Error>?, Bool) in
+            state.messages += 1
+            guard state.messages == 2 else { return (nil, false) }
+            state.readyAt = ContinuousClock.now
+            defer { state.waiter = nil }
+            return (state.waiter, true)
+        }
+        if isReady, decodesReady {
+            let bytes = Data(message.bytes.readableBytesView)
+            guard case .event(.ready) = BonfireDecoder().decode(bytes) else { fatalError("Ready did not decode") }
+        }
+        if isReady { onReady() }
+        waiter?.resume()
+    }
+
+    func webSocket(_ socket: WebSocketTransport, endedWith end: WebSocketTransportEnd) {
+        let waiter = state.withLock { state in
+            state.end = end
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(throwing: end)
+    }
+}

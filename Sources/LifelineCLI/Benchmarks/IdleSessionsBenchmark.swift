@@ -6,7 +6,8 @@ import LifelineStoat
 import Synchronization
 
 /// `idle-sessions`: N connected sessions idling in one process — memory per session and CPU per idle
-/// minute — against the same number of bare WebSocket connections (goal: memory ratio ≤ 1.2).
+/// minute — against the same number of bare WebSocket connections (goal: memory ratio ≤ 1.2). The
+/// channel-handler socket is measured beside them, bare and under a session, against the same baseline.
 ///
 /// Each side runs in a fresh child process (`lifeline bench-idle`), so one cannot reuse the memory the
 /// other freed, and the server runs in a third (`lifeline serve`), so its sockets are not counted.
@@ -31,21 +32,49 @@ enum IdleSessionsBenchmark {
         else { throw BenchmarkError("lifeline serve did not say where it is") }
         let bare = try measure(kind: "bare", count: count, idle: idle, api: api, events: events, token: token)
         let lifeline = try measure(kind: "lifeline", count: count, idle: idle, api: api, events: events, token: token)
+        // The channel-handler socket (NIOWebSocket), bare and under a session: measured beside today's, against
+        // the same bare WSClient baseline, until it replaces WSClient.
+        let channel = try measure(kind: "nio-bare", count: count, idle: idle, api: api, events: events, token: token)
+        let channelLifeline = try measure(
+            kind: "nio-lifeline", count: count, idle: idle, api: api, events: events, token: token)
         let perSession = { (figures: IdleFigures) in Double(figures.rssAfter - figures.rssBefore) / Double(count) / 1024
         }
         let cpuPerMinute = { (figures: IdleFigures) in figures.cpuSeconds / idle * 60 }
-        return BenchmarkResult(
+        // What the sessions hold once freed memory is given back: the setup's garbage (decoding Ready,
+        // the connection's handshake) is not theirs.
+        let trimmed = { (figures: IdleFigures) in
+            Double((figures.rssTrimmed ?? figures.rssAfter) - figures.rssBefore) / Double(count) / 1024
+        }
+        var result = BenchmarkResult(
             name: "idle-sessions", unit: "KiB/session", lifeline: perSession(lifeline), baseline: perSession(bare),
             goal: .ratioAtMost(1.2),
             detail: String(
-                format: "%d sessions; CPU per idle minute: %.2f s Lifeline, %.2f s bare (over %.0f s, Ping every 30 s)",
-                count, cpuPerMinute(lifeline), cpuPerMinute(bare), idle))
+                format: "%d sessions; channel-handler socket: %.1f KiB bare, %.1f KiB under a session (ratio %.2f); "
+                    + "CPU per idle minute: %.2f s Lifeline, %.2f s bare, %.2f s channel bare, %.2f s channel session "
+                    + "(over %.0f s, Ping every 30 s)",
+                count, perSession(channel), perSession(channelLifeline),
+                perSession(channelLifeline) / perSession(bare), cpuPerMinute(lifeline), cpuPerMinute(bare),
+                cpuPerMinute(channel), cpuPerMinute(channelLifeline), idle))
+        result.detail += String(
+            format:
+                "; once freed memory is given back: %.1f KiB Lifeline, %.1f bare, %.1f channel bare, %.1f channel session",
+            trimmed(lifeline), trimmed(bare), trimmed(channel), trimmed(channelLifeline))
+        result.extra = [
+            "channel_socket": .number(perSession(channel)), "channel_session": .number(perSession(channelLifeline)),
+            "channel_session_trimmed": .number(trimmed(channelLifeline)), "bare_trimmed": .number(trimmed(bare)),
+            "channel_session_ratio": .number(perSession(channelLifeline) / perSession(bare)),
+            "channel_socket_ratio": .number(perSession(channel) / perSession(bare)),
+        ]
+        return result
     }
 
     struct IdleFigures: Codable {
         var rssBefore: Int
         var rssAfter: Int
         var cpuSeconds: Double
+        /// The resident memory after the idle time once the allocator gave freed memory back (glibc's
+        /// `malloc_trim`; `nil` elsewhere): what the sessions hold, without what their setup freed.
+        var rssTrimmed: Int?
     }
 
     private static func measure(
@@ -82,6 +111,8 @@ struct BenchIdle: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench-idle", abstract: "One side of the idle-sessions benchmark.", shouldDisplay: false)
 
+    /// `bare` (a WSClient socket), `lifeline` (a session on it), `nio-bare` (a channel-handler socket),
+    /// `nio-bare-decoding` (the same, decoding and dropping Ready) or `nio-lifeline` (a session on it).
     @Option var kind: String
     @Option var count: Int
     @Option var idle: Double
@@ -100,10 +131,13 @@ struct BenchIdle: AsyncParsableCommand {
         let connected = Counter()
         let credentials = SessionCredentials(token: token)
         var sessions: [Session] = []
-        if kind == "lifeline" {
+        var channelSockets: [WebSocketTransport] = []
+        if kind == "lifeline" || kind == "nio-lifeline" {
             let eventsURL = events
             let authenticator = StoatAuthenticator(api: StoatAPI(baseURL: URL(string: api)!))
-            let factory = StoatConnectionFactory(eventsURL: { eventsURL })
+            let factory: any ConnectionFactory =
+                kind == "lifeline"
+                ? StoatConnectionFactory(eventsURL: { eventsURL }) : NIOStoatConnectionFactory(eventsURL: { eventsURL })
             for _ in 0..<count {
                 let session = Session(connections: factory, authenticator: authenticator)
                 sessions.append(session)
@@ -116,6 +150,17 @@ struct BenchIdle: AsyncParsableCommand {
                 while sessions[batch..<min(count, batch + 200)].contains(where: { $0.snapshot.state != .connected }) {
                     try await Task.sleep(for: .milliseconds(5))
                 }
+            }
+        } else if kind == "nio-bare" || kind == "nio-bare-decoding" {
+            let connector = WebSocketConnector(configuration: .init(maximumMessageSize: 64 << 20))
+            let url = URL(string: events + "?version=1&format=json")!
+            for batch in stride(from: 0, to: count, by: 200) {
+                for _ in batch..<min(count, batch + 200) {
+                    let client = BareChannelSocket(
+                        token: token, decodesReady: kind == "nio-bare-decoding", onReady: { connected.increment() })
+                    channelSockets.append(connector.connect(to: url, delegate: client))
+                }
+                while connected.value < min(count, batch + 200) { try await Task.sleep(for: .milliseconds(5)) }
             }
         } else {
             for batch in stride(from: 0, to: count, by: 200) {
@@ -137,11 +182,15 @@ struct BenchIdle: AsyncParsableCommand {
         let cpuStart = cpuSeconds()
         try await Task.sleep(for: .seconds(idle))
         let cpu = cpuSeconds() - cpuStart
-        if kind == "lifeline" && !withoutConnecting && !withoutRunning {
+        if kind.hasSuffix("lifeline") && !withoutConnecting && !withoutRunning {
             precondition(sessions.allSatisfy { $0.snapshot.state == .connected }, "a session dropped while idle")
         }
-        let figures = IdleSessionsBenchmark.IdleFigures(rssBefore: before, rssAfter: after, cpuSeconds: cpu)
+        let figures = IdleSessionsBenchmark.IdleFigures(
+            rssBefore: before, rssAfter: after, cpuSeconds: cpu, rssTrimmed: trimmedResidentBytes())
         emit(String(decoding: try JSONEncoder().encode(figures), as: UTF8.self))
+        if kind.hasPrefix("nio-bare") {
+            precondition(channelSockets.allSatisfy(\.isOpen), "a socket dropped while idle")
+        }
         for task in keepAlive { task.cancel() }
         Foundation.exit(0)  // tearing down 10 000 sockets politely would only measure the teardown
     }
@@ -161,6 +210,19 @@ func residentBytes() -> Int {
     else { return 0 }
     let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
     return kilobytes * 1024
+}
+
+/// The resident memory once glibc's allocator has given back what is free (`malloc_trim(0)`, looked up at
+/// run time, as Swift's Glibc module does not declare it); `nil` where there is no such function.
+func trimmedResidentBytes() -> Int? {
+    #if os(Linux)
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return nil }
+        let trim = unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
+        _ = trim(0)
+        return residentBytes()
+    #else
+        return nil
+    #endif
 }
 
 /// The CPU time (user + system) the process has used, in seconds.

@@ -1,0 +1,454 @@
+import Foundation
+package import Lifeline
+package import LifelineCore
+package import Logging
+package import NIOCore
+import NIOPosix
+import Synchronization
+
+/// Opens Stoat events sockets on NIO channel handlers (``WebSocketTransport``): the same connections as
+/// ``StoatConnectionFactory`` makes — the events URL with its query, `Authenticate`, SOCKET_CONNECTED once
+/// `Ready` is decoded, the heartbeat and the timeouts on the session's clock, the same error mapping and
+/// statistics — with no task of their own.
+///
+/// A connection's frames are read, reassembled and answered on the channel's event loop; its deadlines are
+/// kept by this factory's one ``SocketTimer`` on the injected clock (so tests control time, as they do for
+/// ``StoatConnectionFactory``); what reaches the session waits in the connection's inbox for the task that
+/// runs it. So an idle connection costs its channel, a heap entry in the timer and one suspended
+/// continuation: no reading task, no sleeper, no command loop.
+///
+/// Not yet what ``StoatClient`` uses by default: see `StoatClient.Configuration.usesChannelHandlerSocket`.
+package struct NIOStoatConnectionFactory: ConnectionFactory {
+    let eventsURL: @Sendable () async throws -> String
+    let configuration: StoatConnectionFactory.Configuration
+    let clock: SessionClock
+    /// The one timer of all this factory's sockets.
+    let timer: SocketTimer
+    let connector: WebSocketConnector
+    let logger: Logger
+    let onEvent: @Sendable (BonfireEvent) async -> Void
+    /// What the connections tolerated, for all connections of this factory.
+    package let statistics: StoatConnectionFactory.Statistics
+
+    /// Creates a factory.
+    ///
+    /// - Parameters:
+    ///   - eventsURL: Gives the events socket's URL (`GET /`'s `ws`); asked before each connection.
+    ///   - configuration: Timing, limits and TLS, as for ``StoatConnectionFactory``.
+    ///   - clock: The clock for the heartbeat and the timeouts: the session's, so tests control both.
+    ///   - eventLoopGroup: Where the sockets run; by default NIO's shared group.
+    ///   - logger: Where connections log (never a token).
+    ///   - statistics: Where to count tolerated frames; by default the factory's own.
+    ///   - onEvent: Receives every event after `Ready` — messages, typing, updates — and `Ready` itself.
+    package init(
+        eventsURL: @escaping @Sendable () async throws -> String,
+        configuration: StoatConnectionFactory.Configuration = .init(),
+        clock: some Clock<Duration> = ContinuousClock(),
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "lifeline.stoat", factory: { _ in SwiftLogNoOpLogHandler() }),
+        statistics: StoatConnectionFactory.Statistics? = nil,
+        onEvent: @escaping @Sendable (BonfireEvent) async -> Void = { _ in }
+    ) {
+        self.eventsURL = eventsURL
+        self.configuration = configuration
+        let clock = SessionClock(clock)
+        self.clock = clock
+        timer = SocketTimer(clock: clock)
+        connector = WebSocketConnector(
+            configuration: .init(maximumMessageSize: configuration.maximumFrameSize, tls: configuration.tls),
+            group: eventLoopGroup)
+        self.logger = logger
+        self.statistics = statistics ?? StoatConnectionFactory.Statistics()
+        self.onEvent = onEvent
+    }
+
+    /// Makes the connection for one attempt.
+    package func makeConnection(for credentials: SessionCredentials, generation: UInt64) -> any SessionConnection {
+        NIOStoatConnection(credentials: credentials, generation: generation, factory: self)
+    }
+}
+
+/// One events socket on NIO channel handlers, as a `SessionConnection`.
+///
+/// The socket's handlers (on its event loop) write `Authenticate` when it opens, note every message's arrival
+/// in the ``Heartbeat``, and post what they got to the inbox; ``run(reporting:)``, in the task the session
+/// gives it, waits on one continuation for the inbox, decodes the messages there (not on the event loop, so
+/// a large `Ready` holds up no other socket) and reports. The factory's ``SocketTimer`` calls
+/// ``deadlineReached(at:)``, which writes a `Ping` or aborts the socket. Every end — a deadline, a frame that
+/// ends the session, ``close()``, the peer — closes the channel, and `run` returns once the socket says it is
+/// closed.
+final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, SocketTimerTarget {
+    /// What the socket posted for the connection's task.
+    private enum Inbound {
+        case opened
+        case message(WebSocketTransport.Message)
+        case ended(WebSocketTransportEnd)
+    }
+
+    private struct State {
+        var heartbeat: Heartbeat
+        var socket: WebSocketTransport?
+        var inbox: [Inbound] = []
+        /// The connection's task, waiting for the inbox (or, before the socket exists, for an end).
+        var waiter: CheckedContinuation<Void, Never>?
+        /// Why the connection ends, once it does; the first reason wins.
+        var ending: ConnectionEnd?
+        /// Whether the runtime closed it: it then reports nothing.
+        var closed = false
+    }
+
+    /// What a heartbeat decision asks of the socket, done outside the lock.
+    private enum Effect {
+        case none
+        case ping(Int64)
+        case abort
+    }
+
+    let credentials: SessionCredentials
+    let generation: UInt64
+    let factory: NIOStoatConnectionFactory
+    private let state: Mutex<State>
+
+    init(credentials: SessionCredentials, generation: UInt64, factory: NIOStoatConnectionFactory) {
+        self.credentials = credentials
+        self.generation = generation
+        self.factory = factory
+        let configuration = factory.configuration
+        let timing = Heartbeat.Timing(
+            heartbeatInterval: configuration.heartbeatInterval, pongTimeout: configuration.pongTimeout,
+            connectTimeout: configuration.connectTimeout, readyTimeout: configuration.readyTimeout)
+        state = Mutex(State(heartbeat: Heartbeat(startedAt: factory.clock.elapsed(), timing: timing)))
+    }
+
+    func run(reporting report: @escaping @Sendable (ConnectionEvent) async -> Void) async {
+        let start = state.withLock { state in
+            // The connect timeout runs from here; closed before it started, it never runs.
+            if !state.closed { factory.timer.schedule(self, at: state.heartbeat.scheduled) }
+            return !state.closed
+        }
+        var end: ConnectionEnd?
+        if start {
+            end = await withTaskCancellationHandler {
+                await runSocket(report)
+            } onCancel: {
+                close()
+            }
+        }
+        let (socket, closed) = state.withLock { state in
+            factory.timer.schedule(self, at: nil)
+            defer { state.socket = nil }
+            return (state.socket, state.closed)
+        }
+        socket?.abort()
+        guard !closed, !Task.isCancelled, let end else { return }
+        factory.logger.debug(
+            "events socket ended", metadata: ["lifeline.generation": "\(generation)", "lifeline.end": "\(end)"])
+        await report(.ended(end))
+    }
+
+    /// Closes the socket at once (a close frame, then the channel, without waiting for the peer); `run`
+    /// returns without reporting.
+    func close() {
+        let (socket, waiter) = state.withLock { state in
+            state.closed = true
+            defer { state.waiter = nil }
+            return (state.socket, state.waiter)
+        }
+        socket?.close()
+        waiter?.resume()
+    }
+
+    /// Plays a significant event as its Bonfire frame; success is the frame written.
+    func play(_ event: SignificantEvent) async throws {
+        let frame = try BonfireClientFrame(playing: event)
+        guard let socket = state.withLock({ $0.socket }), socket.isOpen else {
+            throw StoatConnectionError(code: .notOpen, message: "the socket is not open")
+        }
+        do {
+            try await socket.send(text: frame.json).get()
+        } catch {
+            throw StoatConnectionError(code: .writeFailed, message: "the frame could not be written", cause: error)
+        }
+    }
+
+    /// The factory's timer woke the connection at its deadline.
+    func deadlineReached(at now: Duration) {
+        let (effect, socket, waiter) = state.withLock { state in
+            let effect = apply(state.heartbeat.deadlineReached(at: now), in: &state)
+            return (effect, state.socket, wakingOnEnd(effect, &state))
+        }
+        perform(effect, on: socket)
+        waiter?.resume()
+    }
+
+    // MARK: - The socket's reports (on its event loop)
+
+    func webSocketOpened(_ socket: WebSocketTransport) {
+        heartbeat(on: socket) { heartbeat, now in heartbeat.socketOpened(at: now) }
+        socket.send(text: BonfireClientFrame.authenticate(token: credentials.token).json)
+        post(.opened)
+    }
+
+    func webSocket(_ socket: WebSocketTransport, received message: WebSocketTransport.Message) {
+        heartbeat(on: socket) { heartbeat, now in heartbeat.messageReceived(at: now) }
+        post(.message(message))
+    }
+
+    func webSocket(_ socket: WebSocketTransport, endedWith end: WebSocketTransportEnd) {
+        post(.ended(end))
+    }
+
+    // MARK: - The connection's task
+
+    private func runSocket(_ report: @escaping @Sendable (ConnectionEvent) async -> Void) async -> ConnectionEnd? {
+        let url: String
+        switch await eventsURLUnlessStopped() {
+        case nil:
+            return state.withLock { $0.ending }
+        case .failure(let error):
+            // The error names what failed (an events URL the server would not give); it carries no token.
+            let cause = TemporaryFailureCause(code: .connectFailed, message: "\(error)", cause: error)
+            return state.withLock { $0.ending } ?? .temporary(cause)
+        case .success(let events):
+            url = eventsSocketURL(events, readyFields: factory.configuration.readyFields)
+        }
+        let endpoint: StoatEventsEndpoint
+        do {
+            // The scheme decides TLS, case-insensitively; a scheme that is not a WebSocket's is refused.
+            endpoint = try StoatEventsEndpoint(socketURL: url)
+        } catch {
+            return .temporary(TemporaryFailureCause(code: .connectFailed, message: "\(error)", cause: error))
+        }
+        let socket = factory.connector.makeSocket(delegate: self)
+        let stopped = state.withLock { state in
+            guard !state.closed, state.ending == nil else { return true }
+            state.socket = socket
+            return false
+        }
+        if stopped { return state.withLock { $0.ending } }
+        socket.connect(to: endpoint.url)
+        return await read(socket, report: report)
+    }
+
+    /// Handles what the socket posts until it says it is closed; `nil` once the runtime closed the connection.
+    private func read(
+        _ socket: WebSocketTransport, report: @escaping @Sendable (ConnectionEvent) async -> Void
+    ) async -> ConnectionEnd? {
+        while let batch = await nextBatch() {
+            var handled = (messages: 0, bytes: 0)
+            for item in batch {
+                let isEnding = state.withLock { $0.ending != nil }
+                switch item {
+                case .opened:
+                    if !isEnding { await report(.opened) }
+                case .message(let message):
+                    handled.messages += 1
+                    handled.bytes += message.bytes.readableBytes
+                    // After the end nothing more is read.
+                    guard !isEnding else { continue }
+                    if let end = await handle(message, socket: socket, report: report) { self.end(end, socket) }
+                case .ended(let end):
+                    return state.withLock { $0.ending } ?? Self.connectionEnd(for: end)
+                }
+            }
+            socket.consumed(messages: handled.messages, bytes: handled.bytes)
+        }
+        return nil
+    }
+
+    /// What a socket's end means for the session, when nothing the connection decided came first.
+    static func connectionEnd(for end: WebSocketTransportEnd) -> ConnectionEnd {
+        let code: TemporaryFailureCause.Code
+        switch end.code {
+        case .messageTooLarge, .protocolViolation: code = .protocolViolation
+        default: code = end.wasOpen ? .socketDropped : .connectFailed
+        }
+        return .temporary(TemporaryFailureCause(code: code, message: end.message, cause: end))
+    }
+
+    /// The inbox's contents once it has any; `nil` once the runtime closed the connection.
+    private func nextBatch() async -> [Inbound]? {
+        while true {
+            let batch: [Inbound]?? = state.withLock { state in
+                if state.closed { return .some(nil) }
+                guard !state.inbox.isEmpty else { return nil }
+                var batch: [Inbound] = []
+                swap(&batch, &state.inbox)
+                return .some(batch)
+            }
+            if let batch { return batch }
+            await wait()
+        }
+    }
+
+    /// Asks for the events URL, unless the connection is closed or a deadline passes first; `nil` then.
+    private func eventsURLUnlessStopped() async -> Result<String, any Error>? {
+        await withTaskGroup(of: Result<String, any Error>?.self) { group in
+            group.addTask {
+                do { return .success(try await self.factory.eventsURL()) } catch { return .failure(error) }
+            }
+            group.addTask {
+                while !Task.isCancelled, !self.state.withLock({ $0.closed || $0.ending != nil }) {
+                    await self.wait()
+                }
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// Suspends on the connection's one continuation until the inbox has something, the connection is
+    /// closed or ending, or the waiting task is cancelled.
+    private func wait() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state in
+                    if Task.isCancelled || state.closed || state.ending != nil || !state.inbox.isEmpty { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
+        }
+    }
+
+    private func post(_ item: Inbound) {
+        let waiter = state.withLock { state in
+            state.inbox.append(item)
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Records why the connection ends (unless it already does) and closes the socket.
+    private func end(_ end: ConnectionEnd, _ socket: WebSocketTransport) {
+        state.withLock { state in
+            if state.ending == nil { state.ending = end }
+        }
+        socket.abort()
+    }
+
+    // MARK: - The heartbeat
+
+    /// Runs the heartbeat's decision for a socket event, with the current time, and does what it asks.
+    private func heartbeat(on socket: WebSocketTransport, _ decide: (inout Heartbeat, Duration) -> Heartbeat.Action) {
+        let now = factory.clock.elapsed()
+        let effect = state.withLock { state in apply(decide(&state.heartbeat, now), in: &state) }
+        perform(effect, on: socket)
+    }
+
+    /// Keeps the timer to the heartbeat's decision and records a failure, under the lock.
+    private func apply(_ action: Heartbeat.Action, in state: inout State) -> Effect {
+        switch action {
+        case .none:
+            return .none
+        case .wake(let deadline):
+            factory.timer.schedule(self, at: deadline)
+            return .none
+        case .sendPing(let data, let deadline):
+            factory.timer.schedule(self, at: deadline)
+            return .ping(data)
+        case .fail(let cause):
+            factory.timer.schedule(self, at: nil)
+            if state.ending == nil { state.ending = .temporary(cause) }
+            return .abort
+        }
+    }
+
+    /// The waiter to resume when a deadline ends the connection before its socket exists.
+    private func wakingOnEnd(_ effect: Effect, _ state: inout State) -> CheckedContinuation<Void, Never>? {
+        guard case .abort = effect else { return nil }
+        defer { state.waiter = nil }
+        return state.waiter
+    }
+
+    private func perform(_ effect: Effect, on socket: WebSocketTransport?) {
+        switch effect {
+        case .none:
+            break
+        case .ping(let data):
+            socket?.send(text: BonfireClientFrame.ping(data).json).whenFailure { error in
+                guard let socket else { return }
+                let cause = TemporaryFailureCause(
+                    code: .socketDropped, message: "the heartbeat could not be written", cause: error)
+                self.end(.temporary(cause), socket)
+            }
+        case .abort:
+            socket?.abort()
+        }
+    }
+
+    // MARK: - Messages
+
+    /// Acts on one whole message; returns how the connection ends, if it does.
+    private func handle(
+        _ message: WebSocketTransport.Message, socket: WebSocketTransport,
+        report: @escaping @Sendable (ConnectionEvent) async -> Void
+    ) async -> ConnectionEnd? {
+        switch message {
+        case .binary:
+            factory.statistics.binary()
+            return nil
+        case .text(let bytes):
+            let decoder = BonfireDecoder(maximumFrameSize: factory.configuration.maximumFrameSize)
+            switch decoder.decode(bytes) {
+            case .tooLarge(let bytes):
+                return .temporary(TemporaryFailureCause(code: .protocolViolation, message: "a \(bytes)-byte frame"))
+            case .undecodable(let reason):
+                factory.statistics.undecodable()
+                factory.logger.debug("undecodable frame ignored", metadata: ["lifeline.reason": "\(reason)"])
+                return nil
+            case .event(let event):
+                return await handle(event, socket: socket, report: report)
+            }
+        }
+    }
+
+    private func handle(
+        _ event: BonfireEvent, socket: WebSocketTransport, report: @escaping @Sendable (ConnectionEvent) async -> Void
+    ) async -> ConnectionEnd? {
+        switch event {
+        case .authenticated:
+            heartbeat(on: socket) { heartbeat, now in heartbeat.authenticated(at: now) }
+            await report(.authenticated)
+        case .ready:
+            let now = factory.clock.elapsed()
+            let (isFirst, effect) = state.withLock { state in
+                let (isFirst, action) = state.heartbeat.readyReceived(at: now)
+                return (isFirst, apply(action, in: &state))
+            }
+            perform(effect, on: socket)
+            guard isFirst else { return nil }  // a second Ready changes nothing
+            await factory.onEvent(event)
+            await report(.ready)
+        case .pong(let data):
+            heartbeat(on: socket) { heartbeat, now in heartbeat.pongReceived(data, at: now) }
+        case .ping(let data):
+            if let data { socket.sendUnlessBackedUp(text: BonfireClientFrame.pong(data).json) }
+        case .logout:
+            return .loggedOut
+        case .error(let error):
+            return error.connectionEnd
+        case .bulk(let events):
+            for event in events {
+                if let end = await handle(event, socket: socket, report: report) { return end }
+            }
+        case .unknown(let type):
+            factory.statistics.unknown()
+            factory.logger.debug("unknown event ignored", metadata: ["lifeline.event": "\(type)"])
+        default:
+            // Every data event (messages, typing, updates, operations) goes to the client as it is.
+            await factory.onEvent(event)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,280 @@
+import Foundation
+import Lifeline
+import LifelineCore
+import LifelineTesting
+import StoatReferenceServer
+import Synchronization
+import Testing
+
+@testable import LifelineStoat
+
+/// The milestones one connection reported, for tests that run a connection without a session.
+final class ConnectionEvents: Sendable {
+    /// The reports, and whether `run` returned.
+    private let reports = Waiters<(events: [ConnectionEvent], returned: Bool)>(([], false))
+
+    var all: [ConnectionEvent] { reports.value.events }
+    var end: ConnectionEnd? {
+        all.lazy.compactMap { if case .ended(let end) = $0 { end } else { nil } }.first
+    }
+
+    /// Runs the connection in a task of its own, recording its reports; the task is returned to cancel.
+    func run(_ connection: any SessionConnection) -> Task<Void, Never> {
+        Task {
+            await connection.run { event in self.reports.update { $0.events.append(event) } }
+            self.reports.update { $0.returned = true }
+        }
+    }
+
+    /// Waits until a report satisfies `condition` (`nil` is `run`'s return).
+    func wait(for condition: @escaping @Sendable (ConnectionEvent?) -> Bool) async {
+        await reports.wait { $0.events.contains(where: condition) || ($0.returned && condition(nil)) }
+    }
+
+    /// Waits until the connection reports its end, and returns it.
+    func ended() async -> ConnectionEnd? {
+        await wait { if case .ended = $0 { true } else { false } }
+        return end
+    }
+}
+
+@Suite("Stoat's events socket on NIO channel handlers", .timeLimit(.minutes(1)))
+struct NIOStoatConnectionTests {
+    /// The scenarios the WSClient socket is held to, run again on this one.
+    enum Scenario: String, CaseIterable, Sendable {
+        case cachedLogin, droppedSocket, refusedUpgrades, heartbeat, silentStart, readyDeadline, externalLogout
+        case invalidSession, toleratedFrames, largeReady, logoutClosesAtOnce
+        case upperCasePlaintext, foreignScheme
+
+        func run() async throws {
+            switch self {
+            case .cachedLogin: try await StoatConnectionTests().cachedLogin()
+            case .droppedSocket: try await StoatConnectionTests().droppedSocket()
+            case .refusedUpgrades: try await StoatConnectionTests().refusedUpgrades()
+            case .heartbeat: try await StoatConnectionTests().heartbeat()
+            case .silentStart: try await StoatConnectionTests().silentStart()
+            case .readyDeadline: try await StoatConnectionTests().readyDeadline()
+            case .externalLogout: try await StoatConnectionTests().externalLogout()
+            case .invalidSession: try await StoatConnectionTests().invalidSession()
+            case .toleratedFrames: try await StoatConnectionTests().toleratedFrames()
+            case .largeReady: try await StoatConnectionTests().largeReady()
+            case .logoutClosesAtOnce: try await StoatConnectionCloseTests().logoutClosesAtOnce()
+            case .upperCasePlaintext: try await StoatEventsURLTests().upperCasePlaintext()
+            case .foreignScheme: try await StoatEventsURLTests().foreignScheme()
+            }
+        }
+    }
+
+    @Test("every scenario of the WSClient socket's suites holds on this socket", arguments: Scenario.allCases)
+    func scenario(_ scenario: Scenario) async throws {
+        try await StoatHarness.$socket.withValue(.channelHandlers) { try await scenario.run() }
+    }
+
+    /// `StoatEventsURLTests.upperCaseTLS` here: WSClient fails at once because it sends an address as SNI,
+    /// which NIOSSL refuses; this socket sends no SNI for an address and starts the handshake, which a
+    /// plaintext server never answers — so the connect timeout ends it, and nothing was sent in the clear.
+    @Test(
+        "an upper-case WSS URL opens TLS: against a plaintext server no frame is sent, and the connect timeout ends it")
+    func upperCaseTLS() async throws {
+        let server = try await ReferenceServer.start()
+        let url = server.eventsURL.absoluteString.replacingOccurrences(of: "ws://", with: "WSS://")
+        let clock = TestClock()
+        let factory = NIOStoatConnectionFactory(eventsURL: { url }, clock: clock)
+        let events = ConnectionEvents()
+        _ = events.run(factory.makeConnection(for: Self.credentials(server), generation: 1))
+        await clock.waitForSleep(until: .init(offset: .seconds(10)))
+        clock.advance(by: .seconds(10))
+        #expect(await events.ended()?.temporaryCode == .connectTimeout)
+        #expect(!events.all.contains(.opened))
+        #expect(await server.socketCounters().upgradesAccepted == 0)
+        #expect((await server.connections()).allSatisfy { $0.receivedFrames.isEmpty })
+        await server.stop()
+    }
+
+    static func credentials(_ server: ReferenceServer) -> SessionCredentials {
+        SessionCredentials(token: server.defaultAccount.token, userID: server.defaultAccount.userID)
+    }
+
+    @Test("a close frame's code and reason reach the session: a dropped socket that names both")
+    func closeCode() async throws {
+        let server = try await ScriptedWebSocketServer.start()
+        let url = server.url().absoluteString
+        let factory = NIOStoatConnectionFactory(eventsURL: { url }, clock: TestClock())
+        let events = ConnectionEvents()
+        let task = events.run(factory.makeConnection(for: SessionCredentials(token: "t0k3n"), generation: 1))
+        await server.waitUntil { $0.frames.count == 1 }
+        #expect(server.record.frames.first?.text == #"{"type":"Authenticate","token":"t0k3n"}"#)
+        #expect(server.record.requests.first?.target == "/events?version=1&format=json")
+        try await server.send(ScriptedWebSocketServer.close(code: 1007, reason: "bad payload"))
+        guard case .temporary(let cause)? = await events.ended() else {
+            Issue.record("\(events.all)")
+            return
+        }
+        #expect(cause.code == .socketDropped)
+        #expect(cause.message == "the server closed the socket with 1007: bad payload")
+        let end = try #require(cause.cause as? WebSocketTransportEnd)
+        #expect(end.closeCode == 1007 && end.closeReason == "bad payload")
+        #expect(events.all.first == .opened)
+        await task.value
+        await server.stop()
+    }
+
+    @Test("a message larger than the configured limit drops the connection as a protocol violation")
+    func oversizedMessage() async throws {
+        let server = try await ScriptedWebSocketServer.start()
+        let url = server.url().absoluteString
+        let factory = NIOStoatConnectionFactory(
+            eventsURL: { url }, configuration: .init(maximumFrameSize: 1000), clock: TestClock())
+        let events = ConnectionEvents()
+        _ = events.run(factory.makeConnection(for: SessionCredentials(token: "t"), generation: 1))
+        await server.waitUntil { $0.frames.count == 1 }
+        try await server.send(ScriptedWebSocketServer.text(String(repeating: "x", count: 1001)))
+        guard case .temporary(let cause)? = await events.ended() else {
+            Issue.record("\(events.all)")
+            return
+        }
+        #expect(cause.code == .protocolViolation)
+        await server.waitUntil { $0.open == 0 }
+        await server.stop()
+    }
+
+    @Test("a server that never answers the upgrade is dropped by the connect timeout, and its connection closed")
+    func unansweredUpgrade() async throws {
+        let server = try await ScriptedWebSocketServer.start(answer: .silence)
+        let url = server.url().absoluteString
+        let clock = TestClock()
+        let factory = NIOStoatConnectionFactory(eventsURL: { url }, clock: clock)
+        let events = ConnectionEvents()
+        _ = events.run(factory.makeConnection(for: SessionCredentials(token: "t"), generation: 1))
+        await server.waitUntil { $0.requests.count == 1 }
+        await clock.waitForSleep(until: .init(offset: .seconds(10)))
+        clock.advance(by: .seconds(10))
+        #expect(
+            await events.ended() == .temporary(.init(code: .connectTimeout, message: "no message within 10.0 seconds")))
+        await server.waitUntil { $0.open == 0 }
+        await server.stop()
+    }
+
+    @Test(
+        "refused upgrades leave no socket open, whether the server keeps the refused connection or closes it",
+        arguments: [StoatHarness.Socket.channelHandlers, .webSocketClient])
+    func refusedUpgradesLeaveNoSocket(socket: StoatHarness.Socket) async throws {
+        let refusals = 5
+        func expectNoSocket(toPort port: Int) {
+            guard let open = openClientSockets(toPort: port) else { return }  // no /proc/net/tcp here
+            withKnownIssue("swift-websocket 1.6.2 never closes the channel of a refused upgrade") {
+                #expect(open == 0)
+            } when: {
+                socket == .webSocketClient
+            }
+        }
+        func connect(_ url: String, credentials: SessionCredentials) async -> ConnectionEnd? {
+            let factory: any ConnectionFactory =
+                switch socket {
+                case .channelHandlers: NIOStoatConnectionFactory(eventsURL: { url }, clock: TestClock())
+                case .webSocketClient: StoatConnectionFactory(eventsURL: { url }, clock: TestClock())
+                }
+            let events = ConnectionEvents()
+            _ = events.run(factory.makeConnection(for: credentials, generation: 1))
+            return await events.ended()
+        }
+        // The reference server (Hummingbird) closes a connection it refused to upgrade.
+        let reference = try await ReferenceServer.start()
+        await reference.refuseNextUpgrades(refusals)
+        for _ in 0..<refusals {
+            let end = await connect(reference.eventsURL.absoluteString, credentials: Self.credentials(reference))
+            #expect(end?.temporaryCode == .connectFailed)
+        }
+        #expect(await reference.socketCounters().upgradesRefused == refusals)
+        // This socket reports its end once its channel is closed, so nothing is left to wait for.
+        expectNoSocket(toPort: reference.port)
+        await reference.stop()
+        // A keep-alive server keeps it: only the client can close it.
+        let keeping = try await ScriptedWebSocketServer.start(answer: .refuse(status: 403))
+        for _ in 0..<refusals {
+            let end = await connect(keeping.url().absoluteString, credentials: SessionCredentials(token: "t"))
+            #expect(end?.temporaryCode == .connectFailed)
+        }
+        expectNoSocket(toPort: keeping.port)
+        await keeping.waitUntil { $0.accepted == refusals }
+        if socket == .channelHandlers { await keeping.waitUntil { $0.open == 0 } }
+        await keeping.stop()
+    }
+
+    @Test("close() while the events URL is being asked returns at once, without a report, and stops the asking")
+    func closeWhileAskingForTheURL() async throws {
+        let asked = AsyncStream.makeStream(of: Void.self)
+        let cancelled = AsyncStream.makeStream(of: Void.self)
+        let factory = NIOStoatConnectionFactory(
+            eventsURL: {
+                asked.continuation.yield()
+                // A server that never answers GET /: waits until the asking is cancelled.
+                await withTaskCancellationHandler {
+                    try? await TestClock().sleep(for: .seconds(3600))
+                } onCancel: {
+                    cancelled.continuation.yield()
+                }
+                throw CancellationError()
+            }, clock: TestClock())
+        let connection = factory.makeConnection(for: SessionCredentials(token: "t"), generation: 1)
+        let events = ConnectionEvents()
+        _ = events.run(connection)
+        _ = await asked.stream.first { _ in true }
+        connection.close()
+        await events.wait { $0 == nil }
+        _ = await cancelled.stream.first { _ in true }
+        #expect(events.all.isEmpty)
+    }
+
+    @Test("the connect timeout runs while the events URL is being asked")
+    func timeoutWhileAskingForTheURL() async throws {
+        let clock = TestClock()
+        let factory = NIOStoatConnectionFactory(
+            eventsURL: {
+                try await clock.sleep(for: .seconds(3600))
+                return "ws://127.0.0.1:1/"
+            }, clock: clock)
+        let events = ConnectionEvents()
+        _ = events.run(factory.makeConnection(for: SessionCredentials(token: "t"), generation: 1))
+        await clock.waitForPendingSleeps(2)
+        clock.advance(by: .seconds(10))
+        #expect(
+            await events.ended() == .temporary(.init(code: .connectTimeout, message: "no message within 10.0 seconds")))
+    }
+
+    @Test("a significant event is played as its frame once the socket is open; before, the socket is not open")
+    func play() async throws {
+        let server = try await ReferenceServer.start()
+        let url = server.eventsURL.absoluteString
+        let factory = NIOStoatConnectionFactory(eventsURL: { url }, clock: TestClock())
+        let connection = factory.makeConnection(for: Self.credentials(server), generation: 1)
+        await #expect(throws: StoatConnectionError.self) {
+            try await connection.play(SignificantEvent(.subscribe, server.lobbyServerID))
+        }
+        let events = ConnectionEvents()
+        let task = events.run(connection)
+        await events.wait { $0 == .ready }
+        try await connection.play(SignificantEvent(.subscribe, server.lobbyServerID))
+        try await server.waitUntil(timeout: .seconds(20)) { records, _ in
+            records.last?.receivedFrames.contains { $0.contains(#""type":"Subscribe""#) } == true
+        }
+        do {
+            try await connection.play(SignificantEvent(.unsubscribe, server.lobbyServerID))
+            Issue.record("Stoat has no Unsubscribe frame")
+        } catch let error as StoatConnectionError {
+            #expect(error.code == .unsupportedEvent)
+        }
+        task.cancel()
+        await task.value
+        try await server.waitUntil(timeout: .seconds(20)) { _, counters in counters.liveSockets == 0 }
+        #expect(!events.all.contains { if case .ended = $0 { true } else { false } }, "a cancelled run reports nothing")
+        await server.stop()
+    }
+}
+
+extension ConnectionEnd {
+    /// A temporary end's code.
+    var temporaryCode: TemporaryFailureCause.Code? {
+        if case .temporary(let cause) = self { cause.code } else { nil }
+    }
+}
