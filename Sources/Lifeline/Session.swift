@@ -51,6 +51,9 @@ public actor Session {
         /// How often recorded subscriptions are played again while connected, or `nil` for never.
         /// Stoat's subscriptions expire after 15 minutes; `StoatClient` renews them every 10.
         public var subscriptionRenewal: Duration?
+        /// How long CONNECTED waits for the socket to deliver what the server stored
+        /// (``deliveryExpected(_:generation:)``) before it calls the socket deaf: 15 s ± 20 % by default.
+        public var deliveryWatch: DeliveryWatchPolicy
 
         /// Creates a configuration; the defaults are the specification's.
         public init(
@@ -63,7 +66,8 @@ public actor Session {
             replayRetryLimit: Int = 3,
             replayTimeout: Duration = .seconds(10),
             replayRetryDelay: Duration = .seconds(1),
-            subscriptionRenewal: Duration? = nil
+            subscriptionRenewal: Duration? = nil,
+            deliveryWatch: DeliveryWatchPolicy = .standard
         ) {
             self.retryPolicy = retryPolicy
             self.healthThreshold = healthThreshold
@@ -75,6 +79,7 @@ public actor Session {
             self.replayRetryLimit = replayRetryLimit
             self.replayTimeout = replayTimeout
             self.subscriptionRenewal = subscriptionRenewal
+            self.deliveryWatch = deliveryWatch
         }
     }
 
@@ -162,7 +167,7 @@ public actor Session {
         self.metrics = SessionMetrics(factory: metrics ?? MetricsSystem.factory)
         let machine = SessionMachine(
             retryPolicy: configuration.retryPolicy, healthThreshold: configuration.healthThreshold,
-            sessionCheckPolicy: configuration.sessionCheck)
+            sessionCheckPolicy: configuration.sessionCheck, deliveryWatchPolicy: configuration.deliveryWatch)
         self.machine = machine
         replay = ReplayPlan(
             mode: configuration.replayMode, retryLimit: configuration.replayRetryLimit,
@@ -272,6 +277,38 @@ public actor Session {
     /// Reconnects now from DISCONNECTED or OFFLINE (the extension event RECONNECT_NOW).
     @discardableResult
     public func reconnectNow() -> Bool { handle(.reconnectNow) }
+
+    // MARK: - Deliveries the socket owes
+
+    /// The connection that is CONNECTED now, by generation, or `nil` in every other state: what a fact about
+    /// the live socket (``deliveryExpected(_:generation:)``) is tied to.
+    public var connectedGeneration: UInt64? {
+        machine.state == .connected ? machine.liveGeneration : nil
+    }
+
+    /// The server stored something the socket of connection `generation` must deliver (the user's own
+    /// message): the machine arms its delivery deadline, and a socket that does not deliver by then is deaf —
+    /// TEMPORARY_FAILURE ``TemporaryFailureCause/Code/deliveryStalled``, then a reconnect. Ignored outside
+    /// CONNECTED, for another connection, and while another delivery is awaited (see
+    /// `SessionMachine.deliveryExpected(_:generation:using:)`).
+    ///
+    /// - Parameters:
+    ///   - key: What names the delivery (the message's nonce); report it with ``deliverySeen(_:)``.
+    ///   - generation: ``connectedGeneration`` when the send started.
+    public func deliveryExpected(_ key: String, generation: UInt64) {
+        guard !stopping else { return }
+        // Not published: nothing the interface shows changed.
+        for action in machine.deliveryExpected(key, generation: generation, using: &random).actions {
+            perform(action)
+        }
+    }
+
+    /// The socket delivered what ``deliveryExpected(_:generation:)`` named `key`: its deadline is cancelled. A
+    /// key not awaited changes nothing, and is not a stale event.
+    public func deliverySeen(_ key: String) {
+        guard !stopping else { return }
+        for action in machine.deliverySeen(key).actions { perform(action) }
+    }
 
     /// Shows why a login at the login interface failed (READY only): wrong password, blocked, disabled.
     ///

@@ -8,6 +8,9 @@ public struct SessionTimer: Sendable, Hashable {
         case retry(failures: Int)
         /// The wait before the next check of a session the server called invalid (``SessionCheckPolicy``).
         case sessionCheck(answers: Int)
+        /// CONNECTED's delivery deadline (``DeliveryWatchPolicy``): the event of a message the server stored is
+        /// awaited on the socket; firing is TEMPORARY_FAILURE ``TemporaryFailureCause/Code/deliveryStalled``.
+        case deliveryWatch
     }
 
     /// The timer's id, unique within its machine.

@@ -32,6 +32,9 @@ public struct TemporaryFailureCause: Error, Sendable, Hashable, CustomStringConv
         /// found it valid, or could not reach a definite answer. Stoat says `InvalidSession` also when its
         /// database fails, so only a confirmed answer logs the user out (see the lifecycle's decisions).
         public static let unconfirmedInvalidSession = Code(rawValue: "unconfirmedInvalidSession")
+        /// The socket answered its heartbeat but did not deliver the event of a message the server had stored
+        /// within the delivery deadline (``DeliveryWatchPolicy``): it is deaf, and a reconnect is the cure.
+        public static let deliveryStalled = Code(rawValue: "deliveryStalled")
 
         /// The code's stable name.
         public var description: String { rawValue }
