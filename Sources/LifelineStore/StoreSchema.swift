@@ -15,6 +15,16 @@ struct StoreSchema: Sendable {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1", migrate: migrateToVersion1)
         migrator.registerMigration("v2", migrate: migrateToVersion2)
+        migrator.registerMigration("v5", migrate: migrateToVersion5)
+        return StoreSchema(migrator: migrator)
+    }()
+
+    /// The schema as version `v2` wrote it (the release before the outbox). Tests create files with it to check
+    /// that today's code reads them.
+    static let version2: StoreSchema = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1", migrate: migrateToVersion1)
+        migrator.registerMigration("v2", migrate: migrateToVersion2)
         return StoreSchema(migrator: migrator)
     }()
 
@@ -79,6 +89,22 @@ struct StoreSchema: Sendable {
         try db.execute(sql: "CREATE INDEX member_by_space ON member (spaceTag)")
         // tag: keyed hash of the user id.
         try db.execute(sql: "CREATE TABLE user (tag BLOB NOT NULL PRIMARY KEY, payload BLOB NOT NULL)")
+    }
+
+    /// v5: the outbox, the messages the user sent that the server has not confirmed yet. A new table only.
+    private static func migrateToVersion5(_ db: Database) throws {
+        // tag: keyed hash of the entry's nonce. position: the order the entries were queued in (plaintext, so a
+        // restart sends them in that order; it says only how many were queued). payload: nonce and entry, sealed.
+        try db.execute(
+            sql: """
+                CREATE TABLE outbox (
+                    tag BLOB NOT NULL PRIMARY KEY,
+                    position INTEGER NOT NULL,
+                    payload BLOB NOT NULL
+                )
+                """
+        )
+        try db.execute(sql: "CREATE INDEX outbox_by_position ON outbox (position)")
     }
 
     /// The version a fully migrated database has.
