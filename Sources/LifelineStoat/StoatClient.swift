@@ -48,6 +48,13 @@ public final class StoatClient: Sendable {
         /// How long to wait before asking the server again about a deadline (``StoatClient/deadlines``) when
         /// asking failed or found it still in force: 1 s, doubling up to 60 s by default.
         public var deadlineRecheck: ExpiryRecheckPolicy
+        /// How often, while CONNECTED with nothing being sent, each ``StoatClient/open(_:)`` channel's
+        /// `last_message_id` is read (`GET /channels/{id}`) and compared with what the socket delivered, so a
+        /// deaf socket is noticed while the user sends nothing; `nil` (the default) for never. A message the
+        /// server lists that the socket did not deliver is owed on the session's delivery deadline
+        /// (`Session.Configuration.deliveryWatch`). Off by default: a bot sends (and so proves its socket) on its
+        /// own, and every check is a request. A few minutes is a sensible value for an app.
+        public var deliveryCheck: Duration?
 
         /// Creates a configuration.
         public init(
@@ -57,7 +64,8 @@ public final class StoatClient: Sendable {
             friendlyName: String? = "Lifeline",
             historyLimit: Int = 100,
             eventBufferLimit: Int = 10_000,
-            deadlineRecheck: ExpiryRecheckPolicy = .standard
+            deadlineRecheck: ExpiryRecheckPolicy = .standard,
+            deliveryCheck: Duration? = nil
         ) {
             self.connection = connection
             self.session = session
@@ -66,6 +74,7 @@ public final class StoatClient: Sendable {
             self.historyLimit = historyLimit
             self.eventBufferLimit = eventBufferLimit
             self.deadlineRecheck = deadlineRecheck
+            self.deliveryCheck = deliveryCheck
         }
     }
 
@@ -103,6 +112,8 @@ public final class StoatClient: Sendable {
     let signedInAccount = Mutex<AccountDatabase?>(nil)
     /// The deadlines the server set for the user (``deadlines``).
     let deadlineEngine: DeadlineEngine
+    /// The messages the user sent that the server has not confirmed (``outbox``).
+    let outboxEngine: OutboxEngine
 
     /// The session the client uses for REST calls, if it has one.
     var currentCredentials: SessionCredentials? { credentials.value }
@@ -141,6 +152,9 @@ public final class StoatClient: Sendable {
         deadlineEngine = DeadlineEngine(
             api: api, cache: cache, credentials: credentials, clock: clock,
             recheck: configuration.deadlineRecheck, logger: logger)
+        outboxEngine = OutboxEngine(
+            api: api, cache: cache, credentials: credentials, deadlines: deadlineEngine, clock: clock,
+            deliveryCheck: configuration.deliveryCheck, logger: logger)
         let eventsURL = Mutex<String?>(nil)
         let connections = StoatConnectionFactory(
             eventsURL: {
@@ -162,7 +176,8 @@ public final class StoatClient: Sendable {
 
     /// Runs the client until the calling task is cancelled: the session (see `Session.run()`), the
     /// writer that stores the cache's changes, the follower that refetches the open channels'
-    /// histories after every reconnect, and the watch of the server's deadlines (``deadlines``). When it
+    /// histories after every reconnect, the watch of the server's deadlines (``deadlines``) and the
+    /// outbox (``send(_:to:)``). When it
     /// returns, every observation has ended and every change
     /// the cache held has been written to the account's store, if one is attached.
     public func run() async {
@@ -171,6 +186,9 @@ public final class StoatClient: Sendable {
             group.addTask { await self.cache.runWriter() }
             group.addTask { await self.followSession() }
             group.addTask { await self.deadlineEngine.run(states: self.session.states) }
+            group.addTask {
+                await self.outboxEngine.run(session: self.session) { self.openChannels.withLock { $0 } }
+            }
         }
         // The writes left over are made outside the cancelled task: GRDB refuses to start work in a
         // cancelled one, and these changes must not be lost.
