@@ -161,6 +161,11 @@ struct TransitionAudit: Sendable {
             }
             pendingReady = false
         case .temporaryFailure where connectionState:
+            if cause == TemporaryFailureCause.Code.deliveryStalled.rawValue {
+                // The machine's own delivery deadline, not an end of the connection: only from CONNECTED.
+                guard from == .connected else { return ["\(name) (\(cause ?? "")) outside CONNECTED"] }
+                return []
+            }
             if cause == TemporaryFailureCause.Code.unconfirmedInvalidSession.rawValue {
                 guard isConfirming else { return ["\(name) (\(cause ?? "")) with no InvalidSession being confirmed"] }
                 isConfirming = false
