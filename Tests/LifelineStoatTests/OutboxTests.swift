@@ -422,5 +422,8 @@ struct OutboxTests {
         #expect(probe.checked(channel: "C", lastMessageID: "01E", generation: 2) == nil, "another connection")
         probe.connectionChanged(2)
         #expect(probe.checked(channel: "C", lastMessageID: "01E", generation: 2) == nil, "a new baseline")
+        // A channel without messages: its first one is newer than the empty baseline.
+        #expect(probe.checked(channel: "D", lastMessageID: nil, generation: 2) == nil)
+        #expect(probe.checked(channel: "D", lastMessageID: "01A", generation: 2) == "01A")
     }
 }

@@ -36,11 +36,12 @@ final class OutboxHarness: Sendable {
 
     var credentials: SessionCredentials { SessionCredentials(token: account.token, userID: account.userID) }
 
-    /// A client, running; `watch` is its delivery deadline.
-    func client(watch: DeliveryWatchPolicy = .standard) -> (StoatClient, SnapshotRecorder) {
+    /// A client, running; `watch` is its delivery deadline, `check` its idle delivery check.
+    func client(watch: DeliveryWatchPolicy = .standard, check: Duration? = nil) -> (StoatClient, SnapshotRecorder) {
         var configuration = StoatClient.Configuration()
         configuration.connection.heartbeatInterval = .seconds(86_400)
         configuration.session.deliveryWatch = watch
+        configuration.deliveryCheck = check
         let client = StoatClient(
             apiURL: server.apiURL, configuration: configuration, network: network, clock: clock,
             random: SeededRandomNumberGenerator(seed: 11))
@@ -68,6 +69,14 @@ final class OutboxHarness: Sendable {
     func messages(in channel: String, content: String) async throws -> [Message] {
         let page = try await api.messages(in: channel, query: .latest(limit: 100), credentials)
         return page.messages.filter { $0.content == content }
+    }
+
+    /// Waits until a channel's cached history satisfies `condition`.
+    func history(
+        of client: StoatClient, _ channel: String, _ condition: @escaping @Sendable (ChannelHistory) -> Bool
+    ) async -> ChannelHistory? {
+        for await history in client.historyUpdates(of: channel) where condition(history) { return history }
+        return nil
     }
 
     /// Moves the shared clock to `seconds`.
@@ -266,6 +275,55 @@ struct StoatOutboxTests {
         harness.clock.advance(to: .init(offset: retry))
         await recorder.next(.connected)
         try await harness.server.waitUntil(timeout: .seconds(20)) { _, counters in counters.liveSockets == 1 }
+        await harness.stop()
+    }
+
+    @Test("idle with a channel open, the optional check finds a message the deaf socket did not deliver: deliveryStalled")
+    func idleCheck() async throws {
+        let harness = try await OutboxHarness()
+        let (client, recorder) = harness.client(check: .seconds(10))
+        let general = harness.server.lobbyChannelID
+        client.open(general)
+        await client.resume(harness.credentials)
+        await recorder.next(.connected)
+        // The first check (at 10 s) reads the baseline; the loop then waits until 20 s.
+        harness.advance(to: 10)
+        await harness.clock.waitForSleep(until: .init(offset: .seconds(20)))
+        #expect(await harness.server.deafenSockets() == 1)
+        let friend = try await harness.server.addUser(username: "friend")
+        try await harness.server.join(userID: friend.userID, serverID: harness.server.lobbyServerID)
+        _ = try await harness.server.postMessage(as: friend.userID, in: general, content: "unheard")
+        harness.advance(to: 20)
+        // The second check finds it: the socket owes it, on the delivery deadline (15 s ± 20 %).
+        let deadline = await harness.clock.nextSleep { deadline in
+            deadline.offset >= .seconds(32) && deadline.offset < .seconds(38)
+        }
+        #expect(client.session.snapshot.state == .connected)
+        harness.clock.advance(to: deadline)
+        let stalled = try #require(await recorder.next(.disconnected))
+        #expect(stalled.transitions.first?.cause?.code == TemporaryFailureCause.Code.deliveryStalled.rawValue)
+        await harness.stop()
+    }
+
+    @Test("idle, the check reads nothing new while the socket delivers: no deadline, the session stays CONNECTED")
+    func idleCheckQuiet() async throws {
+        let harness = try await OutboxHarness()
+        let (client, recorder) = harness.client(check: .seconds(10))
+        let general = harness.server.lobbyChannelID
+        client.open(general)
+        await client.resume(harness.credentials)
+        await recorder.next(.connected)
+        harness.advance(to: 10)
+        await harness.clock.waitForSleep(until: .init(offset: .seconds(20)))
+        let friend = try await harness.server.addUser(username: "friend")
+        try await harness.server.join(userID: friend.userID, serverID: harness.server.lobbyServerID)
+        _ = try await harness.server.postMessage(as: friend.userID, in: general, content: "heard")
+        _ = await harness.history(of: client, general) { $0.messages.contains { $0.content == "heard" } }
+        harness.advance(to: 20)
+        await harness.clock.waitForSleep(until: .init(offset: .seconds(30)))
+        harness.advance(to: 60)
+        await harness.clock.waitForSleep(until: .init(offset: .seconds(70)))
+        #expect(client.session.snapshot.state == .connected)
         await harness.stop()
     }
 

@@ -36,7 +36,9 @@ struct DeliveryProbe: Sendable {
     /// A reading of `channel`'s `last_message_id` on connection `generation`; returns the message the socket
     /// owes, if any.
     mutating func checked(channel: String, lastMessageID: String?, generation: UInt64) -> String? {
-        guard connection == generation, let lastMessageID else { return nil }
+        guard connection == generation else { return nil }
+        // A channel without a message yet reads as the empty id: its first message is newer.
+        let lastMessageID = lastMessageID ?? ""
         defer { baselines[channel] = max(lastMessageID, baselines[channel] ?? "") }
         guard let baseline = baselines[channel], lastMessageID > baseline else { return nil }
         guard lastMessageID > newestDelivered[channel] ?? "", owed == nil else { return nil }

@@ -47,7 +47,6 @@ final class OutboxEngine: Sendable {
         case slowmodeRefused(channel: String, retryAfter: Duration)
         case expectDelivery(key: String, generation: UInt64)
         case deliverySeen(key: String)
-        case check(channel: String, generation: UInt64)
     }
 
     private struct State: Sendable {
@@ -286,8 +285,6 @@ final class OutboxEngine: Sendable {
                     await session.deliveryExpected(key, generation: generation)
                 case .deliverySeen(let key):
                     await session.deliverySeen(key)
-                case .check(let channel, let generation):
-                    group.addTask { await self.check(channel, generation: generation) }
                 }
             }
         }
@@ -436,7 +433,8 @@ final class OutboxEngine: Sendable {
                     || !state.outbox.awaitedEchoes.isEmpty
             }
             guard !busy else { continue }
-            for channel in openChannels() { post.yield(.check(channel: channel, generation: generation)) }
+            // One at a time, before the next wait: a check never overlaps the next one.
+            for channel in openChannels() { await check(channel, generation: generation) }
         }
     }
 
