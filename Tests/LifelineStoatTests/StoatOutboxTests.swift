@@ -152,13 +152,15 @@ struct StoatOutboxTests {
         await harness.stop()
     }
 
-    @Test("a 409 with Rocket's body for a message that exists: sent with its id, not failed")
+    @Test("a 409 with Rocket's body for a message that exists: looked up, sent with its id, not failed")
     func conflictFound() async throws {
         let harness = try await OutboxHarness()
         let (client, recorder) = harness.client()
         await client.resume(harness.credentials)
         await recorder.next(.connected)
         let general = harness.server.lobbyChannelID
+        // The socket hears nothing, so only the look-up can find the message.
+        await harness.server.setDeaf(true)
         // The key was used by a post the server stored (from this user, whose answer this client never saw).
         let existing = try await harness.api.sendMessage(
             OutgoingMessage(content: "exists", idempotencyKey: "known-key"), in: general, harness.credentials
