@@ -152,9 +152,10 @@ public final class StoatClient: Sendable {
         deadlineEngine = DeadlineEngine(
             api: api, cache: cache, credentials: credentials, clock: clock,
             recheck: configuration.deadlineRecheck, logger: logger)
-        outboxEngine = OutboxEngine(
+        let outbox = OutboxEngine(
             api: api, cache: cache, credentials: credentials, deadlines: deadlineEngine, clock: clock,
             deliveryCheck: configuration.deliveryCheck, logger: logger)
+        outboxEngine = outbox
         let eventsURL = Mutex<String?>(nil)
         let connections = StoatConnectionFactory(
             eventsURL: {
@@ -164,7 +165,11 @@ public final class StoatClient: Sendable {
                 return url
             },
             configuration: configuration.connection, clock: clock, logger: logger,
-            onEvent: { cache.receive($0) })
+            onEvent: { event in
+                cache.receive(event)
+                // The outbox matches its echoes here, on the socket's path: the seam the delivery watch needs.
+                outbox.socketDelivered(event)
+            })
         statistics = connections.statistics
         session = Session(
             connections: connections, authenticator: StoatAuthenticator(api: api),

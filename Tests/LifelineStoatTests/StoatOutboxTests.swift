@@ -280,7 +280,8 @@ struct StoatOutboxTests {
         await harness.stop()
     }
 
-    @Test("idle with a channel open, the optional check finds a message the deaf socket did not deliver: deliveryStalled")
+    @Test(
+        "idle with a channel open, the optional check finds a message the deaf socket did not deliver: deliveryStalled")
     func idleCheck() async throws {
         let harness = try await OutboxHarness()
         let (client, recorder) = harness.client(check: .seconds(10))

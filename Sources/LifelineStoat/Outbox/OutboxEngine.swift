@@ -30,7 +30,7 @@ protocol OutboxPersistence: Sendable {
 /// (one timer however many entries wait), and the session's delivery facts (in the order the socket and the
 /// answers gave them). Posts and look-ups run as child tasks of `run`, so nothing outlives it. Announcements
 /// and cache updates happen under the lock, so observers see every change in order.
-final class OutboxEngine: Sendable {
+final class OutboxEngine: OperationExpirationDelegate, Sendable {
     /// A wake-up of the outbox, keyed by its ticket.
     struct Watch: Identifiable, Sendable {
         var id: UInt64
@@ -68,12 +68,9 @@ final class OutboxEngine: Sendable {
     private let state = Mutex(State())
     private let persistence = Mutex<(any OutboxPersistence)?>(nil)
     private let watcher: OperationExpirationWatcher<Watch>
-    private let expirations: AsyncStream<[Watch]>
     private let commands: AsyncStream<Command>
     private let post: AsyncStream<Command>.Continuation
     private let announcements = Broadcaster<OutboxEvent>()
-    /// The socket's events, subscribed to when the client was made, so none is missed before ``run(session:)``.
-    private let firstEvents: AsyncThrowingStream<BonfireEvent, any Error>
     /// The deadlines' starts and ends, subscribed to when the client was made.
     private let deadlineEvents: AsyncStream<StoatDeadlineEvent>
     private let api: StoatAPI
@@ -89,9 +86,7 @@ final class OutboxEngine: Sendable {
         clock: some Clock<Duration>, deliveryCheck: Duration?, logger: Logger
     ) {
         watcher = OperationExpirationWatcher(clock: clock)
-        expirations = watcher.expirations
         (commands, post) = AsyncStream.makeStream(of: Command.self)
-        firstEvents = cache.events.subscribe()
         deadlineEvents = deadlines.subscribe()
         self.api = api
         self.cache = cache
@@ -251,15 +246,11 @@ final class OutboxEngine: Sendable {
     /// calling task is cancelled; then drops every wake-up and ends the announcements. `openChannels` names the
     /// channels the optional delivery check reads.
     func run(session: Session, openChannels: @escaping @Sendable () -> Set<String>) async {
+        // Wake-ups come through the delegate (held weakly), on the watcher's actor: no task of its own.
+        await watcher.setDelegate(self)
         await withDiscardingTaskGroup { group in
-            group.addTask { await self.followEvents() }
             group.addTask { await self.followSession(session) }
             group.addTask { await self.followDeadlines() }
-            group.addTask { [expirations] in
-                for await batch in expirations {
-                    for watch in batch { self.apply { $0.wake(ticket: watch.id, now: $1) } }
-                }
-            }
             if let deliveryCheck {
                 group.addTask {
                     await self.checkDeliveries(every: deliveryCheck, session: session, openChannels: openChannels)
@@ -313,30 +304,23 @@ final class OutboxEngine: Sendable {
         }
     }
 
-    private func followEvents() async {
-        var events = firstEvents
-        while !Task.isCancelled {
-            do {
-                for try await event in events { handle(event) }
-                return
-            } catch {
-                // This observer fell behind: an echo missed is found by a look-up, or by the delivery deadline.
-                events = cache.events.subscribe()
-                logger.info("outbox: events missed")
-            }
-        }
-    }
-
-    private func handle(_ event: BonfireEvent) {
+    /// An event of the live socket (``StoatClient`` calls it on the socket's path, after the cache): a message
+    /// may be an entry's echo, or one the delivery check is owed.
+    func socketDelivered(_ event: BonfireEvent) {
         switch event {
         case .message(let message):
             apply { outbox, now in outbox.delivered(message, now: now) }
             if let seen = state.withLock({ $0.probe.delivered(message) }) { post.yield(.deliverySeen(key: seen)) }
         case .bulk(let events):
-            for event in events { handle(event) }
+            for event in events { socketDelivered(event) }
         default:
             break
         }
+    }
+
+    /// Wake-ups that came due (``OperationExpirationDelegate``).
+    func operationsExpired(_ operations: [Watch]) {
+        for watch in operations { apply { $0.wake(ticket: watch.id, now: $1) } }
     }
 
     private func followDeadlines() async {
