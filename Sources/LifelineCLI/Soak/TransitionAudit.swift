@@ -52,6 +52,8 @@ struct TransitionAudit: Sendable {
     private(set) var connectedSince: Duration?
     /// Whether a confirmation of `InvalidSession` is in progress.
     private(set) var isConfirming = false
+    /// How many times the delivery deadline found the socket deaf (TEMPORARY_FAILURE `deliveryStalled`).
+    private(set) var deliveryStalls = 0
 
     private var pendingReady = false
     private var pendingEnd: PendingEnd?
@@ -164,6 +166,7 @@ struct TransitionAudit: Sendable {
             if cause == TemporaryFailureCause.Code.deliveryStalled.rawValue {
                 // The machine's own delivery deadline, not an end of the connection: only from CONNECTED.
                 guard from == .connected else { return ["\(name) (\(cause ?? "")) outside CONNECTED"] }
+                deliveryStalls += 1
                 return []
             }
             if cause == TemporaryFailureCause.Code.unconfirmedInvalidSession.rawValue {
