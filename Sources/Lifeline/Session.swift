@@ -288,7 +288,7 @@ public actor Session {
 
     /// The server stored something the socket of connection `generation` must deliver (the user's own
     /// message): the machine arms its delivery deadline, and a socket that does not deliver by then is deaf —
-    /// TEMPORARY_FAILURE ``TemporaryFailureCause/Code/deliveryStalled``, then a reconnect. Ignored outside
+    /// TEMPORARY_FAILURE `deliveryStalled`, then a reconnect. Ignored outside
     /// CONNECTED, for another connection, and while another delivery is awaited (see
     /// `SessionMachine.deliveryExpected(_:generation:using:)`).
     ///
