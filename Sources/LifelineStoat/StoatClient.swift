@@ -174,7 +174,7 @@ public final class StoatClient: Sendable {
         session = Session(
             connections: connections, authenticator: StoatAuthenticator(api: api),
             health: configuration.healthURL.map { StoatHealthService(api: api, url: $0) },
-            caches: ClientCaches(cache: cache, credentials: credentials),
+            caches: ClientCaches(cache: cache, credentials: credentials, outbox: outbox),
             network: network,
             clock: clock, random: random, configuration: configuration.session, logger: logger)
     }
@@ -265,6 +265,8 @@ struct ClientCaches: CacheInvalidation {
 
     let cache: CacheEngine
     let credentials: Credentials
+    /// The outbox, forgotten in memory on DISPOSE (its store keeps its entries for the next sign-in).
+    var outbox: OutboxEngine?
 
     func invalidateCaches() async {
         await cache.invalidateCaches()
@@ -273,5 +275,6 @@ struct ClientCaches: CacheInvalidation {
     func discardCaches() async {
         credentials.value = nil
         await cache.discardCaches()
+        outbox?.disposed()
     }
 }

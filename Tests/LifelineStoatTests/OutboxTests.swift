@@ -20,7 +20,9 @@ private struct Story {
     }
 
     mutating func send(_ nonce: String, to channel: String = "C") -> [Outbox.Action] {
-        outbox.enqueue(nonce: nonce, channel: channel, message: Self.message(nonce: nonce), floor: Self.floor, now: now)
+        let record = outbox.makeRecord(
+            nonce: nonce, channel: channel, message: Self.message(nonce: nonce), floor: Self.floor)
+        return outbox.enqueue(record, now: now)
     }
 
     mutating func connect(_ generation: UInt64? = 1) -> [Outbox.Action] {
@@ -289,6 +291,21 @@ struct OutboxTests {
         #expect(story.connect().requests == ["look up posted in B after \(Story.floor)", "post fresh on 1"])
         #expect(story.send("next").isEmpty == false)
         #expect(story.record("next")?.position == 4)
+    }
+
+    @Test("records take their positions when made: a send that took its position first is queued first; a nonce once")
+    func positions() {
+        var story = Story()
+        let first = story.outbox.makeRecord(
+            nonce: "a", channel: "C", message: Story.message(nonce: "a"), floor: Story.floor)
+        let second = story.outbox.makeRecord(
+            nonce: "b", channel: "C", message: Story.message(nonce: "b"), floor: Story.floor)
+        // The second's store write finished first.
+        _ = story.outbox.enqueue(second, now: story.now)
+        _ = story.outbox.enqueue(first, now: story.now)
+        #expect(story.outbox.publicEntries.map(\.nonce) == ["a", "b"])
+        #expect(story.outbox.enqueue(first, now: story.now).isEmpty, "queued once")
+        #expect(story.connect().requests == ["post a on 1"])
     }
 
     @Test("discard drops a queued or failed entry, never one being sent; unknown nonces are refused")

@@ -330,6 +330,53 @@ struct StoatOutboxTests {
         await harness.stop()
     }
 
+    @Test(
+        "a logout forgets the outbox in memory: without a store its entries fail (loggedOut), with one they wait for the next sign-in"
+    )
+    func logout() async throws {
+        let harness = try await OutboxHarness()
+        let general = harness.server.lobbyChannelID
+        let email = "logout@example.com"
+        let password = "logout password 1"
+        _ = try await harness.server.addAccount(email: email, password: password, username: "leaver")
+        let (stored, storedRecorder) = harness.client()
+        _ = try #require(await stored.signIn(to: harness.stores.store, email: email, password: password).database)
+        await storedRecorder.next(.connected)
+        // From now on no socket gets past its upgrade (a silent server; the connect timeout is on the test
+        // clock, which stands still): the messages stay queued.
+        await harness.server.setSilent(true)
+        _ = await harness.server.dropAllSockets()
+        await storedRecorder.next(.disconnected)
+        let kept = try await stored.send(OutgoingMessage(content: "kept for later"), to: general)
+        await stored.session.logOut()
+        await storedRecorder.next(.ready)
+        #expect(stored.outbox.isEmpty, "forgotten in memory")
+        var restored = stored.outboxEvents.makeAsyncIterator()
+        _ = await stored.signIn(to: harness.stores.store, email: email, password: password)
+        guard case .changed(let again)? = await restored.next() else {
+            Issue.record("not restored")
+            return
+        }
+        #expect(again.nonce == kept.nonce)
+        #expect(again.state == .queued(retryAfter: nil))
+
+        let (memory, memoryRecorder) = harness.client()
+        await memory.resume(harness.credentials)
+        var events = memory.outboxEvents.makeAsyncIterator()
+        let queued = try await memory.send(OutgoingMessage(content: "never sent"), to: general)
+        _ = await events.next()
+        await memory.session.logOut()
+        await memoryRecorder.next(.ready)
+        guard case .changed(let failed)? = await events.next(), case .failed(let failure) = failed.state else {
+            Issue.record("not reported failed")
+            return
+        }
+        #expect(failed.nonce == queued.nonce)
+        #expect(failure.code == "loggedOut")
+        #expect(memory.outbox.isEmpty)
+        await harness.stop()
+    }
+
     @Test("an outbox row that cannot be read is reported and skipped; the others are sent")
     func corruptRow() async throws {
         let harness = try await OutboxHarness()

@@ -218,26 +218,26 @@ struct Outbox: Sendable {
 
     // MARK: - The user
 
-    /// Queues a message (already persisted by the caller when a store is attached).
-    mutating func enqueue(
-        nonce: String, channel: String, message: OutgoingMessage, floor: String, now: Duration
-    ) -> [Action] {
-        lastPosition += 1
-        let record = Record(
-            nonce: nonce, channel: channel, content: message.content, attachments: message.attachments,
-            replies: message.replies, masquerade: message.masquerade, flags: message.flags, position: lastPosition,
-            floor: floor)
+    /// Queues a message made by ``makeRecord(nonce:channel:message:floor:)`` (and persisted by the caller when
+    /// a store is attached). A nonce already queued changes nothing.
+    mutating func enqueue(_ record: Record, now: Duration) -> [Action] {
+        guard !contains(record.nonce) else { return [] }
         let entry = Entry(record: record, step: .ready(.post))
-        entries.append(entry)
+        // Kept in position order: a send that took its position first is queued first.
+        let index = entries.firstIndex { $0.record.position > record.position } ?? entries.endIndex
+        entries.insert(entry, at: index)
+        lastPosition = max(lastPosition, record.position)
         return [.announce(Self.view(entry))] + pump(now: now)
     }
 
-    /// The record the next ``enqueue(nonce:channel:message:floor:now:)`` will persist.
-    func record(nonce: String, channel: String, message: OutgoingMessage, floor: String) -> Record {
-        Record(
+    /// A new entry's record, with the next position in the queue (taken now, so concurrent sends keep their
+    /// order).
+    mutating func makeRecord(nonce: String, channel: String, message: OutgoingMessage, floor: String) -> Record {
+        lastPosition += 1
+        return Record(
             nonce: nonce, channel: channel, content: message.content, attachments: message.attachments,
-            replies: message.replies, masquerade: message.masquerade, flags: message.flags,
-            position: lastPosition + 1, floor: floor)
+            replies: message.replies, masquerade: message.masquerade, flags: message.flags, position: lastPosition,
+            floor: floor)
     }
 
     /// Whether an entry with this nonce is in the outbox.

@@ -133,7 +133,10 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
                 [cache.history(channel).messages.map(\.id).max(), cache.channels[channel]?.lastMessageID]
                     .compactMap { $0 }.max()
             })
-        let record = state.withLock { $0.outbox.record(nonce: nonce, channel: channel, message: message, floor: floor) }
+        // The position is taken now, so two sends at once keep their order in the store too.
+        let record = state.withLock {
+            $0.outbox.makeRecord(nonce: nonce, channel: channel, message: message, floor: floor)
+        }
         if let store = persistence.withLock({ $0 }) {
             do {
                 try await store.save(record)
@@ -142,8 +145,7 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
                     code: .storageFailed, message: "the message could not be kept in the account's store", cause: error)
             }
         }
-        apply { outbox, now in outbox.enqueue(nonce: nonce, channel: channel, message: message, floor: floor, now: now)
-        }
+        apply { outbox, now in outbox.enqueue(record, now: now) }
         return state.withLock { $0.outbox.publicEntries.first { $0.nonce == nonce } }
             ?? OutboxEntry(nonce: nonce, channel: channel, message: message, state: .queued(retryAfter: nil))
     }
@@ -197,9 +199,13 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
     // MARK: - The store
 
     /// Attaches the account's store and restores its entries; an entry that cannot be read is reported and
-    /// skipped.
+    /// skipped. The entries of a store attached before (another account's) are forgotten in memory first.
     func attach(_ store: any OutboxPersistence) async {
-        persistence.withLock { $0 = store }
+        let previous = persistence.withLock { persistence in
+            defer { persistence = store }
+            return persistence
+        }
+        if previous != nil { forget() }
         let stored: (records: [Outbox.Record], unreadable: [String])
         do {
             stored = try await store.outbox()
@@ -215,22 +221,31 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
         apply { outbox, now in outbox.restore(stored.records, now: now) }
     }
 
-    /// The session was disposed of: the outbox is forgotten in memory. With a store, its entries stay there for
-    /// the next sign-in; without one, a logout is the user's word, and the entries not sent are reported failed
-    /// (`loggedOut`) as they go.
-    private func disposed() {
+    /// The session was disposed of (``ClientCaches``, before READY): the outbox is forgotten in memory. With a
+    /// store, its entries stay there for the next sign-in; without one, a logout is the user's word, and the
+    /// entries not sent are reported failed (`loggedOut`) as they go — one being sent may have reached the
+    /// server, and says so.
+    func disposed() {
         let store = persistence.withLock { store in
             defer { store = nil }
             return store
         }
+        forget(reporting: store == nil)
+    }
+
+    /// Forgets every entry in memory; `reporting`, each one not sent is announced failed (`loggedOut`).
+    private func forget(reporting: Bool = false) {
         state.withLock { state in
             let (dropped, actions) = state.outbox.reset()
             state.probe.connectionChanged(nil)
             for action in actions { perform(action, in: &state) }
-            if store == nil {
+            if reporting {
                 for var entry in dropped where entry.state.name != "failed" {
-                    entry.state = .failed(
-                        OutboxEntry.Failure(code: "loggedOut", message: "the session ended before the server had it"))
+                    let message =
+                        entry.state == .sending
+                        ? "the session ended while it was being sent: the server may have it"
+                        : "the session ended before it was sent"
+                    entry.state = .failed(OutboxEntry.Failure(code: "loggedOut", message: message))
                     announcements.publish(.changed(entry))
                     remember(entry.nonce, entry.state, in: &state)
                 }
@@ -297,7 +312,6 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
 
     private func followSession(_ session: Session) async {
         for await snapshot in session.states {
-            if snapshot.transitions.contains(where: { $0.to == .dispose }) { disposed() }
             let generation = snapshot.state == .connected ? await session.connectedGeneration : nil
             state.withLock { $0.probe.connectionChanged(generation) }
             apply { $0.connectionChanged(generation, now: $1) }
