@@ -110,6 +110,18 @@ struct OutboxTests {
         #expect(story.outbox.delivered(message, now: story.now).isEmpty)
     }
 
+    @Test("a server that echoes a different nonce: sent by its answer, and its event recognised by the id")
+    func otherNonce() {
+        var story = Story()
+        _ = story.connect()
+        _ = story.send("n1")
+        let message = Message(id: "M1", nonce: "something-else", channel: "C", author: "me", content: "hi")
+        let stored = story.posted("n1", "n1", .stored(message))
+        #expect(stored.announced == ["n1 sent"])
+        #expect(stored.contains(.expectDelivery(key: "n1", generation: 1)))
+        #expect(story.outbox.delivered(message, now: story.now) == [.deliverySeen(key: "n1")])
+    }
+
     @Test("the event arriving before the answer sends it; the answer then changes nothing, and no delivery is owed")
     func echoFirst() {
         var story = Story()
