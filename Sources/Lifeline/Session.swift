@@ -55,6 +55,9 @@ public actor Session {
         /// (`SessionMachine.stabilityWindow`); `nil` is the machine's default, 30 s. `StoatClient` uses its
         /// heartbeat interval.
         public var stabilityWindow: Duration?
+        /// How long CONNECTED waits for the socket to deliver what the server stored
+        /// (``deliveryExpected(_:generation:)``) before it calls the socket deaf: 15 s ± 20 % by default.
+        public var deliveryWatch: DeliveryWatchPolicy
 
         /// Creates a configuration; the defaults are the specification's.
         public init(
@@ -68,7 +71,8 @@ public actor Session {
             replayTimeout: Duration = .seconds(10),
             replayRetryDelay: Duration = .seconds(1),
             subscriptionRenewal: Duration? = nil,
-            stabilityWindow: Duration? = nil
+            stabilityWindow: Duration? = nil,
+            deliveryWatch: DeliveryWatchPolicy = .standard
         ) {
             self.retryPolicy = retryPolicy
             self.healthThreshold = healthThreshold
@@ -81,6 +85,7 @@ public actor Session {
             self.replayTimeout = replayTimeout
             self.subscriptionRenewal = subscriptionRenewal
             self.stabilityWindow = stabilityWindow
+            self.deliveryWatch = deliveryWatch
         }
     }
 
@@ -172,7 +177,8 @@ public actor Session {
         let machine = SessionMachine(
             retryPolicy: configuration.retryPolicy, healthThreshold: configuration.healthThreshold,
             sessionCheckPolicy: configuration.sessionCheck,
-            stabilityWindow: configuration.stabilityWindow ?? .seconds(30))
+            stabilityWindow: configuration.stabilityWindow ?? .seconds(30),
+            deliveryWatchPolicy: configuration.deliveryWatch)
         self.machine = machine
         replay = ReplayPlan(
             mode: configuration.replayMode, retryLimit: configuration.replayRetryLimit,
@@ -282,6 +288,38 @@ public actor Session {
     /// Reconnects now from DISCONNECTED or OFFLINE (the extension event RECONNECT_NOW).
     @discardableResult
     public func reconnectNow() -> Bool { handle(.reconnectNow) }
+
+    // MARK: - Deliveries the socket owes
+
+    /// The connection that is CONNECTED now, by generation, or `nil` in every other state: what a fact about
+    /// the live socket (``deliveryExpected(_:generation:)``) is tied to.
+    public var connectedGeneration: UInt64? {
+        machine.state == .connected ? machine.liveGeneration : nil
+    }
+
+    /// The server stored something the socket of connection `generation` must deliver (the user's own
+    /// message): the machine arms its delivery deadline, and a socket that does not deliver by then is deaf —
+    /// TEMPORARY_FAILURE `deliveryStalled`, then a reconnect. Ignored outside
+    /// CONNECTED, for another connection, and while another delivery is awaited (see
+    /// `SessionMachine.deliveryExpected(_:generation:using:)`).
+    ///
+    /// - Parameters:
+    ///   - key: What names the delivery (the message's nonce); report it with ``deliverySeen(_:)``.
+    ///   - generation: ``connectedGeneration`` when the send started.
+    public func deliveryExpected(_ key: String, generation: UInt64) {
+        guard !stopping else { return }
+        // Not published: nothing the interface shows changed.
+        for action in machine.deliveryExpected(key, generation: generation, using: &random).actions {
+            perform(action)
+        }
+    }
+
+    /// The socket delivered what ``deliveryExpected(_:generation:)`` named `key`: its deadline is cancelled. A
+    /// key not awaited changes nothing, and is not a stale event.
+    public func deliverySeen(_ key: String) {
+        guard !stopping else { return }
+        for action in machine.deliverySeen(key).actions { perform(action) }
+    }
 
     /// Shows why a login at the login interface failed (READY only): wrong password, blocked, disabled.
     ///
@@ -592,7 +630,8 @@ public actor Session {
             return
         }
         if case .retry = timer.purpose { metrics.retryFired() }
-        apply(machine.timerFired(id, using: &random))
+        let age = machine.liveGeneration.flatMap(connectedFor)
+        apply(machine.timerFired(id, connectedFor: age, using: &random))
     }
 
     private func sessionChecked(_ result: Result<SessionCheck, any Error>, check: UInt64) {

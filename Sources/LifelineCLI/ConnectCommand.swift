@@ -19,10 +19,15 @@ struct Connect: AsyncParsableCommand {
             to the server that issued it, and --account LABEL@HOST picks the account of one server when a label \
             is on several. Commands on standard \
             input, one per line: logout, retry, offline, online, subscribe ID, unsubscribe ID, typing CHANNEL, \
-            send CHANNEL TEXT, history CHANNEL, open CHANNEL, username NAME, cancel, dismiss, quit. The end of \
-            input does not end the session; quit, SIGINT and SIGTERM do (exit 0). A login refused in READY \
-            prints why and exits 1. With --json, standard output carries one JSON object per line and nothing \
-            else (format: README).
+            send CHANNEL TEXT, discard NONCE, resend NONCE, history CHANNEL, open CHANNEL, username NAME, cancel, \
+            dismiss, quit. send goes through the outbox: it is queued (kept in the store with --store, so it is \
+            sent on the next run after quit, a signal or a crash), posted when CONNECTED, looked for rather than \
+            posted again when an answer is lost, and printed at every change of its state (queued, sending, sent, \
+            failed); discard drops a queued or failed message, resend posts a failed one again with a new key. A \
+            socket that answers Pings but does not deliver the user's own message within --delivery-deadline is \
+            dropped (deliveryStalled) and reconnected. The end of input does not end the session; quit, SIGINT \
+            and SIGTERM do (exit 0). A login refused in READY prints why and exits 1. With --json, standard \
+            output carries one JSON object per line and nothing else (format: README).
             """
     )
 
@@ -81,6 +86,8 @@ struct Connect: AsyncParsableCommand {
     @Option(help: "Seconds to wait for the first message of a connection.") var connectTimeout: Double = 10
     @Option(help: "The retry delay's unit in seconds: (2^x − 1) × unit ± 20 %.") var retryUnit: Double = 1
     @Option(help: "The largest retry delay before jitter, in seconds.") var retryCeiling: Double = 300
+    @Option(help: "Seconds the socket has to deliver the user's own sent message (± 20 %) before it counts as deaf.")
+    var deliveryDeadline: Double = 15
 
     @Option(
         help: """
@@ -140,7 +147,7 @@ struct Connect: AsyncParsableCommand {
         }
         for (name, value) in [
             ("heartbeat-interval", heartbeatInterval), ("pong-timeout", pongTimeout),
-            ("connect-timeout", connectTimeout), ("retry-unit", retryUnit),
+            ("connect-timeout", connectTimeout), ("retry-unit", retryUnit), ("delivery-deadline", deliveryDeadline),
         ] where !(value > 0 && value.isFinite) {
             throw ValidationError("--\(name) must be a positive number of seconds, got \(value).")
         }
@@ -175,13 +182,16 @@ struct Connect: AsyncParsableCommand {
                 connectTimeout: .seconds(connectTimeout), format: format == .msgpack ? .messagePack : .json),
             session: Session.Configuration(
                 retryPolicy: try RetryPolicy(unit: .seconds(retryUnit), ceiling: .seconds(retryCeiling)),
-                subscriptionRenewal: .seconds(600)),
+                subscriptionRenewal: .seconds(600),
+                deliveryWatch: try DeliveryWatchPolicy(deadline: .seconds(deliveryDeadline))),
             healthURL: health.flatMap(URL.init(string:)), friendlyName: "lifeline connect")
         let client = StoatClient(apiURL: apiURL, configuration: configuration, network: monitor)
         let timeline = Timeline(json: json)
         let printer = AccountPrinter(client: client, timeline: timeline)
         // Subscribed now, so a deadline that Ready already carries is printed too.
         let deadlineEvents = client.deadlineEvents
+        // Subscribed now, so the entries the store gives back at sign-in are printed too.
+        let outboxEvents = client.outboxEvents
         let username = username
         let firstScreenFromStore = store != nil
 
@@ -220,6 +230,7 @@ struct Connect: AsyncParsableCommand {
             }
             group.addTask { await printer.printMessages() }
             group.addTask { await printer.printDeadlines(deadlineEvents) }
+            group.addTask { await printer.printOutbox(outboxEvents) }
             defer { stopping.finish() }
             for await _ in following {}
             for server in subscribe { await client.session.subscribe(server: server) }
@@ -463,10 +474,21 @@ struct Connect: AsyncParsableCommand {
                 return .done
             }
             do {
+                // Returns once queued (and kept in the store): the outbox lines follow the delivery.
                 _ = try await client.send(OutgoingMessage(content: words[2]), to: channel)
             } catch {
                 accepted = false
                 reason = "\(error.cause.map { "\($0)" } ?? error.message)"
+            }
+        case ("discard", let nonce?):
+            do { try client.discard(nonce) } catch {
+                accepted = false
+                reason = error.message
+            }
+        case ("resend", let nonce?):
+            do { try client.resend(nonce) } catch {
+                accepted = false
+                reason = error.message
             }
         default:
             timeline.command(line, accepted: false, reason: "unknown command")
@@ -492,7 +514,11 @@ struct Connect: AsyncParsableCommand {
 /// - `{"type":"timeout","server":ID,"until":ISO8601}` when the server times the user out in a server (or moves
 ///   the timeout), and `{"type":"timeout_ended","server":ID}` when the server says it is over;
 /// - `{"type":"slowmode","channel":ID,"retry_after":S}` when a channel's slowmode holds the user back, and
-///   `{"type":"slowmode_ended","channel":ID}` when the server says it is over.
+///   `{"type":"slowmode_ended","channel":ID}` when the server says it is over;
+/// - `{"type":"outbox","channel":ID,"nonce":N,"state":"queued"|"sending"|"sent"|"failed","id":ID,"reason":CODE,
+///   "retry_after":S}` at every change of a sent message's state (`id` once sent, `reason` once failed,
+///   `retry_after` while a slowmode is waited out), and for each entry the store gives back at sign-in;
+///   `{"type":"warning","text":…}` for a stored entry that cannot be read.
 struct AccountPrinter: Sendable {
     let client: StoatClient
     let timeline: Timeline
@@ -554,6 +580,42 @@ struct AccountPrinter: Sendable {
                     human: "  (missed messages while printing: \(error.message))")
             }
         }
+    }
+
+    /// Prints every change of the outbox (``StoatClient/outboxEvents``) until the client stops.
+    func printOutbox(_ events: AsyncStream<OutboxEvent>) async {
+        for await event in events {
+            switch event {
+            case .changed(let entry): outbox(entry)
+            case .unreadable(let reason):
+                timeline.record(
+                    ["type": .string("warning"), "text": .string(reason)], human: "  (outbox: \(terminalSafe(reason)))")
+            }
+        }
+    }
+
+    func outbox(_ entry: OutboxEntry) {
+        var line: [String: JSONLine.Value] = [
+            "type": .string("outbox"), "channel": .string(entry.channel), "nonce": .string(entry.nonce),
+            "state": .string(entry.state.name),
+        ]
+        var human =
+            "  outbox \(terminalSafe(entry.nonce)) in #\(terminalSafe(chatName(entry.channel))): \(entry.state.name)"
+        switch entry.state {
+        case .queued(let retryAfter?):
+            let seconds = Int((retryAfter / .seconds(1)).rounded(.up))
+            line["retry_after"] = .integer(seconds)
+            human += " (slowmode: \(seconds) s)"
+        case .sent(let id):
+            line["id"] = .string(id)
+            human += " as \(terminalSafe(id))"
+        case .failed(let failure):
+            line["reason"] = .string(failure.code)
+            human += " (\(terminalSafe(failure.code)): \(terminalSafe(failure.message)))"
+        case .queued, .sending:
+            break
+        }
+        timeline.record(line, human: human)
     }
 
     /// Prints every deadline the server sets or ends (``StoatClient/deadlineEvents``) until the client stops.

@@ -7,8 +7,8 @@ import Foundation
 ///
 /// Each violation is printed as its own line when it is found; the last line is one JSON object:
 /// `{"type":"soak","sessions":N,"seconds":S,"seed":SEED,"faults":K,"violations":V,"memory_growth":x,
-/// "task_growth":y,"lost_messages":L,"duplicate_messages":D,"reconnected":R,…}`. The exit status is 0 only
-/// when V, L and D are 0 and R = N.
+/// "task_growth":y,"lost_messages":L,"duplicate_messages":D,"reconnected":R,"outbox_sent":…,"outbox_failed":…,
+/// "outbox_lost":OL,"outbox_duplicated":OD,…}`. The exit status is 0 only when V, L, D, OL and OD are 0 and R = N.
 struct Soak: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "soak",
@@ -17,9 +17,12 @@ struct Soak: AsyncParsableCommand {
             The reference server runs in a child process; the sessions (StoatClients, each with its cache and its \
             own device network) run in this one. For --seconds, a schedule drawn from --seed drops sockets, \
             refuses upgrades, makes the server silent or deaf to pings, delays Ready, sends garbage and oversized \
-            frames, fails session lookups for a moment and takes devices offline, while other users post messages. \
-            Then the faults stop and every session must be CONNECTED within the retry formula's bound. Timings are \
-            scaled down (retry unit 0.2 s, Ping every 2 s, 1–2 s deadlines) so that a short run holds many cycles. \
+            frames, fails session lookups for a moment, takes devices offline, deafens some sockets (Pong only, no \
+            events) and loses the answers to some sends, while other users post messages and the sessions send \
+            through their outboxes. Then the faults stop and every session must be CONNECTED within the retry \
+            formula's bound, and every outbox message sent exactly once on the server (or failed with a reason). \
+            Timings are scaled down (retry unit 0.2 s, Ping every 2 s, 1–2 s deadlines, a 1.5 s delivery deadline \
+            and a delivery check every 3 s) so that a short run holds many cycles. \
             Build in release mode for long runs: swift run -c release lifeline soak --sessions 1000 --seconds 600.
             """
     )

@@ -20,7 +20,7 @@ public enum SessionAction: Sendable, Hashable {
     /// RECONNECTING entry: invalidate cached data (message history, members list).
     case invalidateCaches
 
-    /// Arm a timer on the runtime's clock; report ``SessionMachine/timerFired(_:using:)`` when it fires.
+    /// Arm a timer on the runtime's clock; report ``SessionMachine/timerFired(_:connectedFor:using:)`` when it fires.
     /// DISCONNECTED's retry timer is one (its purpose says so).
     case armTimer(SessionTimer)
 

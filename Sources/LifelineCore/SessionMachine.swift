@@ -109,6 +109,19 @@ public struct SessionMachine: Sendable {
     /// ``Attempt/confirming``.
     private var confirmation: Confirmation?
 
+    /// A delivery the socket owes (``deliveryExpected(_:generation:using:)``) and the timer of its deadline:
+    /// set only while CONNECTED, cleared by ``deliverySeen(_:)``, by the timer and on leaving CONNECTED. Kept
+    /// beside the state, as ``confirmation`` is, so the state every transition copies holds nothing to count.
+    private var deliveryWatch: DeliveryWatch?
+
+    /// One awaited delivery: what the runtime names it by, and its deadline's timer.
+    @usableFromInline
+    struct DeliveryWatch: Sendable {
+        var key: String
+        var timer: UInt64
+        var delay: Duration
+    }
+
     /// The retry policy DISCONNECTED uses.
     public let retryPolicy: RetryPolicy
 
@@ -117,6 +130,9 @@ public struct SessionMachine: Sendable {
 
     /// How an `InvalidSession` is confirmed before the session is given up.
     public let sessionCheckPolicy: SessionCheckPolicy
+
+    /// How long CONNECTED waits for the socket to deliver a message the server stored.
+    public let deliveryWatchPolicy: DeliveryWatchPolicy
 
     /// The connection-failure count: +1 on entering DISCONNECTED, reset to 0 on entering CONNECTED — except
     /// that a connection which ends within ``stabilityWindow`` of CONNECTED continues from the count it
@@ -176,9 +192,10 @@ public struct SessionMachine: Sendable {
     ///   - sessionCheckPolicy: How an `InvalidSession` is confirmed.
     ///   - stabilityWindow: How long a connection must last after CONNECTED for its end to start the failure
     ///     count again; not negative. Default 30 s, one heartbeat interval.
+    ///   - deliveryWatchPolicy: How long CONNECTED waits for a delivery the socket owes.
     public init(
         retryPolicy: RetryPolicy = .spec, healthThreshold: Int = 3, sessionCheckPolicy: SessionCheckPolicy = .standard,
-        stabilityWindow: Duration = .seconds(30)
+        stabilityWindow: Duration = .seconds(30), deliveryWatchPolicy: DeliveryWatchPolicy = .standard
     ) {
         precondition(healthThreshold >= 1, "healthThreshold must be at least 1, got \(healthThreshold)")
         precondition(stabilityWindow >= .zero, "stabilityWindow must not be negative, got \(stabilityWindow)")
@@ -186,6 +203,7 @@ public struct SessionMachine: Sendable {
         self.healthThreshold = healthThreshold
         self.sessionCheckPolicy = sessionCheckPolicy
         self.stabilityWindow = stabilityWindow
+        self.deliveryWatchPolicy = deliveryWatchPolicy
     }
 
     // MARK: - Reading
@@ -249,6 +267,10 @@ public struct SessionMachine: Sendable {
         if case .disconnected = current { return true }
         return false
     }
+
+    /// The delivery CONNECTED is waiting for, by the key the runtime gave it, or `nil`: set exactly while a
+    /// delivery timer (``SessionTimer/Purpose/deliveryWatch``) is armed, and only in CONNECTED.
+    public var watchedDelivery: String? { deliveryWatch?.key }
 
     /// What the interface shows now.
     public var presentation: Presentation {
@@ -384,12 +406,34 @@ public struct SessionMachine: Sendable {
     }
 
     /// A timer the machine armed (``SessionAction/armTimer(_:)``) fired: RETRY for DISCONNECTED's retry
-    /// timer, the next check of a session being confirmed.
+    /// timer, the next check of a session being confirmed, TEMPORARY_FAILURE
+    /// ``TemporaryFailureCause/Code/deliveryStalled`` for a delivery deadline.
     ///
+    /// A delivery deadline ends the connection as a connection's own end does: one that had been in CONNECTED
+    /// less than ``stabilityWindow`` (`connectedFor`) keeps the failure history, so a server that stays deaf
+    /// meets growing retry delays instead of a reconnect every deadline.
+    ///
+    /// - Parameters:
+    ///   - id: The timer's id.
+    ///   - connectedFor: How long the live connection had been in CONNECTED, on the runtime's clock; `nil` when
+    ///     the runtime does not say (the specification's count).
+    ///   - generator: The random source for the jitter.
     /// - Returns: What to do, or ``Output/ignored`` for a timer that was cancelled or superseded.
-    public mutating func timerFired(_ id: UInt64, using generator: inout some RandomNumberGenerator) -> Output {
+    public mutating func timerFired(
+        _ id: UInt64, connectedFor: Duration? = nil, using generator: inout some RandomNumberGenerator
+    ) -> Output {
         if case .disconnected(_, _, let timer) = current, timer == id {
             return handle(.retry, using: &generator)
+        }
+        if let watch = deliveryWatch, watch.timer == id {
+            // Fired: CONNECTED's exit has no timer left to cancel.
+            deliveryWatch = nil
+            if case .connected = current, let connectedFor, connectedFor < stabilityWindow { endedBeforeStable = true }
+            defer { endedBeforeStable = false }
+            let cause = TemporaryFailureCause(
+                code: .deliveryStalled,
+                message: "the socket delivered no event for a message the server stored, within \(watch.delay)")
+            return handle(.temporaryFailure(cause), using: &generator)
         }
         guard let (credentials, waiting) = attempt, case .confirming = waiting, var confirmation,
             case .timer(let pending) = confirmation.pending, pending == id
@@ -398,6 +442,47 @@ public struct SessionMachine: Sendable {
         confirmation.pending = .check(check)
         self.confirmation = confirmation
         return .updated(actions: [.checkSession(credentials, check: check)])
+    }
+
+    // MARK: - Deliveries the socket owes
+
+    /// The server stored something whose event the live connection must deliver — the user's own message,
+    /// which the REST answer carried — so the socket has until the delivery deadline to bring it
+    /// (``DeliveryWatchPolicy``): the deadline's timer is armed, as data.
+    ///
+    /// One delivery is watched at a time: while one is awaited, another changes nothing (the first one's
+    /// deadline already proves the socket). A watch needs the connection the fact was observed on:
+    /// `generation` is the connection that was CONNECTED when the send started, so a send that straddled a
+    /// reconnect (its event may have gone to the old socket) is not watched. The machine never resets or
+    /// counts failures here; only the firing deadline is a TEMPORARY_FAILURE.
+    ///
+    /// - Parameters:
+    ///   - key: What the runtime names the delivery by (the message's nonce), for ``deliverySeen(_:)``.
+    ///   - generation: The connection the send started on.
+    ///   - generator: The random source for the deadline's jitter.
+    /// - Returns: ``Output/updated(actions:)`` with the timer to arm, or ``Output/ignored`` outside CONNECTED,
+    ///   for another connection, while a delivery is already watched, or with the watch disabled.
+    public mutating func deliveryExpected(
+        _ key: String, generation: UInt64, using generator: inout some RandomNumberGenerator
+    ) -> Output {
+        guard deliveryWatchPolicy.isEnabled, case .connected(_, let live) = current, live == generation,
+            deliveryWatch == nil
+        else { return .ignored }
+        let delay = deliveryWatchPolicy.delay(using: &generator)
+        let timer = SessionTimer(id: nextTicket(), purpose: .deliveryWatch, delay: delay)
+        deliveryWatch = DeliveryWatch(key: key, timer: timer.id, delay: delay)
+        return .updated(actions: [.armTimer(timer)])
+    }
+
+    /// The socket delivered what ``deliveryExpected(_:generation:using:)`` named `key`: its deadline's timer is
+    /// cancelled.
+    ///
+    /// - Returns: ``Output/updated(actions:)`` with the cancellation, or ``Output/ignored`` when `key` is not the
+    ///   delivery awaited (another message, or one whose deadline already passed).
+    public mutating func deliverySeen(_ key: String) -> Output {
+        guard let watch = deliveryWatch, watch.key == key else { return .ignored }
+        deliveryWatch = nil
+        return .updated(actions: [.cancelTimer(id: watch.timer)])
     }
 
     // MARK: - Facts that are not transitions
@@ -608,6 +693,10 @@ public struct SessionMachine: Sendable {
                 confirmation = nil
             }
         case .connected(_, let g):
+            if let watch = deliveryWatch {
+                actions.append(.cancelTimer(id: watch.timer))
+                deliveryWatch = nil
+            }
             actions.append(.closeConnection(generation: g))
         case .ready, .onboarding, .error, .dispose, .offline:
             break

@@ -1,5 +1,5 @@
 /// A timer the machine asks the runtime to arm: an id, what it is for, and its delay. When it fires the
-/// runtime calls ``SessionMachine/timerFired(_:using:)`` with the id; the machine ignores ids it no
+/// runtime calls ``SessionMachine/timerFired(_:connectedFor:using:)`` with the id; the machine ignores ids it no
 /// longer waits for, so a timer cancelled too late changes nothing.
 public struct SessionTimer: Sendable, Hashable {
     /// What a timer is for.
@@ -8,6 +8,9 @@ public struct SessionTimer: Sendable, Hashable {
         case retry(failures: Int)
         /// The wait before the next check of a session the server called invalid (``SessionCheckPolicy``).
         case sessionCheck(answers: Int)
+        /// CONNECTED's delivery deadline (``DeliveryWatchPolicy``): the event of a message the server stored is
+        /// awaited on the socket; firing is TEMPORARY_FAILURE ``TemporaryFailureCause/Code/deliveryStalled``.
+        case deliveryWatch
     }
 
     /// The timer's id, unique within its machine.

@@ -37,6 +37,9 @@ public struct TemporaryFailureCause: Error, Sendable, Hashable, CustomStringConv
         /// The replay plan blames the last significant event played on that connection
         /// (``ReplayPlan/disconnected(after:)``).
         public static let frameRefused = Code(rawValue: "frameRefused")
+        /// The socket answered its heartbeat but did not deliver the event of a message the server had stored
+        /// within the delivery deadline (``DeliveryWatchPolicy``): it is deaf, and a reconnect is the cure.
+        public static let deliveryStalled = Code(rawValue: "deliveryStalled")
 
         /// The code's stable name.
         public var description: String { rawValue }

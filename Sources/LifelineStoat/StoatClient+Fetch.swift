@@ -150,37 +150,6 @@ extension StoatClient {
         }
     }
 
-    // MARK: - Sending
-
-    /// Sends a text message to a channel (`POST /channels/{id}/messages`) and adds it to the cache at once.
-    ///
-    /// The message carries an idempotency key: sending the same ``OutgoingMessage`` again after a failure
-    /// that left it unclear whether the server stored it never posts it twice.
-    ///
-    /// - Parameters:
-    ///   - message: The message; `OutgoingMessage(content:)` for text.
-    ///   - channel: The channel's id.
-    /// - Returns: The message as the server stored it.
-    /// - Throws: ``StoatClientError`` with ``StoatClientError/Code/notSignedIn``, or
-    ///   ``StoatClientError/Code/requestFailed`` with the ``StoatAPIError`` (a slowmode, a timeout, a missing
-    ///   permission, the network) as its cause.
-    @discardableResult
-    public func send(_ message: OutgoingMessage, to channel: String) async throws(StoatClientError) -> Message {
-        guard let credentials = currentCredentials else {
-            throw StoatClientError(code: .notSignedIn, message: "sending needs a session")
-        }
-        do {
-            let sent = try await api.sendMessage(message, in: channel, credentials)
-            cache.update { $0.sent(sent) }
-            return sent
-        } catch {
-            if error.code == .inSlowmode, let wait = error.retryAfter {
-                deadlineEngine.slowmodeRefused(channel: channel, retryAfter: wait)
-            }
-            throw StoatClientError(code: .requestFailed, message: "the message was not sent", cause: error)
-        }
-    }
-
     /// Fills an empty history from the account's store, if one is attached (stale until refetched).
     func loadStoredHistory(_ channel: String) async {
         guard cachedHistory(of: channel).messages.isEmpty, let store = cache.store else { return }

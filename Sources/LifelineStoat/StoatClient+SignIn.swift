@@ -133,6 +133,7 @@ extension StoatClient {
             try? previous.close()
         }
         cache.attach(AccountDatabaseCache(database: database, messagesPerChat: cache.read { $0.historyLimit }))
+        await outboxEngine.attach(AccountDatabaseOutbox(database: database))
     }
 
     /// Reads chats from the store into the cache: the most recent `limit` (the first screen), or, with

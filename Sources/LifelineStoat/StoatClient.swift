@@ -53,6 +53,13 @@ public final class StoatClient: Sendable {
         /// How long to wait before asking the server again about a deadline (``StoatClient/deadlines``) when
         /// asking failed or found it still in force: 1 s, doubling up to 60 s by default.
         public var deadlineRecheck: ExpiryRecheckPolicy
+        /// How often, while CONNECTED with nothing being sent, each ``StoatClient/open(_:)`` channel's
+        /// `last_message_id` is read (`GET /channels/{id}`) and compared with what the socket delivered, so a
+        /// deaf socket is noticed while the user sends nothing; `nil` (the default) for never. A message the
+        /// server lists that the socket did not deliver is owed on the session's delivery deadline
+        /// (`Session.Configuration.deliveryWatch`). Off by default: a bot sends (and so proves its socket) on its
+        /// own, and every check is a request. A few minutes is a sensible value for an app.
+        public var deliveryCheck: Duration?
 
         /// Creates a configuration.
         public init(
@@ -62,7 +69,8 @@ public final class StoatClient: Sendable {
             friendlyName: String? = "Lifeline",
             historyLimit: Int = 100,
             eventBufferLimit: Int = 10_000,
-            deadlineRecheck: ExpiryRecheckPolicy = .standard
+            deadlineRecheck: ExpiryRecheckPolicy = .standard,
+            deliveryCheck: Duration? = nil
         ) {
             self.connection = connection
             self.session = session
@@ -71,6 +79,7 @@ public final class StoatClient: Sendable {
             self.historyLimit = historyLimit
             self.eventBufferLimit = eventBufferLimit
             self.deadlineRecheck = deadlineRecheck
+            self.deliveryCheck = deliveryCheck
         }
     }
 
@@ -108,6 +117,8 @@ public final class StoatClient: Sendable {
     let signedInAccount = Mutex<AccountDatabase?>(nil)
     /// The deadlines the server set for the user (``deadlines``).
     let deadlineEngine: DeadlineEngine
+    /// The messages the user sent that the server has not confirmed (``outbox``).
+    let outboxEngine: OutboxEngine
 
     /// The session the client uses for REST calls, if it has one.
     var currentCredentials: SessionCredentials? { credentials.value }
@@ -146,6 +157,10 @@ public final class StoatClient: Sendable {
         deadlineEngine = DeadlineEngine(
             api: api, cache: cache, credentials: credentials, clock: clock,
             recheck: configuration.deadlineRecheck, logger: logger)
+        let outbox = OutboxEngine(
+            api: api, cache: cache, credentials: credentials, deadlines: deadlineEngine, clock: clock,
+            deliveryCheck: configuration.deliveryCheck, logger: logger)
+        outboxEngine = outbox
         let eventsURL = Mutex<String?>(nil)
         let knownEventsURL: @Sendable () async throws -> String = {
             if let known = eventsURL.withLock({ $0 }) { return known }
@@ -153,17 +168,22 @@ public final class StoatClient: Sendable {
             eventsURL.withLock { $0 = url }
             return url
         }
+        let onEvent: @Sendable (BonfireEvent) async -> Void = { event in
+            cache.receive(event)
+            // The outbox matches its echoes here, on the socket's path: the seam the delivery watch needs.
+            outbox.socketDelivered(event)
+        }
         let connections: any ConnectionFactory
         if configuration.usesChannelHandlerSocket {
             let factory = NIOStoatConnectionFactory(
                 eventsURL: knownEventsURL, configuration: configuration.connection, clock: clock, logger: logger,
-                onEvent: { cache.receive($0) })
+                onEvent: onEvent)
             statistics = factory.statistics
             connections = factory
         } else {
             let factory = StoatConnectionFactory(
                 eventsURL: knownEventsURL, server: api.server, configuration: configuration.connection, clock: clock,
-                logger: logger, onEvent: { cache.receive($0) })
+                logger: logger, onEvent: onEvent)
             statistics = factory.statistics
             connections = factory
         }
@@ -175,14 +195,15 @@ public final class StoatClient: Sendable {
         session = Session(
             connections: connections, authenticator: StoatAuthenticator(api: api),
             health: configuration.healthURL.map { StoatHealthService(api: api, url: $0) },
-            caches: ClientCaches(cache: cache, credentials: credentials),
+            caches: ClientCaches(cache: cache, credentials: credentials, outbox: outbox),
             network: network,
             clock: clock, random: random, configuration: sessionConfiguration, logger: logger)
     }
 
     /// Runs the client until the calling task is cancelled: the session (see `Session.run()`), the
     /// writer that stores the cache's changes, the follower that refetches the open channels'
-    /// histories after every reconnect, and the watch of the server's deadlines (``deadlines``). When it
+    /// histories after every reconnect, the watch of the server's deadlines (``deadlines``) and the
+    /// outbox (``send(_:to:)``). When it
     /// returns, every observation has ended and every change
     /// the cache held has been written to the account's store, if one is attached.
     public func run() async {
@@ -191,6 +212,9 @@ public final class StoatClient: Sendable {
             group.addTask { await self.cache.runWriter() }
             group.addTask { await self.followSession() }
             group.addTask { await self.deadlineEngine.run(states: self.session.states) }
+            group.addTask {
+                await self.outboxEngine.run(session: self.session) { self.openChannels.withLock { $0 } }
+            }
         }
         // The writes left over are made outside the cancelled task: GRDB refuses to start work in a
         // cancelled one, and these changes must not be lost.
@@ -294,6 +318,8 @@ struct ClientCaches: CacheInvalidation {
 
     let cache: CacheEngine
     let credentials: Credentials
+    /// The outbox, forgotten in memory on DISPOSE (its store keeps its entries for the next sign-in).
+    var outbox: OutboxEngine?
 
     func invalidateCaches() async {
         await cache.invalidateCaches()
@@ -302,5 +328,6 @@ struct ClientCaches: CacheInvalidation {
     func discardCaches() async {
         credentials.value = nil
         await cache.discardCaches()
+        outbox?.disposed()
     }
 }

@@ -19,6 +19,11 @@ public struct StoatClientError: Error, Sendable, CustomStringConvertible {
         public static let requestFailed = Code(rawValue: "requestFailed")
         /// The account's store could not be read or written; ``StoatClientError/cause`` says why.
         public static let storageFailed = Code(rawValue: "storageFailed")
+        /// The call's arguments cannot be used (an outbox message whose idempotency key cannot name it).
+        public static let invalidRequest = Code(rawValue: "invalidRequest")
+        /// The outbox refused what was asked of an entry: none has that nonce, or it is in a state that does
+        /// not allow it (a discard while it is being sent, a resend of one that has not failed).
+        public static let outboxRefused = Code(rawValue: "outboxRefused")
 
         /// The code's stable name.
         public var description: String { rawValue }

@@ -2,8 +2,8 @@ public import Lifeline
 public import LifelineCore
 public import Observation
 
-/// A ``StoatClient`` for SwiftUI: the session's presentation and the account's chats as `@Observable`
-/// properties on the main actor.
+/// A ``StoatClient`` for SwiftUI: the session's presentation, the account's chats and its outbox as
+/// `@Observable` properties on the main actor.
 ///
 /// ```swift
 /// @State var model = StoatClientModel(client: client)
@@ -23,9 +23,19 @@ public final class StoatClientModel {
     public private(set) var snapshot: SessionSnapshot
     /// The account's chats, most recently active first.
     public private(set) var chats: [Chat]
+    /// The outbox: the messages the user sent that the server has not confirmed, `queued`, `sending` or
+    /// `failed`, in the order they were queued (``StoatClient/outbox``).
+    public private(set) var outbox: [OutboxEntry]
 
     /// What the interface shows now.
     public var presentation: Presentation { snapshot.presentation }
+
+    /// The messages to show as pending in a channel, below its history: its outbox entries, in order.
+    ///
+    /// - Parameter channel: The channel's id.
+    public func pendingMessages(in channel: String) -> [OutboxEntry] {
+        outbox.filter { $0.channel == channel }
+    }
 
     /// The client the model follows.
     @ObservationIgnored public let client: StoatClient
@@ -37,6 +47,7 @@ public final class StoatClientModel {
         self.client = client
         snapshot = client.session.snapshot
         chats = client.chats
+        outbox = client.outbox
     }
 
     /// Follows the client's session and chats until the calling task is cancelled.
@@ -44,12 +55,19 @@ public final class StoatClientModel {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.followSession() }
             group.addTask { await self.followChats() }
+            group.addTask { await self.followOutbox() }
         }
     }
 
     private func followSession() async {
         for await snapshot in client.session.states where snapshot != self.snapshot {
             self.snapshot = snapshot
+        }
+    }
+
+    private func followOutbox() async {
+        for await outbox in client.outboxUpdates where outbox != self.outbox {
+            self.outbox = outbox
         }
     }
 

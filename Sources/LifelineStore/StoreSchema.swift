@@ -16,11 +16,12 @@ struct StoreSchema: Sendable {
         migrator.registerMigration("v1", migrate: migrateToVersion1)
         migrator.registerMigration("v2", migrate: migrateToVersion2)
         migrator.registerMigration("v3", migrate: migrateToVersion3)
+        migrator.registerMigration("v5", migrate: migrateToVersion5)
         return StoreSchema(migrator: migrator)
     }()
 
-    /// The schema as version `v2` wrote it (the release before accounts were bound to a server). Tests create
-    /// files with it to check that today's code reads them.
+    /// The schema as version `v2` wrote it (the release before accounts were bound to a server and before the
+    /// outbox). Tests create files with it to check that today's code reads them.
     static let version2: StoreSchema = {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1", migrate: migrateToVersion1)
@@ -101,6 +102,22 @@ struct StoreSchema: Sendable {
     /// has no row until a sign-in binds it to a server (the sealed record gets the server at the same time).
     private static func migrateToVersion3(_ db: Database) throws {
         try db.execute(sql: createServerTableSQL)
+    }
+
+    /// v5: the outbox, the messages the user sent that the server has not confirmed yet. A new table only.
+    private static func migrateToVersion5(_ db: Database) throws {
+        // tag: keyed hash of the entry's nonce. position: the order the entries were queued in (plaintext, so a
+        // restart sends them in that order; it says only how many were queued). payload: nonce and entry, sealed.
+        try db.execute(
+            sql: """
+                CREATE TABLE outbox (
+                    tag BLOB NOT NULL PRIMARY KEY,
+                    position INTEGER NOT NULL,
+                    payload BLOB NOT NULL
+                )
+                """
+        )
+        try db.execute(sql: "CREATE INDEX outbox_by_position ON outbox (position)")
     }
 
     /// The version a fully migrated database has.

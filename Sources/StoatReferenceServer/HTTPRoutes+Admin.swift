@@ -44,6 +44,7 @@ extension HTTPRoutes {
                     "outage_session_checks": .integer(counters.outageSessionChecks),
                     "outage_socket_refusals": .integer(counters.outageSocketRefusals),
                     "rate_limited": .integer(counters.rateLimited),
+                    "lost_send_answers": .integer(counters.lostSendAnswers),
                     "arrivals": Self.arrivalsWire(await state.arrivals()),
                     "connections": .array(connections),
                 ]))
@@ -79,6 +80,22 @@ extension HTTPRoutes {
         }
         admin(router, .post, "silent") { body, _ in
             await state.setSilent(try body.bool("enabled"))
+            return Response(status: .noContent)
+        }
+        admin(router, .post, "deaf") { body, _ in
+            await state.setDeaf(try body.bool("enabled"))
+            return Response(status: .noContent)
+        }
+        admin(router, .post, "deafen-sockets") { body, _ in
+            var userIDs: Set<String>?
+            if let list = body["user_ids"], list != .null {
+                guard case .array(let items) = list else { throw AdminFailure.invalid("user_ids") }
+                userIDs = Set(items.compactMap(\.stringValue))
+            }
+            return Self.json(.object(["deafened": .integer(await state.deafenListeningSockets(userIDs: userIDs))]))
+        }
+        admin(router, .post, "lose-send-answers") { body, _ in
+            await state.loseSendAnswers(try body.int("count"))
             return Response(status: .noContent)
         }
         admin(router, .post, "ignore-pings") { body, _ in

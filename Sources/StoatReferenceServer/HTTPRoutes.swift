@@ -151,6 +151,10 @@ struct HTTPRoutes: Sendable {
             let sent = try await Self.stoat { () async throws(APIError) in
                 try await state.sendMessage(message, to: channelID, as: user, idempotencyKey: key)
             }
+            if await state.takeLostSendAnswer() {
+                // The lost-answer fault: stored and published, but the connection drops before any answer.
+                try? await context.channel.close().get()
+            }
             return Self.json(sent.wire)
         }
         route(router, .patch, "/channels/:id/messages/:message") { request, context throws(RouteFailure) in

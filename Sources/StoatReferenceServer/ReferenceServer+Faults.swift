@@ -25,6 +25,31 @@ extension ReferenceServer {
         await state.setSilent(silent)
     }
 
+    /// While on, the server is deaf: no socket receives a published event (a message, an update, a typing
+    /// indicator), while every socket still answers `Pong` and a new one still gets `Authenticated` and
+    /// `Ready` — stoatchat#649, an events bus that stopped delivering, which Ping/Pong cannot see. Events
+    /// published meanwhile are lost, as they are for a stalled bus; REST still stores them.
+    public func setDeaf(_ deaf: Bool) async {
+        await state.setDeaf(deaf)
+    }
+
+    /// Deafens the sockets that listen now, for the rest of their lives: they answer `Pong` and receive no
+    /// event, while a socket opened later (a reconnect) hears again.
+    ///
+    /// - Parameter userIDs: Whose sockets; `nil` (the default) for every one.
+    /// - Returns: How many sockets went deaf.
+    @discardableResult
+    public func deafenSockets(userIDs: [String]? = nil) async -> Int {
+        await state.deafenListeningSockets(userIDs: userIDs.map(Set.init))
+    }
+
+    /// Loses the answer to the next `count` message sends the server stores: the message is stored and
+    /// published (its event reaches the sockets), then the HTTP connection drops without an answer, as when
+    /// the network fails on the way back. ``SocketCounters/lostSendAnswers`` counts them.
+    public func loseNextSendAnswers(_ count: Int) async {
+        await state.loseSendAnswers(count)
+    }
+
     /// While on, no socket is answered `Pong` (everything else works).
     public func setIgnoresPings(_ ignores: Bool) async {
         await state.setIgnorePings(ignores)
@@ -135,8 +160,9 @@ extension ReferenceServer {
         await state.sendRaw(text, token: token)
     }
 
-    /// Clears every fault: upgrades, silence, pings, Ready delay and size, forced logins, health alert, clock skew,
-    /// close frames and the session-lookup outage.
+    /// Clears every fault: upgrades, silence, deafness (of the server; sockets deafened one by one stay deaf),
+    /// lost answers, pings, Ready delay and size, forced logins, health alert, clock skew, close frames and the
+    /// session-lookup outage.
     public func resetFaults() async {
         await state.resetFaults()
     }

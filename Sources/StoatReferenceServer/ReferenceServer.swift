@@ -182,14 +182,16 @@ public final class ReferenceServer: Sendable {
 }
 
 /// The request context of the REST routes: Hummingbird's core storage plus the peer's address, which the
-/// admin routes check.
+/// admin routes check, and the connection, which the lost-answer fault drops.
 struct ServerRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     let remoteAddress: SocketAddress?
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        channel = source.channel
     }
 }
 

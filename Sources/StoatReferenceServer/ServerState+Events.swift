@@ -15,7 +15,9 @@ extension ServerState {
         var targets = Set<Int>()
         for topic in Set(topics) { targets.formUnion(connectionsByTopic[topic] ?? []) }
         for id in targets.sorted() {
-            guard connections[id]?.phase == .listening else { continue }
+            guard let connection = connections[id], connection.phase == .listening else { continue }
+            // A deaf socket (the deaf fault) misses the event, as a socket of a stalled events bus does.
+            guard !faults.deaf, !connection.deaf else { continue }
             deliver(event, to: id)
             wake(id)
         }

@@ -17,6 +17,40 @@ extension ServerState {
     }
 
     func setSilent(_ silent: Bool) { faults.silent = silent }
+
+    /// Deafens the whole server (every socket, and every new one) while `deaf` holds.
+    func setDeaf(_ deaf: Bool) {
+        faults.deaf = deaf
+        changed()
+    }
+
+    /// Deafens the sockets listening now (of `userIDs`, or all), for the rest of their lives; later sockets hear.
+    /// Returns how many.
+    func deafenListeningSockets(userIDs: Set<String>? = nil) -> Int {
+        var count = 0
+        for (id, connection) in connections where connection.phase == .listening && !connection.deaf {
+            if let userIDs, !userIDs.contains(connection.record.userID ?? "") { continue }
+            connections[id]?.deaf = true
+            count += 1
+        }
+        changed()
+        return count
+    }
+
+    /// Loses the answers to the next `count` sends the server stores.
+    func loseSendAnswers(_ count: Int) {
+        faults.loseSendAnswers = max(0, count)
+        changed()
+    }
+
+    /// Whether the answer to the send just stored is to be lost; counts it down.
+    func takeLostSendAnswer() -> Bool {
+        guard faults.loseSendAnswers > 0 else { return false }
+        faults.loseSendAnswers -= 1
+        lostSendAnswers += 1
+        changed()
+        return true
+    }
     func setIgnorePings(_ ignore: Bool) { faults.ignorePings = ignore }
     func setDropAfterReady(_ drop: Bool) { faults.dropAfterReady = drop }
 

@@ -23,7 +23,7 @@ extension ServerState {
         SocketCounters(
             upgradesAccepted: upgradesAccepted, upgradesRefused: upgradesRefused, liveSockets: connections.count,
             outageSessionChecks: outageSessionChecks, outageSocketRefusals: outageSocketRefusals,
-            rateLimited: rateLimited)
+            rateLimited: rateLimited, lostSendAnswers: lostSendAnswers)
     }
 
     func liveSockets(token: String) -> Int {

@@ -148,12 +148,23 @@ extension ServerState {
         return .object(fields)
     }
 
-    /// Records an idempotency key or nonce in stoatchat's cache of the last 1000; false when it is there already.
+    /// How many idempotency keys and nonces stoatchat's cache holds (`TOKEN_CACHE`, one per API process).
+    static let nonceCacheCapacity = 1000
+
+    /// Records an idempotency key or nonce in stoatchat's LRU cache of the last 1000
+    /// (`crates/core/database/src/util/idempotency.rs`); false when it is there already. A key found is
+    /// promoted to the most recently used (`LruCache::get`), so a key retried again and again stays refused.
     func consumeNonce(_ key: String) -> Bool {
-        guard !recentNonceSet.contains(key) else { return false }
+        if recentNonceSet.contains(key) {
+            if let index = recentNonces.lastIndex(of: key) {
+                recentNonces.remove(at: index)
+                recentNonces.append(key)
+            }
+            return false
+        }
         recentNonces.append(key)
         recentNonceSet.insert(key)
-        if recentNonces.count > 1000 { recentNonceSet.remove(recentNonces.removeFirst()) }
+        if recentNonces.count > Self.nonceCacheCapacity { recentNonceSet.remove(recentNonces.removeFirst()) }
         return true
     }
 

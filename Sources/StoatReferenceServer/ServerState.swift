@@ -64,6 +64,11 @@ struct Faults: Sendable {
     /// Session-token lookups fail until this date, or until cleared when `outageForever` is set.
     var sessionOutageUntil: Date?
     var sessionOutageForever = false
+    /// No socket receives a published event (every socket answers `Pong`; new ones get `Authenticated` and
+    /// `Ready`): stoatchat#649's deaf socket, an events bus that stopped delivering.
+    var deaf = false
+    /// The next this many sends that the server stores are never answered: the connection drops instead.
+    var loseSendAnswers = 0
 }
 
 /// What `GET /api/health` answers.
@@ -108,6 +113,8 @@ actor ServerState {
         /// bonfire's active-server cache, least recently renewed first.
         var activeServers: [(id: String, renewedAt: Date)] = []
         var inPresence = false
+        /// Made deaf by ``ServerState/deafenListeningSockets()``: it answers `Pong` and receives no event.
+        var deaf = false
     }
 
     let configuration: ReferenceServer.Configuration
@@ -139,7 +146,8 @@ actor ServerState {
     /// Slowmodes in force: user → channel → until when (stoatchat keeps them in Redis with a TTL).
     var slowmodes: [String: [String: Date]] = [:]
     var messageIDs = MonotonicULID()
-    /// Nonces and idempotency keys seen lately (stoatchat's LRU of 1000), oldest first.
+    /// Nonces and idempotency keys seen lately (stoatchat's LRU of 1000), least recently used first: a key
+    /// looked up again moves to the end, as `lru::LruCache::get` promotes it.
     var recentNonces: [String] = []
     var recentNonceSet: Set<String> = []
 
@@ -169,6 +177,7 @@ actor ServerState {
     var outageSessionChecks = 0
     var outageSocketRefusals = 0
     var rateLimited = 0
+    var lostSendAnswers = 0
     /// What load tests check (`ServerState+Load`).
     var load = LoadObservation()
 

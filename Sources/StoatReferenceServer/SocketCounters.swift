@@ -14,4 +14,6 @@ public struct SocketCounters: Sendable, Equatable {
     public var outageSocketRefusals: Int
     /// REST requests answered 429 by the rate limiter.
     public var rateLimited: Int
+    /// Sends stored whose answer was lost on purpose (``ReferenceServer/loseNextSendAnswers(_:)``).
+    public var lostSendAnswers: Int = 0
 }

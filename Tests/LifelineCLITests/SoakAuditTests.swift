@@ -100,6 +100,21 @@ struct SoakAuditTests {
         #expect(audit.staleReports == 1)
     }
 
+    @Test("The machine's delivery deadline ends CONNECTED without a connection's end; from elsewhere it is a violation")
+    func deliveryStalled() {
+        var watched = audit()
+        var story = Array(cleanStory.prefix(4))
+        story.append((50, step(.connected, .temporaryFailure, .disconnected, failures: 1, cause: "deliveryStalled")))
+        #expect(run(&watched, story).isEmpty)
+        #expect(watched.state == .disconnected)
+        var other = audit()
+        let fromConnecting: [(Int64, SessionLogEntry)] = [
+            (0, step(.ready, .loginCached, .connecting, failures: 0)),
+            (5, step(.connecting, .temporaryFailure, .disconnected, failures: 1, cause: "deliveryStalled")),
+        ]
+        #expect(run(&other, fromConnecting).first?.contains("outside CONNECTED") == true)
+    }
+
     @Test("A failure with no end from the live connection is a violation")
     func failureWithoutEnd() {
         var audit = audit()

@@ -29,6 +29,12 @@ struct SoakCommandTests {
         #expect(summary["duplicate_messages"] as? Int == 0)
         #expect(summary["reconnected"] as? Int == 100)
         #expect((summary["messages"] as? Int ?? 0) > 0)
+        // Sends through the outboxes, through lost answers and deafened sockets: each sent once, or failed.
+        #expect((summary["outbox_sent"] as? Int ?? 0) > 20)
+        #expect(summary["outbox_lost"] as? Int == 0)
+        #expect(summary["outbox_duplicated"] as? Int == 0)
+        #expect((summary["lost_answers"] as? Int ?? 0) > 0, "the seed's plan loses answers")
+        #expect((summary["delivery_stalls"] as? Int ?? 0) > 0, "the seed's plan deafens sockets, and they are noticed")
         #expect((summary["transitions"] as? Int ?? 0) > 200)
         let memory = try #require(summary["memory_growth"] as? Double)
         let tasks = try #require(summary["task_growth"] as? Double)

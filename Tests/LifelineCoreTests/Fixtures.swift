@@ -67,9 +67,13 @@ final class Story {
         precondition(machine.state == state, "the path to \(state) ended in \(machine.state)")
     }
 
-    /// Notes the lookup an output asks for, and returns the output.
-    private func noting(_ output: SessionMachine.Output) -> SessionMachine.Output {
+    /// The last timer the machine asked to arm.
+    var lastArmedTimer: UInt64 = 0
+
+    /// Notes the lookup and the timer an output asks for, and returns the output.
+    func noting(_ output: SessionMachine.Output) -> SessionMachine.Output {
         for case .fetchAccountStanding(_, let id) in output.actions { lookup = id }
+        for case .armTimer(let timer) in output.actions { lastArmedTimer = timer.id }
         return output
     }
 
@@ -95,7 +99,9 @@ final class Story {
 
     /// Reports that a timer fired.
     @discardableResult
-    func fired(_ id: UInt64) -> SessionMachine.Output { noting(machine.timerFired(id, using: &random)) }
+    func fired(_ id: UInt64, connectedFor: Duration? = nil) -> SessionMachine.Output {
+        noting(machine.timerFired(id, connectedFor: connectedFor, using: &random))
+    }
 
     /// Reports the device's network.
     @discardableResult

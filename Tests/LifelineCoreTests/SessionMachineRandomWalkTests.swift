@@ -41,6 +41,13 @@ struct SessionMachineRandomWalkTests {
             return machine.connectionReady(generation: machine.liveGeneration ?? 0, using: &random)
         case 10:
             return machine.loginFailed(LoginFailure(code: "Disabled", message: "disabled"), userID: "user-1")
+        case 11, 12:
+            // A send's message expected on the live connection, or on a superseded one.
+            let generation = Bool.random(using: &random) ? machine.liveGeneration ?? 0 : machine.generation &- 1
+            return machine.deliveryExpected(
+                "k\(Int.random(in: 0..<3, using: &random))", generation: generation, using: &random)
+        case 13:
+            return machine.deliverySeen("k\(Int.random(in: 0..<3, using: &random))")
         default:
             let kind = SessionEvent.Kind.allCases.randomElement(using: &random)!
             let event: SessionEvent =
@@ -151,6 +158,13 @@ struct SessionMachineRandomWalkTests {
                     "a retry timer armed exactly in DISCONNECTED: \(context)")
                 #expect(retryTimers.count <= 1, "\(context)")
                 #expect(machine.isRetryTimerArmed == (machine.state == .disconnected), "\(context)")
+                let deliveryTimers = timers.values.filter { $0 == .deliveryWatch }
+                #expect(
+                    deliveryTimers.count == (machine.watchedDelivery == nil ? 0 : 1),
+                    "a delivery timer armed exactly while a delivery is watched: \(context)")
+                if machine.watchedDelivery != nil {
+                    #expect(machine.state == .connected, "a delivery is watched only in CONNECTED: \(context)")
+                }
                 #expect(live.count <= 1, "\(context)")
                 #expect(live.first == machine.liveGeneration, "\(context)")
                 if machine.isConfirmingSession {

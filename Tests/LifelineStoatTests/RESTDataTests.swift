@@ -123,14 +123,29 @@ struct RESTDataTests {
         }
     }
 
-    @Test("a duplicate send is refused as DuplicateNonce")
+    /// Rocket's default catcher answering stoatchat's Idempotency-Key guard, as stoatchat sends it.
+    static let rocketConflict = #"""
+        {
+          "error": {
+            "code": 409,
+            "reason": "Conflict",
+            "description": "The request could not be processed because of a conflict in the request."
+          }
+        }
+        """#
+
+    @Test("a reused key's 409 — Rocket's catcher, JSON or HTML, no error kind — is DuplicateNonce with status 409")
     func duplicate() async throws {
-        try await withScriptedServer({ _ in .json(409, #"{"type":"DuplicateNonce","location":"l"}"#) }) { server in
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(10))
-            let error = try await apiError { () async throws(StoatAPIError) in
-                try await api.sendMessage(OutgoingMessage(content: "hi"), in: "C", Self.credentials)
+        for body in [Self.rocketConflict, "<!DOCTYPE html><html><h1>409: Conflict</h1></html>"] {
+            try await withScriptedServer({ _ in .json(409, body) }) { server in
+                let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(10))
+                let error = try await apiError { () async throws(StoatAPIError) in
+                    try await api.sendMessage(OutgoingMessage(content: "hi"), in: "C", Self.credentials)
+                }
+                #expect(error.code == .duplicateNonce)
+                #expect(error.status == 409)
+                #expect(error.kind == nil)
             }
-            #expect(error.code == .duplicateNonce)
         }
     }
 

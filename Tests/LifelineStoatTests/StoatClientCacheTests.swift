@@ -229,7 +229,7 @@ struct StoatClientCacheTests {
         await harness.client.resume(
             SessionCredentials(token: server.defaultAccount.token, userID: server.defaultAccount.userID))
         await harness.recorder.next(.connected)
-        let sent = try await harness.client.send(OutgoingMessage(content: "hello"), to: general)
+        let sent = try await harness.client.sendAndWait(OutgoingMessage(content: "hello"), to: general)
         #expect(harness.client.cachedHistory(of: general).messages.map(\.id) == [sent.id])
         #expect(harness.client.chats.first?.id == general)
         // The socket's Message event for it arrives; the history still holds it once.

@@ -38,7 +38,7 @@ struct MigrationTests {
         let outcome = await directory.store(schema: broken)
             .signIn(email: testEmail, password: testPassword, verifier: server)
         let failure = try #require(outcome.migrationFailure, "got \(outcome.name)")
-        #expect(failure.foundVersion == "v3")
+        #expect(failure.foundVersion == StoreSchema.current.expectedVersion)
         #expect(failure.expectedVersion == "v3-broken")
         #expect(!failure.isNewerThanExpected)
         #expect(failure.cause is MigrationBroke)
@@ -65,7 +65,7 @@ struct MigrationTests {
         let outcome = await directory.store().signIn(email: testEmail, password: testPassword, verifier: FakeServer())
         let failure = try #require(outcome.migrationFailure, "got \(outcome.name)")
         #expect(failure.foundVersion == "v3-future")
-        #expect(failure.expectedVersion == "v3")
+        #expect(failure.expectedVersion == StoreSchema.current.expectedVersion)
         #expect(failure.isNewerThanExpected)
 
         let database = try await directory.store(schema: newer)
@@ -161,7 +161,9 @@ struct MigrationTests {
         #expect(outcome.verifiedSession == testSession)
         #expect(server.calls == 1)
         database = try outcome.requireDatabase
-        #expect(try await database.queue.read { try StoreSchema.current.foundVersion($0) }.version == "v3")
+        #expect(
+            try await database.queue.read { try StoreSchema.current.foundVersion($0) }.version
+                == StoreSchema.current.expectedVersion)
         let message = CachedMessage(
             id: "m1", chatID: "chat-2", authorID: "author", body: "hello from v1", sentAt: start)
         let chats = try await database.allChats()

@@ -25,6 +25,11 @@ struct PlannedFault: Sendable, Equatable {
         case sessionOutage = "session-outage"
         /// Some devices go offline for the window (half of the time their sockets drop with them), then online.
         case offline
+        /// Some sessions' sockets go deaf for life (Pong only, no events: stoatchat#649), and each of those
+        /// sessions sends a message: its delivery deadline (or the idle check) must notice and reconnect.
+        case deafenSome = "deafen-some"
+        /// The answers to the next `count` sends the server stores are lost: the outboxes must look them up.
+        case loseAnswers = "lose-answers"
     }
 
     /// When the fault starts, from the start of the fault phase.
@@ -32,9 +37,10 @@ struct PlannedFault: Sendable, Equatable {
     var kind: Kind
     /// How long a window lasts (silent, ignore-pings, ready-delay, session-outage, offline); zero otherwise.
     var duration: Duration = .zero
-    /// The sessions it hits, by index (drop-some, garbage, oversized, offline).
+    /// The sessions it hits, by index (drop-some, garbage, oversized, offline, deafen-some).
     var sessions: [Int] = []
-    /// refuse-upgrades: how many; ready-delay: the delay in milliseconds; garbage: which shape.
+    /// refuse-upgrades: how many; ready-delay: the delay in milliseconds; garbage: which shape; lose-answers: how
+    /// many.
     var count: Int = 0
     /// offline: whether the sockets drop too.
     var dropsSockets = false
@@ -50,7 +56,7 @@ enum FaultSchedule {
 
     static let weights: [(PlannedFault.Kind, Int)] = [
         (.dropSome, 8), (.dropAll, 1), (.refuseUpgrades, 2), (.silent, 2), (.ignorePings, 2), (.readyDelay, 2),
-        (.garbage, 4), (.oversized, 2), (.sessionOutage, 1), (.offline, 4),
+        (.garbage, 4), (.oversized, 2), (.sessionOutage, 1), (.offline, 4), (.deafenSome, 2), (.loseAnswers, 2),
     ]
 
     /// The longest a session-lookup outage lasts: shorter than the soak's confirmation window (three checks, the
@@ -113,6 +119,10 @@ enum FaultSchedule {
                 fault.count = Int.random(in: 0..<garbageShapes, using: &random)
             case .oversized:
                 fault.sessions = [Int.random(in: 0..<sessions, using: &random)]
+            case .deafenSome:
+                fault.sessions = someSessions(atMost: max(1, sessions / 20))
+            case .loseAnswers:
+                fault.count = Int.random(in: 1...max(1, sessions / 20), using: &random)
             case .sessionOutage:
                 fault.duration = milliseconds(200...Int64(longestOutage.nanoseconds / 1_000_000))
             case .offline:

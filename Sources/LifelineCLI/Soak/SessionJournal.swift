@@ -81,6 +81,7 @@ final class SessionJournal: Sendable {
         var transitions: Int
         var connectedSince: Duration?
         var staleReports: Int
+        var deliveryStalls = 0
     }
 
     let index: Int
@@ -100,7 +101,7 @@ final class SessionJournal: Sendable {
         audit.withLock {
             Reading(
                 state: $0.state, failures: $0.failures, transitions: $0.transitions, connectedSince: $0.connectedSince,
-                staleReports: $0.staleReports)
+                staleReports: $0.staleReports, deliveryStalls: $0.deliveryStalls)
         }
     }
 

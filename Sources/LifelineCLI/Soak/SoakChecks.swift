@@ -232,6 +232,8 @@ final class SoakChecks: Sendable {
                 continue
             }
             guard time - since >= SoakRun.deliveryAllowance, let group = groupIndex(of: session) else { continue }
+            // A socket the soak deafened misses messages until its delivery deadline notices (a transition).
+            if let deafened = session.deafenedAt.withLock({ $0 }), deafened == before.transitions { continue }
             // The history keeps the newest `limit`: a message is owed while fewer than `limit` are newer, one of
             // which may be on its way unacknowledged.
             let newest = posted.messages(of: group).sorted { $0.id > $1.id }.prefix(SoakTimings.historyLimit - 1)
@@ -300,6 +302,86 @@ final class SoakChecks: Sendable {
             }
         }
         return (lost, duplicates)
+    }
+
+    // MARK: - The outboxes
+
+    /// Waits until every message sent through an outbox is sent or failed; those still queued or sending at the
+    /// deadline are left to ``finalOutboxCheck(_:population:)``.
+    func waitForOutboxes(_ sends: OutboxSends, until deadline: Duration) async {
+        let all = sends.all
+        while now < deadline {
+            let open = all.filter { send in
+                switch sessions[send.session].client.outboxState(of: send.nonce) {
+                case .sent?, .failed?: false
+                default: true
+                }
+            }
+            if open.isEmpty { return }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    /// Every message sent through an outbox must be on the server exactly once when it says `sent` (with the id
+    /// it says), and not at all when it says `failed` (with a reason); one in neither state is lost.
+    func finalOutboxCheck(_ sends: OutboxSends, population: SoakPopulation) async throws -> SoakSummary.OutboxFigures {
+        var onServer: [String: [String]] = [:]  // content → ids
+        for group in population.groups {
+            guard let member = sessions.first(where: { $0.outboxChannelID == group.outboxChannelID }) else { continue }
+            var after = String(repeating: "0", count: 26)
+            while true {
+                let page = try await server.get(
+                    "/channels/\(group.outboxChannelID)/messages?limit=100&sort=Oldest&after=\(after)",
+                    token: member.token)
+                let messages = (page as? [[String: Any]]) ?? []
+                for message in messages {
+                    guard let id = message["_id"] as? String, let content = message["content"] as? String else {
+                        continue
+                    }
+                    onServer[content, default: []].append(id)
+                }
+                guard messages.count == 100, let last = messages.compactMap({ $0["_id"] as? String }).max(),
+                    last > after
+                else { break }
+                after = last
+            }
+        }
+        var figures = SoakSummary.OutboxFigures()
+        for send in sends.all {
+            let copies = onServer[send.content] ?? []
+            switch sessions[send.session].client.outboxState(of: send.nonce) {
+            case .sent(let id)?:
+                if copies == [id] {
+                    figures.sent += 1
+                } else if copies.count > 1 {
+                    figures.duplicated += 1
+                    violations.record(
+                        "outbox", session: send.session,
+                        "\(send.nonce) is on the server \(copies.count) times: \(copies.joined(separator: ", "))")
+                } else {
+                    figures.lost += 1
+                    violations.record(
+                        "outbox", session: send.session,
+                        "\(send.nonce) was reported sent as \(id), the server lists \(copies.isEmpty ? "none" : copies.joined(separator: ", "))"
+                    )
+                }
+            case .failed(let failure)?:
+                figures.failed += 1
+                if !copies.isEmpty || failure.code.isEmpty {
+                    figures.duplicated += copies.isEmpty ? 0 : 1
+                    violations.record(
+                        "outbox", session: send.session,
+                        "\(send.nonce) failed (\(failure)) with \(copies.count) copies on the server")
+                }
+            case let state:
+                figures.lost += 1
+                violations.record(
+                    "outbox", session: send.session,
+                    "\(send.nonce) never settled: \(state.map { "\($0)" } ?? "unknown to its client"), \(copies.count) copies on the server"
+                )
+            }
+        }
+        return figures
     }
 
     private func groupIndex(of session: SoakSession) -> Int? {

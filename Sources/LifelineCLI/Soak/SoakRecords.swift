@@ -7,6 +7,9 @@ struct SoakPopulation: Sendable {
         var serverID: String
         var channelID: String
         var posterID: String
+        /// A second channel of the server, where the group's sessions send through their outboxes (apart from
+        /// the open channel, whose newest messages the histories are checked against).
+        var outboxChannelID = ""
     }
 
     struct User: Sendable {
@@ -29,13 +32,23 @@ struct SoakPopulation: Sendable {
             else { throw ReferenceServerProcess.Failure(description: "a group without its ids") }
             return Group(serverID: server, channelID: channel, posterID: poster)
         }
+        var groups = madeGroups
+        for index in groups.indices {
+            let channel =
+                try await server.admin(
+                    "channels", ["server_id": groups[index].serverID, "name": "outbox"]) as? [String: Any]
+            guard let id = channel?["_id"] as? String else {
+                throw ReferenceServerProcess.Failure(description: "an outbox channel without its id")
+            }
+            groups[index].outboxChannelID = id
+        }
         let madeUsers = try userList.map { object in
             guard let id = object["user_id"] as? String, let token = object["token"] as? String,
                 let group = object["group"] as? Int
             else { throw ReferenceServerProcess.Failure(description: "a user without its id, token or group") }
             return User(userID: id, token: token, group: group)
         }
-        return SoakPopulation(groups: madeGroups, users: madeUsers)
+        return SoakPopulation(groups: groups, users: madeUsers)
     }
 }
 
@@ -64,6 +77,23 @@ final class PostedMessages: Sendable {
 
     /// How many posts failed (the server did not answer with a message).
     var failedPosts: Int { failures.load(ordering: .relaxed) }
+}
+
+/// The messages the soak's sessions sent through their outboxes: each must end sent exactly once on the server,
+/// or failed with a definite reason.
+final class OutboxSends: Sendable {
+    struct Send: Sendable {
+        var session: Int
+        var nonce: String
+        var content: String
+        var channel: String
+    }
+
+    private let sends = Mutex<[Send]>([])
+
+    func record(_ send: Send) { sends.withLock { $0.append(send) } }
+
+    var all: [Send] { sends.withLock { $0 } }
 }
 
 /// The process's resident memory, its sessions' running work and its CPU time, sampled once a second.

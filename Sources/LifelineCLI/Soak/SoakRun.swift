@@ -25,8 +25,25 @@ struct SoakSummary: Sendable {
     var bound: Double
     var residentMegabytes: Double
     var cpuSeconds: Double
+    /// Messages the sessions sent through their outboxes: sent exactly once, failed with a reason, neither
+    /// (lost), or on the server more than once (duplicated).
+    var outbox = OutboxFigures()
 
-    var passed: Bool { violations == 0 && lostMessages == 0 && duplicateMessages == 0 && reconnected == sessions }
+    struct OutboxFigures: Sendable {
+        var sent = 0
+        var failed = 0
+        var lost = 0
+        var duplicated = 0
+        /// Sends whose answer the server lost on purpose.
+        var lostAnswers = 0
+        /// Deaf sockets the delivery deadline noticed.
+        var deliveryStalls = 0
+    }
+
+    var passed: Bool {
+        violations == 0 && lostMessages == 0 && duplicateMessages == 0 && reconnected == sessions && outbox.lost == 0
+            && outbox.duplicated == 0
+    }
 
     var jsonLine: String {
         func rounded(_ value: Double, _ places: Double = 1000) -> JSONLine.Value {
@@ -41,7 +58,10 @@ struct SoakSummary: Sendable {
             "reconnected": .integer(reconnected), "messages": .integer(messages), "transitions": .integer(transitions),
             "stale_reports": .integer(staleReports), "stale_events_dropped": .integer(Int(staleEventsDropped)),
             "all_back_s": rounded(allBack), "bound_s": rounded(bound), "rss_mb": rounded(residentMegabytes, 10),
-            "cpu_s": rounded(cpuSeconds, 10),
+            "cpu_s": rounded(cpuSeconds, 10), "outbox_sent": .integer(outbox.sent),
+            "outbox_failed": .integer(outbox.failed), "outbox_lost": .integer(outbox.lost),
+            "outbox_duplicated": .integer(outbox.duplicated), "lost_answers": .integer(outbox.lostAnswers),
+            "delivery_stalls": .integer(outbox.deliveryStalls),
         ])
     }
 }
@@ -89,7 +109,8 @@ struct SoakRun: Sendable {
             let group = population.groups[user.group]
             return SoakSession(
                 index: index, userID: user.userID, token: user.token, serverID: group.serverID,
-                channelID: group.channelID, api: server.api, seed: seed, violations: violations, origin: origin)
+                channelID: group.channelID, outboxChannelID: group.outboxChannelID, api: server.api, seed: seed,
+                violations: violations, origin: origin)
         }
         return try await withThrowingTaskGroup(of: Void.self) { group in
             for session in sessions { group.addTask { await session.client.run() } }
@@ -121,6 +142,7 @@ struct SoakRun: Sendable {
         let start = now
         let end = start + .milliseconds(Int64(seconds * 1000))
         let plan = FaultSchedule.plan(seed: seed, sessions: sessions.count, seconds: seconds)
+        let sends = OutboxSends()
         let background = Task {
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.sample(samples, sessions: sessions, until: checking, posted: posted) }
@@ -128,8 +150,10 @@ struct SoakRun: Sendable {
                 group.addTask { await checks.checkMessages(every: .seconds(2), while: checking) }
             }
         }
-        async let applied = runFaults(plan, from: start, server: server, sessions: sessions)
+        async let applied = runFaults(plan, from: start, server: server, sessions: sessions, sends: sends)
+        async let sent: Void = send(from: sessions, to: sends, until: end)
         await post(population, to: posted, server: server, until: end, sequence: sequence)
+        await sent
         let faults = await applied
         try? await Task.sleep(until: origin + end)
 
@@ -176,6 +200,12 @@ struct SoakRun: Sendable {
         checking.clear()
         await background.value
         let (lost, duplicates) = try await checks.finalMessageCheck(population: population)
+        progress("messages checked; waiting for every outbox entry to settle")
+        await checks.waitForOutboxes(sends, until: now + .seconds(60))
+        var outbox = try await checks.finalOutboxCheck(sends, population: population)
+        outbox.deliveryStalls = sessions.reduce(0) { $0 + $1.journal.reading.deliveryStalls }
+        let state = try await server.client.adminGet("state") as? [String: Any]
+        outbox.lostAnswers = state?["lost_send_answers"] as? Int ?? 0
 
         let all = samples.all
         let warmUp = start + max(.seconds(5), .milliseconds(Int64(seconds * 250)))
@@ -198,7 +228,7 @@ struct SoakRun: Sendable {
             staleReports: readings.reduce(0) { $0 + $1.staleReports },
             staleEventsDropped: metrics.total("lifeline_session_stale_events_total"),
             allBack: allBack.secondsValue, bound: (bounds.max() ?? .zero).secondsValue,
-            residentMegabytes: Double(residentBytes()) / 1_048_576, cpuSeconds: cpuSeconds())
+            residentMegabytes: Double(residentBytes()) / 1_048_576, cpuSeconds: cpuSeconds(), outbox: outbox)
     }
 
     /// Starts the sessions a hundred at a time, each hundred CONNECTED before the next starts.
@@ -220,12 +250,13 @@ struct SoakRun: Sendable {
 
     /// Applies every planned fault at its time; returns how many were applied.
     private func runFaults(
-        _ plan: [PlannedFault], from start: Duration, server: ReferenceServerProcess, sessions: [SoakSession]
+        _ plan: [PlannedFault], from start: Duration, server: ReferenceServerProcess, sessions: [SoakSession],
+        sends: OutboxSends
     ) async -> Int {
         await withTaskGroup(of: Bool.self) { group in
             for fault in plan {
                 try? await Task.sleep(until: origin + start + fault.at)
-                group.addTask { await self.apply(fault, server: server, sessions: sessions) }
+                group.addTask { await self.apply(fault, server: server, sessions: sessions, sends: sends) }
             }
             var applied = 0
             for await done in group where done { applied += 1 }
@@ -234,7 +265,9 @@ struct SoakRun: Sendable {
     }
 
     /// Applies one fault, and undoes it at the end of its window.
-    private func apply(_ fault: PlannedFault, server: ReferenceServerProcess, sessions: [SoakSession]) async -> Bool {
+    private func apply(
+        _ fault: PlannedFault, server: ReferenceServerProcess, sessions: [SoakSession], sends: OutboxSends
+    ) async -> Bool {
         let targets = fault.sessions.map { sessions[$0] }
         do {
             switch fault.kind {
@@ -266,6 +299,16 @@ struct SoakRun: Sendable {
                 if fault.dropsSockets { try await server.admin("load/drop", ["user_ids": targets.map(\.userID)]) }
                 try? await Task.sleep(for: fault.duration)
                 for target in targets { target.network.set(.online) }
+            case .deafenSome:
+                for target in targets {
+                    let transitions = target.journal.reading.transitions
+                    target.deafenedAt.withLock { $0 = transitions }
+                }
+                try await server.admin("deafen-sockets", ["user_ids": targets.map(\.userID)])
+                // The user says something: the socket owes its echo.
+                for target in targets { await send(from: target, to: sends) }
+            case .loseAnswers:
+                try await server.admin("lose-send-answers", ["count": fault.count])
             }
             return true
         } catch {
@@ -277,6 +320,34 @@ struct SoakRun: Sendable {
     }
 
     // MARK: - Messages
+
+    /// Sends through the sessions' outboxes until `end`: on average one message every 20 seconds per session,
+    /// from sessions drawn at random.
+    private func send(from sessions: [SoakSession], to sends: OutboxSends, until end: Duration) async {
+        var random = BenchmarkRandomNumberGenerator(seed: seed ^ 0x4F55_5442_4F58)
+        let meanGap = 20 / Double(sessions.count)
+        while true {
+            let gap = -Foundation.log(Double.random(in: Double.ulpOfOne..<1, using: &random)) * meanGap
+            let next = now + .milliseconds(Int64(gap * 1000))
+            guard next < end else { return }
+            try? await Task.sleep(until: origin + next)
+            await send(from: sessions[Int.random(in: 0..<sessions.count, using: &random)], to: sends)
+        }
+    }
+
+    /// Sends one message through a session's outbox and records it.
+    private func send(from session: SoakSession, to sends: OutboxSends) async {
+        let message = OutgoingMessage(content: "outbox \(session.index) \(UUID().uuidString)")
+        do {
+            let entry = try await session.client.send(message, to: session.outboxChannelID)
+            sends.record(
+                .init(
+                    session: session.index, nonce: entry.nonce, content: message.content ?? "",
+                    channel: session.outboxChannelID))
+        } catch {
+            violations.record("outbox", session: session.index, "a message could not be queued: \(error)")
+        }
+    }
 
     /// Posts messages as each group's poster until `end`, on average one every two seconds per group, in
     /// groups drawn at random.

@@ -3,6 +3,7 @@ import Lifeline
 import LifelineCore
 import LifelineStoat
 import Logging
+import Synchronization
 
 /// The soak's timings: the specification's, scaled down so that a run of seconds holds many cycles of
 /// heartbeat, retry and confirmation (each beside the value it stands for; `lifeline soak --help` says so).
@@ -29,10 +30,16 @@ enum SoakTimings {
     /// and memory can be flat after it; the newest are checked.
     static let historyLimit = 20
 
+    /// The delivery deadline (default 15 s ± 20 %): a deafened socket is noticed by the session's own message.
+    static let deliveryWatch = try! DeliveryWatchPolicy(deadline: .milliseconds(1_500))
+    /// The idle delivery check (off by default): a deafened socket is noticed by a message another user posts.
+    static let deliveryCheck: Duration = .seconds(3)
+
     /// The longest a fault can still act after the faults stop: a connection accepted silent or with a late
     /// `Ready` fails by its connect and Ready deadlines, an unanswered `Ping` by its `Pong` deadline, a
-    /// confirmation by its last check.
-    static let residual: Duration = connectTimeout + readyTimeout + pongTimeout
+    /// confirmation by its last check, a deafened socket by the delivery check and deadline.
+    static let residual: Duration = max(
+        connectTimeout + readyTimeout + pongTimeout, deliveryCheck * 2 + deliveryWatch.deadline * 1.2)
     /// The longest a clean connection attempt may take before it counts as failed.
     static let attempt: Duration = connectTimeout + readyTimeout
 
@@ -45,8 +52,8 @@ enum SoakTimings {
                 readyTimeout: readyTimeout, maximumFrameSize: maximumFrameSize),
             session: .init(
                 retryPolicy: retry, sessionCheck: sessionCheck, replayTimeout: replayTimeout,
-                replayRetryDelay: replayRetryDelay, subscriptionRenewal: nil),
-            friendlyName: "lifeline soak", historyLimit: historyLimit)
+                replayRetryDelay: replayRetryDelay, subscriptionRenewal: nil, deliveryWatch: deliveryWatch),
+            friendlyName: "lifeline soak", historyLimit: historyLimit, deliveryCheck: deliveryCheck)
     }
 
     /// How long after the faults stop a session that had `failures` failures may take to be CONNECTED again:
@@ -64,19 +71,25 @@ final class SoakSession: Sendable {
     let token: String
     let serverID: String
     let channelID: String
+    /// Where the session sends through its outbox.
+    let outboxChannelID: String
     let client: StoatClient
     let network: ManualNetworkMonitor
     let journal: SessionJournal
+    /// The journal's transition count when the soak deafened the session's socket: until a transition, its
+    /// history may miss what the socket did not deliver (the delivery deadline is what notices it).
+    let deafenedAt = Mutex<Int?>(nil)
 
     init(
-        index: Int, userID: String, token: String, serverID: String, channelID: String, api: URL, seed: UInt64,
-        violations: ViolationLog, origin: ContinuousClock.Instant
+        index: Int, userID: String, token: String, serverID: String, channelID: String, outboxChannelID: String,
+        api: URL, seed: UInt64, violations: ViolationLog, origin: ContinuousClock.Instant
     ) {
         self.index = index
         self.userID = userID
         self.token = token
         self.serverID = serverID
         self.channelID = channelID
+        self.outboxChannelID = outboxChannelID
         network = ManualNetworkMonitor(.online)
         let journal = SessionJournal(
             index: index,

@@ -60,6 +60,8 @@ struct TransitionAudit: Sendable {
     private(set) var isConfirming = false
     /// The count the session entered CONNECTED with, which a short connection continues.
     private(set) var failuresBeforeConnected = 0
+    /// How many times the delivery deadline found the socket deaf (TEMPORARY_FAILURE `deliveryStalled`).
+    private(set) var deliveryStalls = 0
 
     private var pendingReady = false
     private var pendingEnd: PendingEnd?
@@ -184,6 +186,12 @@ struct TransitionAudit: Sendable {
             }
             pendingReady = false
         case .temporaryFailure where connectionState:
+            if cause == TemporaryFailureCause.Code.deliveryStalled.rawValue {
+                // The machine's own delivery deadline, not an end of the connection: only from CONNECTED.
+                guard from == .connected else { return ["\(name) (\(cause ?? "")) outside CONNECTED"] }
+                deliveryStalls += 1
+                return []
+            }
             if cause == TemporaryFailureCause.Code.unconfirmedInvalidSession.rawValue {
                 guard isConfirming else { return ["\(name) (\(cause ?? "")) with no InvalidSession being confirmed"] }
                 isConfirming = false

@@ -4,14 +4,19 @@
     public import Foundation
 #endif
 
-/// A message to send with ``StoatAPI/sendMessage(_:in:_:)`` (`POST /channels/{id}/messages`).
+/// A message to send: through the outbox with ``StoatClient/send(_:to:)``, or once with
+/// ``StoatAPI/sendMessage(_:in:_:)`` (`POST /channels/{id}/messages`).
 ///
-/// Each value carries its own ``idempotencyKey``, sent as the `Idempotency-Key` header stoatchat reads:
-/// sending the same value again (a retry after a lost answer) is refused as `DuplicateNonce` instead of
-/// posting the message twice.
+/// Each value carries its own ``idempotencyKey``, sent as the `Idempotency-Key` header. stoatchat's request
+/// guard consumes the key before the route runs — also when the route then refuses the message (a slowmode, a
+/// timeout, a missing permission) — keeps it in one cache of the last 1000 per API process, and echoes it as
+/// the message's `nonce`. So posting the same value again never stores it twice on that process, but the
+/// second post is answered by the web framework's `409` (``StoatAPIError/Code/duplicateNonce``, no error kind)
+/// whether the first one was stored or refused, and another process of the API takes the key afresh: a `409`
+/// means "look for the message", never "sent" or "failed". ``StoatClient/send(_:to:)`` does that looking.
 public struct OutgoingMessage: Sendable, Hashable, Encodable {
     /// A message this one replies to.
-    public struct Reply: Sendable, Hashable, Encodable {
+    public struct Reply: Sendable, Hashable, Codable {
         /// The message replied to.
         public var id: String
         /// Whether to mention its author.

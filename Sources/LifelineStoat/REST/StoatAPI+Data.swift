@@ -63,16 +63,20 @@ extension StoatAPI {
         return try response.decode(MessagesPage.self, expecting: 200)
     }
 
-    /// Sends a message (`POST /channels/{id}/messages`) with its `Idempotency-Key`.
+    /// Sends a message once (`POST /channels/{id}/messages`) with its `Idempotency-Key`.
+    ///
+    /// One post, no retry: ``StoatClient/send(_:to:)`` is the exactly-once path (its outbox looks the message
+    /// up whenever an answer leaves it unclear whether the server stored it).
     ///
     /// - Parameters:
-    ///   - message: The message; send the same value again to retry without posting twice.
+    ///   - message: The message.
     ///   - channel: The channel's id.
     ///   - credentials: The session (or a bot).
-    /// - Returns: The message as the server stored it.
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/duplicateNonce`` when this value was already sent,
-    ///   ``StoatAPIError/Code/inSlowmode`` with ``StoatAPIError/retryAfter``, ``StoatAPIError/Code/emptyMessage``,
-    ///   ``StoatAPIError/Code/missingPermission``.
+    /// - Returns: The message as the server stored it; its `nonce` is the key.
+    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/duplicateNonce`` (a `409` without an error kind) when
+    ///   the server's process had the key already — from a post it stored, or one it refused — so the message
+    ///   may or may not exist; ``StoatAPIError/Code/inSlowmode`` with ``StoatAPIError/retryAfter`` (the key is
+    ///   used up), ``StoatAPIError/Code/emptyMessage``, ``StoatAPIError/Code/missingPermission``.
     public func sendMessage(
         _ message: OutgoingMessage, in channel: String, _ credentials: some StoatAuthorizing
     ) async throws(StoatAPIError) -> Message {

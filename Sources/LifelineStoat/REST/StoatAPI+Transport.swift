@@ -382,8 +382,9 @@ extension StoatAPI {
 
 extension StoatAPIError {
     /// The error a refusal stands for: the server's kind with its fields; a `401` without a kind (the web
-    /// framework's answer to a failed session check) as ``Code/invalidSession``; a `429` without a kind (the
-    /// rate limiter's) as ``Code/rateLimited``; anything else as ``Code/unexpectedStatus``.
+    /// framework's answer to a failed session check) as ``Code/invalidSession``; a `409` without a kind (its
+    /// answer to a reused `Idempotency-Key`, JSON or an HTML page) as ``Code/duplicateNonce``; a `429` without a
+    /// kind (the rate limiter's) as ``Code/rateLimited``; anything else as ``Code/unexpectedStatus``.
     static func refusal(status: Int, body: Data, request: String) -> StoatAPIError {
         struct Body: Decodable {
             var type: String?
@@ -426,6 +427,12 @@ extension StoatAPIError {
             if status == 401 {
                 return StoatAPIError(
                     code: .invalidSession, message: "\(request) answered HTTP 401 without an error kind", status: 401)
+            }
+            if status == 409 {
+                return StoatAPIError(
+                    code: .duplicateNonce,
+                    message: "\(request) answered HTTP 409 without an error kind (a reused Idempotency-Key)",
+                    status: 409)
             }
             if status == 429 {
                 return StoatAPIError(

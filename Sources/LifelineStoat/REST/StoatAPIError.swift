@@ -6,7 +6,8 @@ public import LifelineCore
 /// One error shape, like grpc-swift's `RPCError`: match on ``code``, not on the message. A refusal's code is
 /// the server's error kind itself (`{"type": KIND, …}`), whether or not the client names it with a static
 /// member: an unknown kind is kept verbatim as the code's raw value, with its status. A `401` without a kind
-/// (the web framework's own answer to a missing or bad token) is ``Code/invalidSession``. The extra fields a
+/// (the web framework's own answer to a missing or bad token) is ``Code/invalidSession``, a `409` without a kind
+/// (its answer to a reused `Idempotency-Key`) ``Code/duplicateNonce``. The extra fields a
 /// kind carries are kept: ``retryAfter`` (`InSlowmode`, and the rate limiter's `retry_after`), ``limit``
 /// (`max`) and ``detail`` (`permission`, `error`, `with`, `feature`). See <doc:LifelineStoat#Errors>.
 ///
@@ -144,7 +145,10 @@ public struct StoatAPIError: Error, Sendable, CustomStringConvertible {
         public static let invalidFlagValue = Code(rawValue: "InvalidFlagValue")
         /// The call needs a session and none was given (401 `NotAuthenticated`).
         public static let notAuthenticated = Code(rawValue: "NotAuthenticated")
-        /// A message with this nonce or `Idempotency-Key` was already sent (409 `DuplicateNonce`).
+        /// The `Idempotency-Key` is in the server's cache (409): a post with it was made before, stored or
+        /// refused. stoatchat's guard raises `DuplicateNonce`, but Rocket's default catcher answers it — `409
+        /// {"error":{"code":409,"reason":"Conflict",…}}` with no kind — so a `409` without a kind is this code. It
+        /// does not say whether the message exists: look it up.
         public static let duplicateNonce = Code(rawValue: "DuplicateNonce")
         /// The thing asked for does not exist (404 `NotFound`).
         public static let notFound = Code(rawValue: "NotFound")

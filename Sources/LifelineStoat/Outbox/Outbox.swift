@@ -1,0 +1,556 @@
+/// The account's outbox as pure bookkeeping: what to do with each message the user sent until the server has
+/// it exactly once, or refused it for good.
+///
+/// Facts go in — a message queued, the session CONNECTED or not, a post's outcome, a look-up's result, an event
+/// of the socket, a wake-up, the user's discard or resend — and actions come out: persist or remove an entry,
+/// post, look the message up, arm or drop a wake-up, announce a change, tell the session that a delivery is
+/// owed or was seen. It reads no clock (`now` comes in) and does no I/O; ``OutboxEngine`` performs its actions.
+///
+/// The rules (stoatchat consumes an `Idempotency-Key` in a request guard before the route runs, also when the
+/// route then refuses, keeps it in one LRU of 1000 per API process, and echoes it as the message's `nonce`):
+/// - Posts wait for CONNECTED and go one at a time per channel, oldest first; channels go side by side.
+/// - An outcome that does not say whether the message was stored — a network failure, a timeout, a lost or
+///   unreadable answer, a 5xx, a `409` of any shape — is never a reason to post again blindly: the message is
+///   looked for first (its event on the socket, or the channel's messages after the entry's ``Record/floor``).
+///   Found, it is `sent`. After a network failure and not found, the same key is posted again (the server's
+///   cache refuses it if the first post did arrive). After a `409` and not found — the key was consumed without
+///   a post, or another API process holds it — it is looked for once more ``conflictRecheck`` later, and only
+///   then posted with a new key.
+/// - A slowmode is waited out: a known one before posting, a refusal (`InSlowmode`) for its `retry_after` plus a
+///   second of resolution, then a new key (the refused post consumed the old one).
+/// - A definite refusal is `failed` with its reason; only the user's ``resend(_:now:)`` (a new key) or
+///   ``discard(_:)`` moves it.
+/// - A message the server returned (a post's answer, not its look-up) is a delivery the socket owes: the
+///   session's delivery deadline watches for its event (``Action/expectDelivery(key:generation:)``).
+struct Outbox: Sendable {
+    /// The entry as it is persisted: enough to resume after a restart.
+    struct Record: Sendable, Hashable, Codable {
+        /// The record's format.
+        var version = 1
+        var nonce: String
+        var channel: String
+        var content: String?
+        var attachments: [String]?
+        var replies: [OutgoingMessage.Reply]?
+        var masquerade: Message.Masquerade?
+        var flags: Int?
+        /// The queue's order.
+        var position: Int64
+        /// Which key is in use: 1 is the nonce itself, n > 1 is `NONCE.n`.
+        var attempt = 1
+        /// Whether the key in use was posted at least once: its outcome is then unknown until found or refused.
+        var posted = false
+        /// A message id from before the first post: the look-up reads the channel's messages after it.
+        var floor: String
+        /// The definite refusal, once there is one.
+        var failure: Failure?
+
+        struct Failure: Sendable, Hashable, Codable {
+            var code: String
+            var message: String
+        }
+
+        /// The message, as the outbox posts it: the record's key, no body `nonce`.
+        var message: OutgoingMessage {
+            OutgoingMessage(
+                content: content, attachments: attachments, replies: replies, masquerade: masquerade, flags: flags,
+                idempotencyKey: key)
+        }
+
+        /// The `Idempotency-Key` in use.
+        var key: String { Outbox.key(nonce: nonce, attempt: attempt) }
+    }
+
+    /// What a post answered, as the outbox reads it.
+    enum PostOutcome: Sendable, Equatable {
+        /// The server stored it: the answer carries the message.
+        case stored(Message)
+        /// The server refused it for good.
+        case refused(OutboxEntry.Failure)
+        /// The channel's slowmode refused it (`InSlowmode`): the key was consumed.
+        case slowmode(retryAfter: Duration)
+        /// Refused before the key's guard (the rate limiter, a session the server does not take): try the same
+        /// key again after this long (a backoff when `nil`).
+        case later(Duration?)
+        /// Unknown: stored or not. `conflict` for a `409`: the key was consumed.
+        case unknown(conflict: Bool)
+    }
+
+    /// What a look-up found.
+    enum LookupResult: Sendable, Equatable {
+        case found(Message)
+        case notFound
+        /// The look-up itself failed: try it again later, never post instead.
+        case failed
+    }
+
+    /// What the engine must do, in order.
+    enum Action: Sendable, Equatable {
+        /// Write the entry to the account's store (replacing its row).
+        case persist(Record)
+        /// Remove the entry's row.
+        case remove(nonce: String)
+        /// `POST /channels/{id}/messages` with the message's key, then report ``posted(_:key:outcome:now:)``.
+        case post(Record, generation: UInt64)
+        /// Look for a message with the entry's nonce (or a key made from it) among the channel's messages after
+        /// `floor`, then report ``lookedUp(_:result:now:)``.
+        case lookUp(nonce: String, channel: String, floor: String)
+        /// Wake the outbox at `at` (on the client's clock) with ``wake(ticket:now:)``.
+        case watch(ticket: UInt64, at: Duration)
+        /// Forget the wake-up with this ticket.
+        case unwatch(ticket: UInt64)
+        /// Tell the observers.
+        case announce(OutboxEntry)
+        /// The server's copy of the message, for the cache.
+        case cache(Message)
+        /// A send was refused `InSlowmode`: the channel's deadline (``StoatClient/deadlines``) is restated.
+        case slowmodeRefused(channel: String, retryAfter: Duration)
+        /// The socket of connection `generation` owes this message's event: the session's delivery deadline.
+        case expectDelivery(key: String, generation: UInt64)
+        /// The socket delivered the event the session was told to expect.
+        case deliverySeen(key: String)
+    }
+
+    /// What the user asked of an entry, answered.
+    enum Answer: Sendable, Equatable {
+        case done
+        case refused(String)
+    }
+
+    /// The longest wait between tries of an entry whose outcome is unknown or whose look-up failed.
+    static let longestBackoff: Duration = .seconds(30)
+    /// The wait before the second look after a `409` found nothing: long enough for a post in flight elsewhere
+    /// (another API process) to be stored.
+    static let conflictRecheck: Duration = .seconds(2)
+    /// The slowmode's `retry_after` is whole seconds (Redis's rounded TTL): the wait is a second longer.
+    static let slowmodeResolution: Duration = .seconds(1)
+    /// The longest a slowmode refusal is waited out at once, whatever its `retry_after` says.
+    static let longestSlowmodeWait: Duration = .seconds(86_400)
+    /// The longest a rate limit is waited out at once, whatever its `retry_after` says.
+    static let longestRateLimitWait: Duration = .seconds(300)
+    /// The most keys one entry uses before it fails (`tooManyAttempts`): a server that refuses every key.
+    static let maximumAttempts = 1000
+    /// The most sent messages whose event is awaited at once; the oldest are forgotten beyond it.
+    static let maximumAwaitedEchoes = 256
+
+    /// What the entry does next once it may.
+    enum Next: Sendable, Equatable {
+        case post
+        /// Look for it: after a network failure (`conflict` false) or a `409` (`conflict`, `look` 1 or 2).
+        case lookUp(conflict: Bool, look: Int)
+    }
+
+    /// Where an entry is, in memory.
+    enum Step: Sendable, Equatable {
+        /// May go as soon as it is its channel's turn and the session is CONNECTED.
+        case ready(Next)
+        /// A post is in flight, on connection `generation`.
+        case posting(generation: UInt64)
+        /// A look-up is in flight.
+        case lookingUp(conflict: Bool, look: Int)
+        /// Waiting until `until` (a wake-up with `ticket`); with the slowmode's `retryAfter` when it waits one
+        /// out.
+        case waiting(until: Duration, ticket: UInt64, then: Next, retryAfter: Duration?)
+        /// Refused for good.
+        case failed
+    }
+
+    struct Entry: Sendable, Equatable {
+        var record: Record
+        var step: Step
+        /// Tries since the last progress, for the backoff.
+        var retries = 0
+
+        var nonce: String { record.nonce }
+    }
+
+    /// The entries, in queue order: queued, sending and failed ones (a sent one leaves).
+    private(set) var entries: [Entry] = []
+    /// The connection that is CONNECTED, or `nil`.
+    private(set) var connection: UInt64?
+    /// Slowmodes the server stated: channel → when it is surely over, on the client's clock.
+    private(set) var slowmodes: [String: Duration] = [:]
+    /// Sent messages whose event the session awaits: nonce and message id, oldest first.
+    private(set) var awaitedEchoes: [(nonce: String, id: String)] = []
+    private var lastTicket: UInt64 = 0
+    /// The last position given.
+    private(set) var lastPosition: Int64 = 0
+
+    // MARK: - Reading
+
+    /// The entries as observers see them, in queue order.
+    var publicEntries: [OutboxEntry] { entries.map(Self.view) }
+
+    /// An entry as observers see it.
+    static func view(_ entry: Entry) -> OutboxEntry {
+        OutboxEntry(
+            nonce: entry.nonce, channel: entry.record.channel, message: entry.record.message,
+            state: state(of: entry))
+    }
+
+    static func state(of entry: Entry) -> OutboxEntry.State {
+        if let failure = entry.record.failure {
+            return .failed(OutboxEntry.Failure(code: failure.code, message: failure.message))
+        }
+        switch entry.step {
+        case .posting, .lookingUp: return .sending
+        case .waiting(_, _, _, let retryAfter?): return .queued(retryAfter: retryAfter)
+        case .ready, .waiting, .failed: return entry.record.posted ? .sending : .queued(retryAfter: nil)
+        }
+    }
+
+    /// The key of attempt `attempt`: the nonce, then `NONCE.2`, `NONCE.3`…
+    static func key(nonce: String, attempt: Int) -> String {
+        attempt <= 1 ? nonce : "\(nonce).\(attempt)"
+    }
+
+    /// Whether `key` (a message's `nonce`) is one of the keys of the entry named `nonce`.
+    static func key(_ key: String, belongsTo nonce: String) -> Bool {
+        guard key.hasPrefix(nonce) else { return false }
+        let rest = key.utf8.dropFirst(nonce.utf8.count)
+        guard let dot = rest.first else { return true }
+        return dot == UInt8(ascii: ".") && rest.count > 1
+            && rest.dropFirst().allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
+
+    /// The longest nonce: room is left for `.` and the attempt within stoatchat's 64 characters.
+    static let maximumNonceLength = 48
+
+    // MARK: - The user
+
+    /// Queues a message made by ``makeRecord(nonce:channel:message:floor:)`` (and persisted by the caller when
+    /// a store is attached). A nonce already queued changes nothing.
+    mutating func enqueue(_ record: Record, now: Duration) -> [Action] {
+        guard !contains(record.nonce) else { return [] }
+        let entry = Entry(record: record, step: .ready(.post))
+        // Kept in position order: a send that took its position first is queued first.
+        let index = entries.firstIndex { $0.record.position > record.position } ?? entries.endIndex
+        entries.insert(entry, at: index)
+        lastPosition = max(lastPosition, record.position)
+        return [.announce(Self.view(entry))] + pump(now: now)
+    }
+
+    /// A new entry's record, with the next position in the queue (taken now, so concurrent sends keep their
+    /// order).
+    mutating func makeRecord(nonce: String, channel: String, message: OutgoingMessage, floor: String) -> Record {
+        lastPosition += 1
+        return Record(
+            nonce: nonce, channel: channel, content: message.content, attachments: message.attachments,
+            replies: message.replies, masquerade: message.masquerade, flags: message.flags, position: lastPosition,
+            floor: floor)
+    }
+
+    /// Whether an entry with this nonce is in the outbox.
+    func contains(_ nonce: String) -> Bool { entries.contains { $0.nonce == nonce } }
+
+    /// Drops a queued or failed entry, at the user's word. An entry being sent cannot be: its post or look-up
+    /// is in flight, and the server may have it.
+    mutating func discard(_ nonce: String) -> (Answer, [Action]) {
+        guard let index = entries.firstIndex(where: { $0.nonce == nonce }) else {
+            return (.refused("no entry \(nonce) in the outbox"), [])
+        }
+        let entry = entries[index]
+        if case .sending = Self.state(of: entry) {
+            return (.refused("\(nonce) is being sent"), [])
+        }
+        entries.remove(at: index)
+        var actions: [Action] = [.remove(nonce: nonce)]
+        if case .waiting(_, let ticket, _, _) = entry.step { actions.insert(.unwatch(ticket: ticket), at: 0) }
+        return (.done, actions)
+    }
+
+    /// Posts a failed entry again, with a new key.
+    mutating func resend(_ nonce: String, now: Duration) -> (Answer, [Action]) {
+        guard let index = entries.firstIndex(where: { $0.nonce == nonce }) else {
+            return (.refused("no entry \(nonce) in the outbox"), [])
+        }
+        guard entries[index].record.failure != nil else { return (.refused("\(nonce) has not failed"), []) }
+        entries[index].record.failure = nil
+        entries[index].retries = 0
+        var actions = newKey(index)
+        guard entries[index].record.failure == nil else { return (.done, actions) }
+        entries[index].step = .ready(.post)
+        actions += [.persist(entries[index].record), .announce(Self.view(entries[index]))]
+        return (.done, actions + pump(now: now))
+    }
+
+    // MARK: - The session
+
+    /// The session is CONNECTED on connection `generation`, or (`nil`) no longer.
+    mutating func connectionChanged(_ generation: UInt64?, now: Duration) -> [Action] {
+        guard generation != connection else { return [] }
+        connection = generation
+        // Leaving CONNECTED cancels the session's delivery deadline: nothing is awaited any more.
+        awaitedEchoes.removeAll()
+        return pump(now: now)
+    }
+
+    /// The server states a slowmode in `channel` until `until` (on the client's clock), or (`nil`) that it is
+    /// over: an entry waiting for it goes at once.
+    mutating func slowmode(channel: String, until: Duration?, now: Duration) -> [Action] {
+        slowmodes[channel] = until
+        guard until == nil else { return [] }
+        var actions: [Action] = []
+        for index in entries.indices where entries[index].record.channel == channel {
+            if case .waiting(_, let ticket, .post, _?) = entries[index].step {
+                entries[index].step = .ready(.post)
+                actions += [.unwatch(ticket: ticket), .announce(Self.view(entries[index]))]
+            }
+        }
+        return actions + pump(now: now)
+    }
+
+    // MARK: - Answers
+
+    /// A post of `nonce` with `key` answered.
+    mutating func posted(_ nonce: String, key: String, outcome: PostOutcome, now: Duration) -> [Action] {
+        // An entry already resolved (its event came first, or the user discarded it) is not waiting for this.
+        guard let index = entries.firstIndex(where: { $0.nonce == nonce }), entries[index].record.key == key,
+            case .posting(let generation) = entries[index].step
+        else { return [] }
+        switch outcome {
+        case .stored(let message):
+            var actions = sent(index, message: message, cache: true)
+            actions.append(contentsOf: awaitEcho(nonce: nonce, id: message.id, generation: generation))
+            return actions + pump(now: now)
+        case .refused(let failure):
+            return fail(index, failure) + pump(now: now)
+        case .slowmode(let retryAfter):
+            entries[index].retries = 0
+            var actions: [Action] = [.slowmodeRefused(channel: entries[index].record.channel, retryAfter: retryAfter)]
+            actions += newKey(index)
+            guard entries[index].record.failure == nil else { return actions + pump(now: now) }
+            actions.append(.persist(entries[index].record))
+            return actions
+                + wait(index, until: now + retryAfter + Self.slowmodeResolution, then: .post, retryAfter: retryAfter)
+        case .later(let delay):
+            // Refused before the key's guard: the same key, later.
+            return wait(index, until: now + (delay ?? backoff(index)), then: .post, retryAfter: nil)
+        case .unknown(let conflict):
+            entries[index].step = .ready(.lookUp(conflict: conflict, look: 1))
+            return [.announce(Self.view(entries[index]))] + pump(now: now)
+        }
+    }
+
+    /// A look-up of `nonce` answered.
+    mutating func lookedUp(_ nonce: String, result: LookupResult, now: Duration) -> [Action] {
+        guard let index = entries.firstIndex(where: { $0.nonce == nonce }),
+            case .lookingUp(let conflict, let look) = entries[index].step
+        else { return [] }
+        switch result {
+        case .found(let message):
+            return sent(index, message: message, cache: true) + pump(now: now)
+        case .failed:
+            return wait(
+                index, until: now + backoff(index), then: .lookUp(conflict: conflict, look: look), retryAfter: nil)
+        case .notFound where !conflict:
+            // Not stored: post the same key again; if the first post did arrive meanwhile, the key is refused.
+            return wait(index, until: now + backoff(index), then: .post, retryAfter: nil)
+        case .notFound where look < 2:
+            return wait(
+                index, until: now + Self.conflictRecheck, then: .lookUp(conflict: true, look: 2), retryAfter: nil)
+        case .notFound:
+            // Twice not found after a 409: the key was consumed without a post. A new key.
+            var actions = newKey(index)
+            guard entries[index].record.failure == nil else { return actions + pump(now: now) }
+            entries[index].step = .ready(.post)
+            actions.append(.persist(entries[index].record))
+            return actions + pump(now: now)
+        }
+    }
+
+    /// The socket delivered a message: an entry it names (by any of its keys, or by the id the server gave it)
+    /// is sent; a sent one whose event was awaited is seen.
+    mutating func delivered(_ message: Message, now: Duration) -> [Action] {
+        if let index = entries.firstIndex(where: { entry in
+            message.nonce.map { Self.key($0, belongsTo: entry.nonce) } == true
+        }) {
+            return sent(index, message: message, cache: false) + pump(now: now)
+        }
+        guard
+            let index = awaitedEchoes.firstIndex(where: { awaited in
+                awaited.id == message.id || message.nonce.map { Self.key($0, belongsTo: awaited.nonce) } == true
+            })
+        else { return [] }
+        let awaited = awaitedEchoes.remove(at: index)
+        return [.deliverySeen(key: awaited.nonce)]
+    }
+
+    /// A wake-up fired.
+    mutating func wake(ticket: UInt64, now: Duration) -> [Action] {
+        guard
+            let index = entries.firstIndex(where: { entry in
+                if case .waiting(_, ticket, _, _) = entry.step { return true }
+                return false
+            }), case .waiting(_, _, let next, _) = entries[index].step
+        else { return [] }
+        entries[index].step = .ready(next)
+        return [.announce(Self.view(entries[index]))] + pump(now: now)
+    }
+
+    // MARK: - The store
+
+    /// Entries read back from the account's store at sign-in: one whose key was posted is looked for first
+    /// (the process may have stopped before the answer), a failed one stays failed.
+    mutating func restore(_ records: [Record], now: Duration) -> [Action] {
+        var actions: [Action] = []
+        for record in records.sorted(by: { $0.position < $1.position }) where !contains(record.nonce) {
+            let step: Step =
+                record.failure != nil
+                ? .failed : record.posted ? .ready(.lookUp(conflict: false, look: 1)) : .ready(.post)
+            let entry = Entry(record: record, step: step)
+            entries.append(entry)
+            lastPosition = max(lastPosition, record.position)
+            actions.append(.announce(Self.view(entry)))
+        }
+        entries.sort { $0.record.position < $1.record.position }
+        return actions + pump(now: now)
+    }
+
+    /// Forgets everything (the session was disposed of); returns the entries that were not sent.
+    mutating func reset() -> (entries: [OutboxEntry], actions: [Action]) {
+        let dropped = publicEntries
+        var actions: [Action] = []
+        for entry in entries {
+            if case .waiting(_, let ticket, _, _) = entry.step { actions.append(.unwatch(ticket: ticket)) }
+        }
+        entries = []
+        connection = nil
+        slowmodes = [:]
+        awaitedEchoes = []
+        return (dropped, actions)
+    }
+
+    // MARK: - Deciding
+
+    /// Starts what may start: the first unfailed entry of each channel, while CONNECTED.
+    private mutating func pump(now: Duration) -> [Action] {
+        guard let generation = connection else { return [] }
+        var actions: [Action] = []
+        var busy: Set<String> = []
+        for index in entries.indices {
+            let channel = entries[index].record.channel
+            guard entries[index].record.failure == nil, !busy.contains(channel) else { continue }
+            busy.insert(channel)
+            guard case .ready(let next) = entries[index].step else { continue }
+            switch next {
+            case .post:
+                if let until = slowmodes[channel], until > now {
+                    // A known slowmode: waited out before posting, shown as the time left.
+                    actions += wait(index, until: until, then: .post, retryAfter: until - now)
+                    continue
+                }
+                entries[index].step = .posting(generation: generation)
+                let firstPost = !entries[index].record.posted
+                entries[index].record.posted = true
+                // Persisted before the post: a restart in between looks for the message before posting again.
+                if firstPost { actions.append(.persist(entries[index].record)) }
+                actions += [.announce(Self.view(entries[index])), .post(entries[index].record, generation: generation)]
+            case .lookUp(let conflict, let look):
+                entries[index].step = .lookingUp(conflict: conflict, look: look)
+                let record = entries[index].record
+                actions += [
+                    .announce(Self.view(entries[index])),
+                    .lookUp(nonce: record.nonce, channel: record.channel, floor: record.floor),
+                ]
+            }
+        }
+        return actions
+    }
+
+    /// The entry is sent: it leaves the outbox.
+    private mutating func sent(_ index: Int, message: Message, cache: Bool) -> [Action] {
+        var entry = entries.remove(at: index)
+        var actions: [Action] = []
+        if case .waiting(_, let ticket, _, _) = entry.step { actions.append(.unwatch(ticket: ticket)) }
+        entry.record.failure = nil
+        var view = Self.view(entry)
+        view.state = .sent(messageID: message.id)
+        actions += [.remove(nonce: entry.nonce), .announce(view)]
+        if cache { actions.append(.cache(message)) }
+        return actions
+    }
+
+    /// The server owes the message's event on connection `generation`.
+    private mutating func awaitEcho(nonce: String, id: String, generation: UInt64) -> [Action] {
+        guard connection == generation else { return [] }
+        awaitedEchoes.append((nonce, id))
+        if awaitedEchoes.count > Self.maximumAwaitedEchoes { awaitedEchoes.removeFirst() }
+        return [.expectDelivery(key: nonce, generation: generation)]
+    }
+
+    private mutating func fail(_ index: Int, _ failure: OutboxEntry.Failure) -> [Action] {
+        entries[index].record.failure = Record.Failure(code: failure.code, message: failure.message)
+        entries[index].step = .failed
+        return [.persist(entries[index].record), .announce(Self.view(entries[index]))]
+    }
+
+    /// The next key: the one in use was consumed without a post. Past ``maximumAttempts`` the entry fails.
+    private mutating func newKey(_ index: Int) -> [Action] {
+        guard entries[index].record.attempt < Self.maximumAttempts else {
+            return fail(
+                index,
+                OutboxEntry.Failure(
+                    code: "tooManyAttempts",
+                    message: "the server refused \(Self.maximumAttempts) keys for this message without storing it"))
+        }
+        entries[index].record.attempt += 1
+        entries[index].record.posted = false
+        return []
+    }
+
+    private mutating func wait(_ index: Int, until: Duration, then next: Next, retryAfter: Duration?) -> [Action] {
+        lastTicket += 1
+        entries[index].retries += 1
+        entries[index].step = .waiting(until: until, ticket: lastTicket, then: next, retryAfter: retryAfter)
+        return [.watch(ticket: lastTicket, at: until), .announce(Self.view(entries[index]))]
+    }
+
+    /// 1 s, 2 s, 4 s … up to ``longestBackoff``, by the entry's tries since its last progress.
+    private func backoff(_ index: Int) -> Duration {
+        let exponent = min(entries[index].retries, 5)
+        return min(.seconds(1 << exponent), Self.longestBackoff)
+    }
+}
+
+extension Outbox.Action {
+    /// The entry an announcement is about.
+    var announced: OutboxEntry? {
+        if case .announce(let entry) = self { return entry }
+        return nil
+    }
+}
+
+extension Outbox.PostOutcome {
+    /// How the outbox reads a post's failure (stoatchat's `message_send.rs` and its request guards):
+    ///
+    /// - a `409` of any shape (Rocket's catcher for a reused key, a `DuplicateNonce` body, a page): unknown,
+    ///   the key consumed;
+    /// - no answer (the network, a timeout, a cancelled call), an unreadable answer, or a `5xx`: unknown;
+    /// - `InSlowmode`: wait its `retry_after`, the key consumed;
+    /// - the rate limiter's `429` or a `401` (both refuse before the key's guard runs): the same key later;
+    /// - anything else (a missing permission — a timeout in the server included —, an empty or too long message,
+    ///   an unknown channel, a refused redirect, a malformed request): refused for good, with the error's code.
+    init(_ error: StoatAPIError) {
+        if error.status == 409 {
+            self = .unknown(conflict: true)
+            return
+        }
+        switch error.code {
+        case .network, .timeout, .cancelled, .malformedResponse:
+            self = .unknown(conflict: false)
+        case .inSlowmode:
+            // The server's number, bounded: a day at most, then the post is tried (and refused) again.
+            let retryAfter = min(max(error.retryAfter ?? .seconds(1), .zero), Outbox.longestSlowmodeWait)
+            self = .slowmode(retryAfter: retryAfter)
+        case .rateLimited:
+            self = .later(error.retryAfter.map { min(max($0, .zero), Outbox.longestRateLimitWait) })
+        case _ where error.isInvalidSession:
+            self = .later(nil)
+        case _ where (error.status ?? 0) >= 500:
+            self = .unknown(conflict: false)
+        default:
+            self = .refused(OutboxEntry.Failure(code: error.kind ?? error.code.rawValue, message: error.message))
+        }
+    }
+}

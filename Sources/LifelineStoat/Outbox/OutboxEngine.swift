@@ -1,0 +1,531 @@
+import Lifeline
+import LifelineCore
+import LifelineStore
+import Logging
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Where the outbox keeps its entries between runs: the account's encrypted store, through an adapter
+/// (``AccountDatabaseOutbox``); without one, the outbox lives in memory only.
+protocol OutboxPersistence: Sendable {
+    /// The stored entries, in queue order, and a reason for each one that could not be read.
+    func outbox() async throws -> (records: [Outbox.Record], unreadable: [String])
+    /// Writes an entry, replacing the one with its nonce.
+    func save(_ record: Outbox.Record) async throws
+    /// Removes the entry with this nonce.
+    func remove(_ nonce: String) async throws
+}
+
+/// Runs a ``StoatClient``'s ``Outbox``: feeds it what the session, the socket, the server's answers, the
+/// deadlines and the user say, and performs what it decides — on the client's clock, inside ``run(session:)``.
+///
+/// The outbox is behind a lock, so a fact costs one locked update on the path that brings it. What it decides
+/// is posted, under that lock, to one stream that ``run(session:)`` performs in order: store writes (awaited,
+/// so an entry is persisted before the post that depends on it), wake-ups on one `OperationExpirationWatcher`
+/// (one timer however many entries wait), and the session's delivery facts (in the order the socket and the
+/// answers gave them). Posts and look-ups run as child tasks of `run`, so nothing outlives it. Announcements
+/// and cache updates happen under the lock, so observers see every change in order.
+final class OutboxEngine: OperationExpirationDelegate, Sendable {
+    /// A wake-up of the outbox, keyed by its ticket.
+    struct Watch: Identifiable, Sendable {
+        var id: UInt64
+    }
+
+    /// What the run loop performs, in the outbox's order.
+    private enum Command: Sendable {
+        case persist(Outbox.Record)
+        case remove(String)
+        case post(Outbox.Record, generation: UInt64)
+        case lookUp(nonce: String, channel: String, floor: String)
+        case watch(ticket: UInt64, at: Duration)
+        case unwatch(ticket: UInt64)
+        case slowmodeRefused(channel: String, retryAfter: Duration)
+        case expectDelivery(key: String, generation: UInt64)
+        case deliverySeen(key: String)
+    }
+
+    private struct State: Sendable {
+        var outbox = Outbox()
+        var probe = DeliveryProbe()
+        /// The state each entry was last announced in, so a repeat is not announced.
+        var announced: [String: OutboxEntry.State] = [:]
+        /// Entries that left the outbox, with their last state, newest last (bounded).
+        var finished: [(nonce: String, state: OutboxEntry.State)] = []
+    }
+
+    /// The observers' key in the cache's change signals.
+    static let signalKey = "outbox"
+    /// How many finished entries ``state(of:)`` remembers.
+    static let finishedMemory = 1024
+    /// How many messages one look-up asks for per page (stoatchat's most).
+    static let lookupPage = 100
+
+    private let state = Mutex(State())
+    private let persistence = Mutex<(any OutboxPersistence)?>(nil)
+    private let watcher: OperationExpirationWatcher<Watch>
+    private let commands: AsyncStream<Command>
+    private let post: AsyncStream<Command>.Continuation
+    private let announcements = Broadcaster<OutboxEvent>()
+    /// The deadlines' starts and ends, subscribed to when the client was made.
+    private let deadlineEvents: AsyncStream<StoatDeadlineEvent>
+    private let api: StoatAPI
+    private let cache: CacheEngine
+    private let credentials: ClientCaches.Credentials
+    private let deadlines: DeadlineEngine
+    private let deliveryCheck: Duration?
+    private let sleep: @Sendable (Duration) async throws -> Void
+    private let logger: Logger
+
+    init(
+        api: StoatAPI, cache: CacheEngine, credentials: ClientCaches.Credentials, deadlines: DeadlineEngine,
+        clock: some Clock<Duration>, deliveryCheck: Duration?, logger: Logger
+    ) {
+        watcher = OperationExpirationWatcher(clock: clock)
+        (commands, post) = AsyncStream.makeStream(of: Command.self)
+        deadlineEvents = deadlines.subscribe()
+        self.api = api
+        self.cache = cache
+        self.credentials = credentials
+        self.deadlines = deadlines
+        self.deliveryCheck = deliveryCheck
+        sleep = { try await clock.sleep(for: $0) }
+        self.logger = logger
+    }
+
+    // MARK: - Reading
+
+    /// The entries in queue order.
+    var entries: [OutboxEntry] { state.withLock { $0.outbox.publicEntries } }
+
+    /// Every change from now on.
+    func subscribe() -> AsyncStream<OutboxEvent> { announcements.subscribe() }
+
+    /// An entry's state: in the outbox, or the last one of an entry that left it lately; `nil` when unknown.
+    func state(of nonce: String) -> OutboxEntry.State? {
+        state.withLock { state in
+            state.outbox.publicEntries.first { $0.nonce == nonce }?.state
+                ?? state.finished.last { $0.nonce == nonce }?.state
+        }
+    }
+
+    // MARK: - The user
+
+    /// Queues a message: persisted first when the account's store is attached, then queued.
+    func send(_ message: OutgoingMessage, to channel: String) async throws(StoatClientError) -> OutboxEntry {
+        let nonce = message.idempotencyKey
+        guard Self.isUsableNonce(nonce) else {
+            throw StoatClientError(
+                code: .invalidRequest,
+                message: "an outbox message's idempotencyKey is 1 to \(Outbox.maximumNonceLength) letters, digits, "
+                    + "- or _")
+        }
+        if let known = state.withLock({ $0.outbox.publicEntries.first { $0.nonce == nonce } }) {
+            // The same value sent again: the entry already queued, never a second one.
+            return known
+        }
+        let floor = Self.floor(
+            cache.read { cache in
+                [cache.history(channel).messages.map(\.id).max(), cache.channels[channel]?.lastMessageID]
+                    .compactMap { $0 }.max()
+            })
+        // The position is taken now, so two sends at once keep their order in the store too.
+        let record = state.withLock {
+            $0.outbox.makeRecord(nonce: nonce, channel: channel, message: message, floor: floor)
+        }
+        if let store = persistence.withLock({ $0 }) {
+            do {
+                try await store.save(record)
+            } catch {
+                throw StoatClientError(
+                    code: .storageFailed, message: "the message could not be kept in the account's store", cause: error)
+            }
+        }
+        apply { outbox, now in outbox.enqueue(record, now: now) }
+        return state.withLock { $0.outbox.publicEntries.first { $0.nonce == nonce } }
+            ?? OutboxEntry(nonce: nonce, channel: channel, message: message, state: .queued(retryAfter: nil))
+    }
+
+    func discard(_ nonce: String) throws(StoatClientError) {
+        var answer = Outbox.Answer.done
+        apply { outbox, _ in
+            let (result, actions) = outbox.discard(nonce)
+            answer = result
+            return actions
+        }
+        if case .refused(let reason) = answer { throw StoatClientError(code: .outboxRefused, message: reason) }
+        state.withLock { $0.announced[nonce] = nil }
+        cache.signals.signal([Self.signalKey])
+    }
+
+    func resend(_ nonce: String) throws(StoatClientError) {
+        var answer = Outbox.Answer.done
+        apply { outbox, now in
+            let (result, actions) = outbox.resend(nonce, now: now)
+            answer = result
+            return actions
+        }
+        if case .refused(let reason) = answer { throw StoatClientError(code: .outboxRefused, message: reason) }
+    }
+
+    /// Whether `nonce` can name an entry and its later keys (`NONCE.n`) within stoatchat's 64 characters,
+    /// without one entry's keys looking like another's.
+    static func isUsableNonce(_ nonce: String) -> Bool {
+        !nonce.isEmpty && nonce.utf8.count <= Outbox.maximumNonceLength
+            && nonce.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
+                    || byte == UInt8(ascii: "_")
+            }
+    }
+
+    /// The look-up's floor: five minutes before the newest message the client knows in the channel (the API's
+    /// processes may disagree on the time by a little), or the beginning of time when it knows none — never the
+    /// device's clock, which may be ahead of the server's and would hide the message (a look-up that reads more
+    /// costs requests; one that misses costs a second copy).
+    static func floor(_ newestKnown: String?) -> String {
+        let margin: Int64 = 5 * 60 * 1000
+        guard let newestKnown, let milliseconds = ULID.milliseconds(of: newestKnown) else {
+            return ULID.floor(milliseconds: 0)
+        }
+        return ULID.floor(milliseconds: max(0, milliseconds - margin))
+    }
+
+    // MARK: - The store
+
+    /// Attaches the account's store and restores its entries; an entry that cannot be read is reported and
+    /// skipped. The entries of a store attached before (another account's) are forgotten in memory first.
+    func attach(_ store: any OutboxPersistence) async {
+        let previous = persistence.withLock { persistence in
+            defer { persistence = store }
+            return persistence
+        }
+        if previous != nil { forget() }
+        let stored: (records: [Outbox.Record], unreadable: [String])
+        do {
+            stored = try await store.outbox()
+        } catch {
+            logger.warning("the outbox could not be read", metadata: ["lifeline.error": "\(error)"])
+            announcements.publish(.unreadable("the outbox could not be read from the account's store"))
+            return
+        }
+        for reason in stored.unreadable {
+            logger.warning("an outbox entry could not be read", metadata: ["lifeline.reason": "\(reason)"])
+            announcements.publish(.unreadable(reason))
+        }
+        apply { outbox, now in outbox.restore(stored.records, now: now) }
+    }
+
+    /// The session was disposed of (``ClientCaches``, before READY): the outbox is forgotten in memory. With a
+    /// store, its entries stay there for the next sign-in; without one, a logout is the user's word, and the
+    /// entries not sent are reported failed (`loggedOut`) as they go — one being sent may have reached the
+    /// server, and says so.
+    func disposed() {
+        let store = persistence.withLock { store in
+            defer { store = nil }
+            return store
+        }
+        forget(reporting: store == nil)
+    }
+
+    /// Forgets every entry in memory; `reporting`, each one not sent is announced failed (`loggedOut`).
+    private func forget(reporting: Bool = false) {
+        state.withLock { state in
+            let (dropped, actions) = state.outbox.reset()
+            state.probe.connectionChanged(nil)
+            for action in actions { perform(action, in: &state) }
+            if reporting {
+                for var entry in dropped where entry.state.name != "failed" {
+                    let message =
+                        entry.state == .sending
+                        ? "the session ended while it was being sent: the server may have it"
+                        : "the session ended before it was sent"
+                    entry.state = .failed(OutboxEntry.Failure(code: "loggedOut", message: message))
+                    announcements.publish(.changed(entry))
+                    remember(entry.nonce, entry.state, in: &state)
+                }
+            }
+            state.announced = [:]
+        }
+        cache.signals.signal([Self.signalKey])
+    }
+
+    // MARK: - Running
+
+    /// Follows the session, the socket's events and the deadlines, and performs the outbox's actions until the
+    /// calling task is cancelled; then drops every wake-up and ends the announcements. `openChannels` names the
+    /// channels the optional delivery check reads.
+    func run(session: Session, openChannels: @escaping @Sendable () -> Set<String>) async {
+        // Wake-ups come through the delegate (held weakly), on the watcher's actor: no task of its own.
+        await watcher.setDelegate(self)
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.followSession(session) }
+            group.addTask { await self.followDeadlines() }
+            if let deliveryCheck {
+                group.addTask {
+                    await self.checkDeliveries(every: deliveryCheck, session: session, openChannels: openChannels)
+                }
+            }
+            for await command in commands {
+                switch command {
+                case .persist(let record):
+                    await write("an outbox entry") { try await $0.save(record) }
+                case .remove(let nonce):
+                    await write("an outbox entry's removal") { try await $0.remove(nonce) }
+                case .post(let record, let generation):
+                    group.addTask { await self.post(record, generation: generation) }
+                case .lookUp(let nonce, let channel, let floor):
+                    group.addTask { await self.lookUp(nonce, channel: channel, floor: floor) }
+                case .watch(let ticket, let at):
+                    await watcher.add(Watch(id: ticket), expiresAt: at)
+                case .unwatch(let ticket):
+                    await watcher.remove(ticket)
+                case .slowmodeRefused(let channel, let retryAfter):
+                    deadlines.slowmodeRefused(channel: channel, retryAfter: retryAfter)
+                case .expectDelivery(let key, let generation):
+                    await session.deliveryExpected(key, generation: generation)
+                case .deliverySeen(let key):
+                    await session.deliverySeen(key)
+                }
+            }
+        }
+        await watcher.removeAll()
+        announcements.finish()
+    }
+
+    private func write(_ what: String, _ body: (any OutboxPersistence) async throws -> Void) async {
+        guard let store = persistence.withLock({ $0 }) else { return }
+        do {
+            try await body(store)
+        } catch {
+            // The outbox in memory goes on; a restart before the next successful write may repeat a look-up,
+            // never a blind post (see the catalog's "The outbox").
+            logger.warning(
+                "the outbox could not be stored", metadata: ["lifeline.what": "\(what)", "lifeline.error": "\(error)"])
+        }
+    }
+
+    private func followSession(_ session: Session) async {
+        for await snapshot in session.states {
+            let generation = snapshot.state == .connected ? await session.connectedGeneration : nil
+            state.withLock { $0.probe.connectionChanged(generation) }
+            apply { $0.connectionChanged(generation, now: $1) }
+        }
+    }
+
+    /// An event of the live socket (``StoatClient`` calls it on the socket's path, after the cache): a message
+    /// may be an entry's echo, or one the delivery check is owed.
+    func socketDelivered(_ event: BonfireEvent) {
+        switch event {
+        case .message(let message):
+            apply { outbox, now in outbox.delivered(message, now: now) }
+            if let seen = state.withLock({ $0.probe.delivered(message) }) { post.yield(.deliverySeen(key: seen)) }
+        case .bulk(let events):
+            for event in events { socketDelivered(event) }
+        default:
+            break
+        }
+    }
+
+    /// Wake-ups that came due (``OperationExpirationDelegate``).
+    func operationsExpired(_ operations: [Watch]) {
+        for watch in operations { apply { $0.wake(ticket: watch.id, now: $1) } }
+    }
+
+    private func followDeadlines() async {
+        for deadline in deadlines.deadlines where deadline.kind == .slowmode {
+            slowmode(deadline.target, until: deadline.deadline)
+        }
+        for await event in deadlineEvents {
+            switch event {
+            case .started(let deadline) where deadline.kind == .slowmode:
+                slowmode(deadline.target, until: deadline.deadline)
+            case .ended(let deadline, _) where deadline.kind == .slowmode:
+                slowmode(deadline.target, until: nil)
+            default:
+                break
+            }
+        }
+    }
+
+    /// A slowmode stated on the deadlines' clock, moved to the outbox's.
+    private func slowmode(_ channel: String, until deadline: Duration?) {
+        let offset = watcher.now - deadlines.now
+        apply { outbox, now in outbox.slowmode(channel: channel, until: deadline.map { $0 + offset }, now: now) }
+    }
+
+    // MARK: - Requests
+
+    private func post(_ record: Outbox.Record, generation: UInt64) async {
+        let outcome: Outbox.PostOutcome
+        if let credentials = credentials.value {
+            do {
+                outcome = .stored(try await api.sendMessage(record.message, in: record.channel, credentials))
+            } catch {
+                if error.code == .cancelled, Task.isCancelled { return }  // the client is stopping
+                logger.info(
+                    "outbox: a post failed",
+                    metadata: ["lifeline.nonce": "\(record.nonce)", "lifeline.error": "\(error.code)"])
+                outcome = Outbox.PostOutcome(error)
+            }
+        } else {
+            outcome = .later(nil)
+        }
+        apply { outbox, now in outbox.posted(record.nonce, key: record.key, outcome: outcome, now: now) }
+    }
+
+    private func lookUp(_ nonce: String, channel: String, floor: String) async {
+        let result: Outbox.LookupResult
+        if let credentials = credentials.value {
+            result = await Self.lookUp(nonce, channel: channel, floor: floor, api: api, credentials: credentials)
+        } else {
+            result = .failed
+        }
+        if result == .failed, Task.isCancelled { return }
+        apply { outbox, now in outbox.lookedUp(nonce, result: result, now: now) }
+    }
+
+    /// Reads the channel's messages after `floor`, oldest first, a page at a time, until one carries the nonce
+    /// (or a key made from it) or the pages end.
+    static func lookUp(
+        _ nonce: String, channel: String, floor: String, api: StoatAPI, credentials: SessionCredentials
+    ) async -> Outbox.LookupResult {
+        var after = floor
+        while true {
+            let page: MessagesPage
+            do {
+                page = try await api.messages(
+                    in: channel, query: MessageQuery(limit: lookupPage, after: after, sort: .oldest), credentials)
+            } catch {
+                return .failed
+            }
+            if let found = page.messages.first(where: { $0.nonce.map { Outbox.key($0, belongsTo: nonce) } == true }) {
+                return .found(found)
+            }
+            // A short page is the last; a page that does not move forward is a server's mistake, not an end.
+            guard page.messages.count >= lookupPage else { return .notFound }
+            guard let last = page.messages.map(\.id).max(), last > after else { return .failed }
+            after = last
+        }
+    }
+
+    // MARK: - The optional delivery check
+
+    /// While CONNECTED with a channel open, reads each open channel's `last_message_id` every `interval`
+    /// (``StoatClient/Configuration/deliveryCheck``): a message the server lists that the socket did not
+    /// deliver is owed, on the session's delivery deadline.
+    private func checkDeliveries(
+        every interval: Duration, session: Session, openChannels: @Sendable () -> Set<String>
+    ) async {
+        while !Task.isCancelled {
+            do { try await sleep(interval) } catch { return }
+            guard let generation = await session.connectedGeneration else { continue }
+            // Idle only: while a message is being sent, its own echo watches the socket.
+            let busy = state.withLock { state in
+                state.outbox.entries.contains { if case .failed = $0.step { false } else { true } }
+                    || !state.outbox.awaitedEchoes.isEmpty
+            }
+            guard !busy else { continue }
+            // One at a time, before the next wait: a check never overlaps the next one.
+            for channel in openChannels() { await check(channel, generation: generation) }
+        }
+    }
+
+    private func check(_ channel: String, generation: UInt64) async {
+        guard let credentials = credentials.value,
+            let answer = try? await api.channel(channel, credentials)
+        else { return }
+        let owed = state.withLock {
+            $0.probe.checked(channel: channel, lastMessageID: answer.lastMessageID, generation: generation)
+        }
+        if let owed { post.yield(.expectDelivery(key: owed, generation: generation)) }
+    }
+
+    // MARK: - Applying
+
+    /// Runs one fact through the outbox with the current time, and performs or posts what it decided, in order.
+    private func apply(_ fact: (inout Outbox, Duration) -> [Outbox.Action]) {
+        let now = watcher.now
+        let changed = state.withLock { state in
+            let actions = fact(&state.outbox, now)
+            for action in actions { perform(action, in: &state) }
+            return !actions.isEmpty
+        }
+        if changed { cache.signals.signal([Self.signalKey]) }
+    }
+
+    /// Performs an action under the lock: announcements and the cache at once, in order; the rest posted.
+    private func perform(_ action: Outbox.Action, in state: inout State) {
+        switch action {
+        case .announce(let entry):
+            guard state.announced[entry.nonce] != entry.state else { return }
+            state.announced[entry.nonce] = entry.state
+            switch entry.state {
+            case .sent:
+                state.announced[entry.nonce] = nil
+                remember(entry.nonce, entry.state, in: &state)
+            default:
+                break
+            }
+            announcements.publish(.changed(entry))
+        case .cache(let message):
+            cache.update { $0.sent(message) }
+        case .persist(let record): post.yield(.persist(record))
+        case .remove(let nonce): post.yield(.remove(nonce))
+        case .post(let record, let generation): post.yield(.post(record, generation: generation))
+        case .lookUp(let nonce, let channel, let floor):
+            post.yield(.lookUp(nonce: nonce, channel: channel, floor: floor))
+        case .watch(let ticket, let at): post.yield(.watch(ticket: ticket, at: at))
+        case .unwatch(let ticket): post.yield(.unwatch(ticket: ticket))
+        case .slowmodeRefused(let channel, let retryAfter):
+            post.yield(.slowmodeRefused(channel: channel, retryAfter: retryAfter))
+        case .expectDelivery(let key, let generation): post.yield(.expectDelivery(key: key, generation: generation))
+        case .deliverySeen(let key): post.yield(.deliverySeen(key: key))
+        }
+    }
+
+    private func remember(_ nonce: String, _ final: OutboxEntry.State, in state: inout State) {
+        state.finished.append((nonce, final))
+        if state.finished.count > Self.finishedMemory { state.finished.removeFirst() }
+    }
+}
+
+/// The outbox's store: LifelineStore's `AccountDatabase`, which knows nothing of messages; each entry is its
+/// ``Outbox/Record`` as JSON in the sealed payload.
+struct AccountDatabaseOutbox: OutboxPersistence {
+    let database: AccountDatabase
+
+    func outbox() async throws -> (records: [Outbox.Record], unreadable: [String]) {
+        let stored = try await database.outboxEntries()
+        var records: [Outbox.Record] = []
+        var unreadable = stored.damaged.map { "an outbox entry does not open: \($0)" }
+        let decoder = JSONDecoder()
+        for entry in stored.entries {
+            guard let record = try? decoder.decode(Outbox.Record.self, from: entry.payload), record.version == 1,
+                record.nonce == entry.nonce
+            else {
+                unreadable.append("an outbox entry is not in a format this version reads")
+                continue
+            }
+            var positioned = record
+            positioned.position = entry.position
+            records.append(positioned)
+        }
+        return (records, unreadable)
+    }
+
+    func save(_ record: Outbox.Record) async throws {
+        let payload = try JSONEncoder().encode(record)
+        try await database.saveOutboxEntry(
+            StoredOutboxEntry(nonce: record.nonce, position: record.position, payload: payload))
+    }
+
+    func remove(_ nonce: String) async throws {
+        try await database.deleteOutboxEntry(nonce: nonce)
+    }
+}

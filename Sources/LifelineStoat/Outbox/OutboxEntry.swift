@@ -1,0 +1,72 @@
+/// A message in the account's outbox (``StoatClient/send(_:to:)``) and where its delivery stands.
+///
+/// An entry is named by its ``nonce`` from the moment it is queued: the `Idempotency-Key` of its first post, and
+/// the stem of every later key (`NONCE.2`, `NONCE.3`…), so the server's echo of any of them (a message's
+/// `nonce`) identifies it. Its ``state`` moves `queued` → `sending` → `sent` (or `failed`), and back to `queued`
+/// when a slowmode is waited out or the user resends a failed entry. See <doc:LifelineStoat#The-outbox>.
+public struct OutboxEntry: Sendable, Hashable, Identifiable {
+    /// Where a message's delivery stands.
+    public enum State: Sendable, Hashable {
+        /// Waiting to be posted: for the session to be CONNECTED, for the messages queued before it in its
+        /// channel, or — with `retryAfter` — for the channel's slowmode to run out.
+        case queued(retryAfter: Duration?)
+        /// Posted, or being looked for on the server after an answer that did not say whether it was stored.
+        case sending
+        /// The server has it, with this id: the REST answer said so, its event arrived, or it was found.
+        case sent(messageID: String)
+        /// The server refused it for good (a missing permission, a timeout in the server, an empty or too long
+        /// message, an unknown channel…); ``StoatClient/resend(_:)`` posts it again with a new key, and
+        /// ``StoatClient/discard(_:)`` drops it.
+        case failed(Failure)
+
+        /// The state's name as the `--json` output prints it: `queued`, `sending`, `sent` or `failed`.
+        public var name: String {
+            switch self {
+            case .queued: "queued"
+            case .sending: "sending"
+            case .sent: "sent"
+            case .failed: "failed"
+            }
+        }
+    }
+
+    /// Why the server refused a message for good.
+    public struct Failure: Sendable, Hashable, CustomStringConvertible {
+        /// A stable code: the server's error kind (`MissingPermission`, `EmptyMessage`, `UnknownChannel`…), a
+        /// ``StoatAPIError/Code`` of the client's own (`redirectRefused`), or the outbox's own: `loggedOut` (the
+        /// session ended with the entry in a memory-only outbox), `tooManyAttempts`.
+        public var code: String
+        /// A sentence for developers; never a secret.
+        public var message: String
+
+        /// Creates a failure.
+        public init(code: String, message: String) {
+            self.code = code
+            self.message = message
+        }
+
+        /// `code: message`.
+        public var description: String { "\(code): \(message)" }
+    }
+
+    /// The entry's identity, and the stem of its idempotency keys.
+    public let nonce: String
+    /// The channel it is sent to.
+    public let channel: String
+    /// The message (its `idempotencyKey` is the ``nonce``; the outbox sends no body `nonce`).
+    public let message: OutgoingMessage
+    /// Where its delivery stands.
+    public internal(set) var state: State
+
+    /// The ``nonce``.
+    public var id: String { nonce }
+}
+
+/// What the outbox reports, in order (``StoatClient/outboxEvents``).
+public enum OutboxEvent: Sendable, Hashable {
+    /// An entry's state changed, or an entry was read back from the account's store at sign-in.
+    case changed(OutboxEntry)
+    /// A stored entry could not be read (damaged, or written by a later version): it is skipped and left in
+    /// the store, never sent and never deleted. The text says why, without its content.
+    case unreadable(String)
+}

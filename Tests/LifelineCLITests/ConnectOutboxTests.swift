@@ -1,0 +1,179 @@
+import Foundation
+import StoatReferenceServer
+import Testing
+
+@testable import LifelineCLI
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `lifeline connect --json` sending through the outbox: its `outbox` lines, `discard` and `resend`, a store that
+/// keeps queued messages through `quit`, SIGTERM and kill -9, and a deaf socket's `deliveryStalled`.
+@Suite("lifeline connect: the outbox", .timeLimit(.minutes(5)))
+struct ConnectOutboxTests {
+    static let fast = ConnectCommandTests.fast
+
+    /// The outbox lines of one nonce, read until one in `state`.
+    static func outbox(_ run: ConnectRun, until state: String, nonce: String? = nil) async -> [String: Any]? {
+        await run.next { line in
+            line["type"] as? String == "outbox" && line["state"] as? String == state
+                && (nonce == nil || line["nonce"] as? String == nonce)
+        }
+    }
+
+    @Test("send prints queued, sending, sent with the id; a refusal fails with its reason; resend and discard")
+    func sendLines() async throws {
+        let server = try await ReferenceServer.start()
+        let account = server.defaultAccount
+        let general = server.lobbyChannelID
+        let run = try ConnectRun(
+            ["--api", server.apiURL.absoluteString] + Self.fast, environment: ["LIFELINE_TOKEN": account.token])
+        #expect(await run.transition(to: "CONNECTED") != nil)
+        run.send("send \(general) hello through the outbox")
+        // The command's line and the outbox's come from two tasks: their order is not fixed.
+        var states: [String] = []
+        var accepted: Bool?
+        var sent: [String: Any]?
+        while sent == nil || accepted == nil,
+            let line = await run.next({ ["outbox", "command"].contains($0["type"] as? String) })
+        {
+            if line["type"] as? String == "command" {
+                accepted = line["accepted"] as? Bool
+                continue
+            }
+            states.append(line["state"] as? String ?? "?")
+            #expect(line["channel"] as? String == general)
+            if line["state"] as? String == "sent" { sent = line }
+            if line["state"] as? String != "sent" {
+                #expect(line["id"] == nil && line["reason"] == nil && line["retry_after"] == nil)
+            }
+        }
+        #expect(accepted == true)
+        #expect(states == ["queued", "sending", "sent"])
+        let id = try #require(sent?["id"] as? String)
+        #expect(id.count == 26)
+
+        // A channel that does not exist: refused for good, with the server's kind.
+        run.send("send 01NOSUCHCHANNEL00000000000 lost cause")
+        let failed = try #require(await Self.outbox(run, until: "failed"))
+        let failedNonce = try #require(failed["nonce"] as? String)
+        #expect(failed["reason"] as? String == "NotFound")
+        run.send("resend \(failedNonce)")
+        var resent: [String: Any]?
+        var refusedAgain: [String: Any]?
+        while resent == nil || refusedAgain == nil, let line = await run.next({ _ in true }) {
+            if line["type"] as? String == "command", line["command"] as? String == "resend \(failedNonce)" {
+                resent = line
+            }
+            if line["type"] as? String == "outbox", line["nonce"] as? String == failedNonce,
+                line["state"] as? String == "failed"
+            {
+                refusedAgain = line
+            }
+        }
+        #expect(resent?["accepted"] as? Bool == true)
+        #expect(refusedAgain?["reason"] as? String == "NotFound")
+        run.send("discard \(failedNonce)")
+        #expect(
+            await run.next {
+                $0["type"] as? String == "command" && $0["command"] as? String == "discard \(failedNonce)"
+            }?["accepted"] as? Bool == true)
+        run.send("discard \(failedNonce)")
+        let again = try #require(
+            await run.next {
+                $0["type"] as? String == "command" && $0["command"] as? String == "discard \(failedNonce)"
+            })
+        #expect(again["accepted"] as? Bool == false)
+        #expect((again["reason"] as? String)?.contains("no entry") == true)
+        #expect(await run.quit() == 0)
+        await server.stop()
+    }
+
+    @Test(
+        "with --store, messages queued while unreachable survive quit, SIGTERM and kill -9, and are each sent once on the next run"
+    )
+    func survivesTheProcess() async throws {
+        let server = try await ReferenceServer.start()
+        let account = server.defaultAccount
+        let general = server.lobbyChannelID
+        let directory = ConnectAccountTests.StoreDirectory()
+        let environment = ["LIFELINE_PASSWORD": account.password]
+        let base = ["--api", server.apiURL.absoluteString, "--store", directory.path] + Self.fast
+
+        let create = try ConnectRun(base + ["--email", account.email], environment: environment)
+        #expect(await create.transition(to: "CONNECTED") != nil)
+        #expect(await create.quit() == 0)
+
+        // The socket is refused from now on: sends stay queued.
+        await server.refuseNextUpgrades(1_000_000)
+        let texts = ["kept through quit", "kept through SIGTERM", "kept through kill -9"]
+        for (index, text) in texts.enumerated() {
+            let run = try ConnectRun(base, environment: environment)
+            #expect(await run.next { $0["type"] as? String == "signin" }?["outcome"] as? String == "opened")
+            run.send("send \(general) \(text)")
+            let command = try #require(await run.next { $0["type"] as? String == "command" })
+            #expect(command["accepted"] as? Bool == true, "queued (and kept in the store) before it is answered")
+            switch index {
+            case 0: #expect(await run.quit() == 0)
+            case 1:
+                run.process.terminate()
+                #expect(await run.exitStatus() == 0)
+            default:
+                kill(run.process.processIdentifier, SIGKILL)
+                #expect(await run.exitStatus() == -SIGKILL)
+            }
+        }
+
+        await server.resetFaults()
+        await server.refuseNextUpgrades(0)
+        let last = try ConnectRun(base, environment: environment)
+        var restored: [String: String] = [:]
+        var sent: [String: String] = [:]
+        while sent.count < texts.count, let line = await last.next({ $0["type"] as? String == "outbox" }) {
+            let nonce = try #require(line["nonce"] as? String)
+            switch line["state"] as? String {
+            case "queued" where restored[nonce] == nil: restored[nonce] = "queued"
+            case "sent": sent[nonce] = try #require(line["id"] as? String)
+            default: break
+            }
+        }
+        #expect(restored.count == texts.count, "each restored entry is printed with its state")
+        #expect(Set(sent.keys) == Set(restored.keys))
+        #expect(await last.quit() == 0)
+        let messages = try await server.contents(in: general, token: account.token)
+        for text in texts {
+            #expect(messages.filter { $0 == text }.count == 1, "\(text) on the server once")
+        }
+        await server.stop()
+    }
+
+    @Test("a socket that answers pings but does not deliver the user's own message: deliveryStalled, then reconnected")
+    func deafSocket() async throws {
+        let server = try await ReferenceServer.start()
+        let account = server.defaultAccount
+        let run = try ConnectRun(
+            ["--api", server.apiURL.absoluteString, "--delivery-deadline", "1"] + Self.fast,
+            environment: ["LIFELINE_TOKEN": account.token])
+        #expect(await run.transition(to: "CONNECTED") != nil)
+        #expect(await server.deafenSockets() == 1)
+        run.send("send \(server.lobbyChannelID) is anyone there")
+        #expect(await Self.outbox(run, until: "sent") != nil)
+        let stalled = try #require(await run.transition(to: "DISCONNECTED"))
+        #expect(stalled["from"] as? String == "CONNECTED")
+        let cause = try #require(stalled["cause"] as? [String: Any])
+        #expect(cause["code"] as? String == "deliveryStalled")
+        #expect(await run.transition(to: "CONNECTED") != nil, "a fresh socket hears")
+        #expect(await run.quit() == 0)
+        await server.stop()
+    }
+}
+
+extension ReferenceServer {
+    /// The contents of a channel's latest messages, through the REST API.
+    fileprivate func contents(in channel: String, token: String) async throws -> [String] {
+        let client = AdminClient(admin: adminURL.absoluteString, api: apiURL)
+        let list = try await client.get("/channels/\(channel)/messages?limit=100", token: token) as? [[String: Any]]
+        return (list ?? []).compactMap { $0["content"] as? String }
+    }
+}
