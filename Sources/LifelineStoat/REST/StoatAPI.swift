@@ -105,6 +105,22 @@ public struct StoatAPI: Sendable {
         self.timer = SessionClock(clock)
     }
 
+    /// A copy of `api` with a rate limiter of its own (all else shared: the HTTP client, the clock).
+    private init(copying api: StoatAPI) {
+        baseURL = api.baseURL
+        httpClient = api.httpClient
+        logger = api.logger
+        requestTimeout = api.requestTimeout
+        maximumResponseSize = api.maximumResponseSize
+        timer = api.timer
+    }
+
+    /// This API with a rate limiter of its own, for a service that must share no state with the API's calls
+    /// (``StoatHealthService``).
+    func withOwnRateLimiter() -> StoatAPI {
+        StoatAPI(copying: self)
+    }
+
     // MARK: - Discovery
 
     /// The server's configuration (`GET /`): the events socket's URL, the features, the build.
