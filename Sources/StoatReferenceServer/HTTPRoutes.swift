@@ -272,10 +272,11 @@ struct HTTPRoutes: Sendable {
         }
         router.get("/api/health") { _, _ in
             let health = await state.health()
+            let hostile = await state.isHostile
             return Self.json(
                 .object([
                     "version": .string(configuration.supportedClientVersions),
-                    "poll_rate": health.pollRate.map { .integer($0) },
+                    "poll_rate": hostile ? HostileFault.pollRate : health.pollRate.map { .integer($0) },
                     "alert": health.alert?.wire,
                 ]))
         }

@@ -192,6 +192,7 @@ extension ServerState {
         connections[connectionID]?.record.receivedReady = true
         let slowmodes = activeSlowmodes(userID: userID)
         if !slowmodes.isEmpty { connection.socket.send(ServerEvent.userSlowmodes(slowmodes).wire) }
+        sendHostileFrames(connectionID)
         let first = presence[userID, default: []].isEmpty
         presence[userID, default: []].insert(connectionID)
         connections[connectionID]?.inPresence = true

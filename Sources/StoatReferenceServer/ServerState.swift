@@ -51,6 +51,8 @@ struct Faults: Sendable {
     /// Session-token lookups fail until this date, or until cleared when `outageForever` is set.
     var sessionOutageUntil: Date?
     var sessionOutageForever = false
+    /// Absurd numbers wherever Stoat states one (`ServerState+Hostile`).
+    var hostile = HostileFault()
 }
 
 /// What `GET /api/health` answers.
