@@ -339,7 +339,14 @@ struct Connect: AsyncParsableCommand {
     private func erase(store directory: String) throws {
         let store = AccountStore(directory: URL(fileURLWithPath: directory))
         let target: String
-        switch try chooseAccount(in: store) {
+        let choice: AccountChoice
+        do {
+            choice = try chooseAccount(in: store)
+        } catch let error as ValidationError {
+            // It lists the store's labels: usernames the server chose, shown on a terminal.
+            throw ValidationError(terminalSafe(error.message))
+        }
+        switch choice {
         case .email(let email):
             try store.erase(email: email)
             target = "the account of that email"
@@ -474,7 +481,7 @@ struct AccountPrinter: Sendable {
             } catch {
                 timeline.record(
                     ["type": .string("warning"), "text": .string(error.message)],
-                    human: "  (missed messages while printing: \(error.message))")
+                    human: "  (missed messages while printing: \(terminalSafe(error.message)))")
             }
         }
     }
@@ -541,7 +548,7 @@ struct AccountPrinter: Sendable {
             ])
         }
         let human =
-            "history of \(history.channelID)\(history.isStale ? " (from the cache; may miss messages)" : "")"
+            "history of \(terminalSafe(history.channelID))\(history.isStale ? " (from the cache; may miss messages)" : "")"
             + history.messages.map { message in
                 let author = client.user(message.author)?.username ?? message.author
                 return "\n  \(terminalSafe(author)): \(terminalSafe(message.content ?? ""))"

@@ -72,17 +72,19 @@ func writeToStandardOutput(_ text: String) {
 
 /// Text from the server made safe for one line of a terminal: a line break shows as ⏎, a tab as a space,
 /// and every other control character (escape sequences that could move the cursor, recolour or retitle
-/// the terminal, a carriage return that hides text) as U+FFFD.
+/// the terminal, a carriage return that hides text) and every bidirectional embedding, override and
+/// isolate (U+202A–U+202E, U+2066–U+2069, which reorder what follows them on the line, as "Trojan Source"
+/// does) as U+FFFD.
 ///
-/// Names, messages, alerts and error details come from the server and reach human output; JSON output
-/// escapes them itself.
+/// Names, messages, alerts, ids, error codes and details come from the server and reach human output;
+/// JSON output keeps them exact and escapes them itself.
 func terminalSafe(_ text: String) -> String {
     var safe = String.UnicodeScalarView()
     for scalar in text.unicodeScalars {
         switch scalar.value {
         case 0x0A: safe.append("\u{23CE}")
         case 0x09: safe.append(" ")
-        case 0..<0x20, 0x7F...0x9F: safe.append("\u{FFFD}")
+        case 0..<0x20, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: safe.append("\u{FFFD}")
         default: safe.append(scalar)
         }
     }

@@ -99,24 +99,31 @@ struct Operations: AsyncParsableCommand {
         if failed { throw ExitCode(1) }
     }
 
-    /// One output line: JSON, or the ids with each one's kind, state and expiry.
+    /// One output line: JSON, or the ids with each one's kind, state and expiry. The ids and kinds are the
+    /// server's text: exact in JSON, terminal-safe in human output.
     static func line(
         type: String, _ operations: [OperationsPage.Operation], state: [ListedOperation<OperationsPage.Operation>]?,
         json: Bool
     ) -> String {
         if json { return JSONLine.encode(["type": .string(type), "ids": .strings(operations.map(\.id))]) }
-        guard let state else { return "expired: " + operations.map(\.id).joined(separator: ", ") }
+        guard let state else { return "expired: " + terminalSafe(operations.map(\.id).joined(separator: ", ")) }
         guard !state.isEmpty else { return "operations: none" }
         let rows = state.map { listed in
             let marker = listed.state == .pending ? "pending" : "expired, awaiting refresh"
-            return "  \(listed.operation.id)  \(listed.operation.kind)  \(marker)  expires "
+            return "  \(terminalSafe(listed.operation.id))  \(terminalSafe(listed.operation.kind))  \(marker)  expires "
                 + listed.operation.expiresAt.formatted(.iso8601)
         }
         return (["operations:"] + rows).joined(separator: "\n")
     }
 
-    static func report(_ error: any Error) {
+    /// A failed refresh, for standard error: its code and message (an error kind the server chose among them),
+    /// terminal-safe.
+    static func reportLine(_ error: any Error) -> String {
         let message = (error as? StoatAPIError).map { "\($0.code): \($0.message)" } ?? "\(error)"
-        FileHandle.standardError.write(Data("lifeline operations: refreshing failed: \(message)\n".utf8))
+        return "lifeline operations: refreshing failed: \(terminalSafe(message))\n"
+    }
+
+    static func report(_ error: any Error) {
+        FileHandle.standardError.write(Data(reportLine(error).utf8))
     }
 }
