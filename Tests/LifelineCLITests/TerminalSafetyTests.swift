@@ -26,7 +26,10 @@ struct TerminalSafetyTests {
     func terminalSafeText() {
         let safe = terminalSafe(Self.hostile)
         #expect(Self.isSafe(safe))
-        #expect(safe == "a\u{FFFD}]0;owned\u{FFFD}\u{FFFD}[2J\u{FFFD}b\u{FFFD}c\u{FFFD}d\u{FFFD}e\u{FFFD}f\u{FFFD}g\u{FFFD}h\u{FFFD}i\u{FFFD}j\u{FFFD}k")
+        #expect(
+            safe
+                == "a\u{FFFD}]0;owned\u{FFFD}\u{FFFD}[2J\u{FFFD}b\u{FFFD}c\u{FFFD}d\u{FFFD}e\u{FFFD}f\u{FFFD}g\u{FFFD}h\u{FFFD}i\u{FFFD}j\u{FFFD}k"
+        )
         // Right-to-left text itself, and the marks that only nudge neutral characters, are kept.
         let arabic = "مرحبا \u{200F}(1)"
         #expect(terminalSafe(arabic) == arabic)
@@ -35,9 +38,11 @@ struct TerminalSafetyTests {
 
     @Test("lifeline operations' human lines and its refresh failure show the server's text safely; JSON keeps it")
     func operationsLines() {
-        let operation = OperationsPage.Operation(id: Self.hostile, kind: Self.hostile, expiresAt: Date(timeIntervalSince1970: 0))
+        let operation = OperationsPage.Operation(
+            id: Self.hostile, kind: Self.hostile, expiresAt: Date(timeIntervalSince1970: 0))
         let listed = Operations.line(
-            type: "operations", [operation], state: [.init(operation, state: .pending, serverExpiry: nil, deadline: nil)],
+            type: "operations", [operation],
+            state: [.init(operation, state: .pending, serverExpiry: nil, deadline: nil)],
             json: false)
         #expect(Self.isSafe(listed.replacingOccurrences(of: "\n", with: "")))
         #expect(Self.isSafe(Operations.line(type: "expired", [operation], state: nil, json: false)))
@@ -97,7 +102,9 @@ struct TerminalSafetyTests {
         let erase = try Executable.run(["connect"] + base + ["--account", "nobody", "--erase-store"])
         #expect(erase.status != 0)
         #expect(erase.standardError.contains("owned"), "\(erase.standardError)")
-        #expect(Self.isSafe(erase.standardError.replacingOccurrences(of: "\n", with: "")), "\(erase.standardError.debugDescription)")
+        #expect(
+            Self.isSafe(erase.standardError.replacingOccurrences(of: "\n", with: "")),
+            "\(erase.standardError.debugDescription)")
         await server.stop()
     }
 }
