@@ -30,7 +30,7 @@ extension HTTPRoutes {
                     "user_id": record.userID.map { .string($0) } ?? .null,
                     "bot": .bool(record.isBot),
                     "open": .bool(record.isOpen),
-                    "frames_received": .integer(record.receivedFrames.count),
+                    "frames_received": .integer(record.framesReceived),
                     "subscriptions": .strings(record.subscriptions),
                     "active_subscriptions": .strings(record.activeSubscriptions),
                     "lapsed_subscriptions": .strings(record.lapsedSubscriptions),
@@ -60,6 +60,7 @@ extension HTTPRoutes {
             "bin_ms": .integer(histogram.binMilliseconds),
             "since_mark_ms": .integer(histogram.millisecondsSinceMark),
             "total": .integer(histogram.total),
+            "late": .integer(histogram.late),
             "bins": .array(histogram.bins.map { .integer($0) }),
         ])
     }

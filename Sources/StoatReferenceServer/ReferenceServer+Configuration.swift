@@ -50,6 +50,8 @@ extension ReferenceServer {
         public var supportedClientVersions: String
         /// The logger; it never receives a token or a password.
         public var logger: Logger
+        /// How much of what the server observes (frames, closed connections, arrivals) it keeps.
+        public var observationLimits = ObservationLimits.standard
 
         /// A configuration for tests: loopback, a free port, in memory, no login delay, Stoat's rules.
         public init(

@@ -41,7 +41,7 @@ extension ServerState {
         noteLoadClose(connectionID: connectionID)
         retopic(connectionID, from: connection.topics)
         connection.record.isOpen = false
-        closedRecords.append(connection.record)
+        keepClosed(connection.record)
         if connection.inPresence, let userID = connection.record.userID {
             presence[userID]?.remove(connectionID)
             if presence[userID]?.isEmpty == true {
@@ -55,7 +55,7 @@ extension ServerState {
     /// A text frame from the client: recorded, then handled as bonfire would in the connection's phase.
     func received(_ text: String, connectionID: Int) {
         guard connections[connectionID] != nil else { return }
-        connections[connectionID]?.record.receivedFrames.append(text)
+        recordFrame(text, connectionID: connectionID)
         noteLoadFrame(text, connectionID: connectionID)
         defer { changed() }
         guard let connection = connections[connectionID], !connection.silent else { return }
@@ -78,7 +78,7 @@ extension ServerState {
     /// A binary frame (MessagePack is not spoken): recorded as a placeholder and ignored, as bonfire's JSON
     /// decoder ignores it.
     func receivedBinary(byteCount: Int, connectionID: Int) {
-        connections[connectionID]?.record.receivedFrames.append("<binary \(byteCount) bytes>")
+        recordFrame("<binary \(byteCount) bytes>", connectionID: connectionID)
         changed()
     }
 
@@ -91,7 +91,8 @@ extension ServerState {
             connection.socket.send(ServerEvent.pong(data).wire)
         case .subscribe(let serverID):
             if !connection.record.subscriptions.contains(serverID) {
-                connections[connectionID]?.record.subscriptions.append(serverID)
+                connections[connectionID]?.record.subscriptions.append(
+                    serverID, keepingAtMost: configuration.observationLimits.subscriptionsPerConnection)
             }
             subscribe(connectionID: connectionID, serverID: serverID, userID: userID)
         case .beginTyping(let channel):
