@@ -203,6 +203,7 @@ extension StoatAPI {
         while true {
             var request = HTTPClientRequest(url: url)
             request.method = method
+            request.tlsConfiguration = tlsConfiguration
             request.headers.add(name: "Accept", value: "application/json")
             request.headers.add(name: "User-Agent", value: "Lifeline")
             if let auth { request.headers.add(name: auth.headerName, value: auth.token) }
@@ -231,7 +232,7 @@ extension StoatAPI {
                     code: .malformedResponse, message: "\(name) answered more than \(maximumResponseSize) bytes",
                     cause: error)
             } catch {
-                throw Self.transportFailure(error, request: name)
+                throw await transportFailure(error, url: url, request: name)
             }
             let status = Int(response.status.code)
             logger.debug("Stoat request answered", metadata: metadata.merging(["stoat.status": "\(status)"]) { $1 })
@@ -299,6 +300,39 @@ extension StoatAPI {
             case (nil, "http"), (nil, "ws"): self.port = 80
             default: return nil
             }
+        }
+    }
+
+    /// Maps an error of the HTTP client to a ``StoatAPIError``, naming a refused certificate: untrusted, for
+    /// another name, or expired (see `TLSDiagnosis`, which may ask the server for its chain once more).
+    func transportFailure(_ error: any Error, url: String, request: String) async -> StoatAPIError {
+        if let target = URL(string: url), let origin = Origin(target), origin.scheme == "https",
+            let failure = await TLSDiagnosis.failure(
+                of: error, host: target.host ?? origin.host, port: origin.port,
+                configuration: tlsConfiguration ?? .makeClientConfiguration())
+        {
+            return Self.certificateFailure(failure, request: request, cause: error)
+        }
+        return Self.transportFailure(error, request: request)
+    }
+
+    /// The error for a refused certificate.
+    static func certificateFailure(_ failure: TLSDiagnosis.Failure, request: String, cause: any Error) -> StoatAPIError
+    {
+        switch failure {
+        case .untrusted:
+            StoatAPIError(
+                code: .certificateUntrusted,
+                message: "\(request): the server's certificate is not issued by a trusted authority", cause: cause)
+        case .nameMismatch:
+            StoatAPIError(
+                code: .certificateNameMismatch, message: "\(request): the server's certificate is for another name",
+                cause: cause)
+        case .expired:
+            StoatAPIError(
+                code: .certificateExpired,
+                message: "\(request): the server's certificate has expired or is not valid yet",
+                cause: cause)
         }
     }
 
