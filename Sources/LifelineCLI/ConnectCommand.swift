@@ -91,6 +91,9 @@ struct Connect: AsyncParsableCommand {
     @Flag(help: "One JSON object per line on standard output.")
     var json = false
 
+    @Option(help: "A PEM file of certificate authorities to trust besides the system's (a self-hosted instance's own).")
+    var caFile: String?
+
     /// The environment, read once (tests run the command as a process with their own).
     static var environment: [String: String] { ProcessInfo.processInfo.environment }
 
@@ -135,6 +138,7 @@ struct Connect: AsyncParsableCommand {
             throw ValidationError("--retry-unit and --retry-ceiling: \(error.message)")
         }
         if let health, URL(string: health)?.scheme == nil { throw ValidationError("--health must be a URL.") }
+        if let caFile { _ = try CertificateAuthorities.load(caFile) }
     }
 
     func run() async throws {
@@ -153,7 +157,7 @@ struct Connect: AsyncParsableCommand {
         let apiURL = URL(string: api)!
         let monitor: any NetworkMonitor =
             network == .manual ? ManualNetworkMonitor(.online) : SystemNetworkMonitor.make()
-        let configuration = StoatClient.Configuration(
+        var configuration = StoatClient.Configuration(
             connection: StoatConnectionFactory.Configuration(
                 heartbeatInterval: .seconds(heartbeatInterval), pongTimeout: .seconds(pongTimeout),
                 connectTimeout: .seconds(connectTimeout)),
@@ -161,6 +165,7 @@ struct Connect: AsyncParsableCommand {
                 retryPolicy: try RetryPolicy(unit: .seconds(retryUnit), ceiling: .seconds(retryCeiling)),
                 subscriptionRenewal: .seconds(600)),
             healthURL: health.flatMap(URL.init(string:)), friendlyName: "lifeline connect")
+        try CertificateAuthorities.trust(caFile, in: &configuration)
         let client = StoatClient(apiURL: apiURL, configuration: configuration, network: monitor)
         let timeline = Timeline(json: json)
         let printer = AccountPrinter(client: client, timeline: timeline)

@@ -37,6 +37,9 @@ struct Operations: AsyncParsableCommand {
     @Flag(help: "Print one JSON object per refresh and per expiry.")
     var json = false
 
+    @Option(help: "A PEM file of certificate authorities to trust besides the system's (a self-hosted instance's own).")
+    var caFile: String?
+
     func validate() throws {
         guard let url = URL(string: api), url.scheme == "http" || url.scheme == "https" else {
             throw ValidationError("--api must be an http or https URL, got \(api)")
@@ -44,6 +47,7 @@ struct Operations: AsyncParsableCommand {
         guard token != nil || tokenStdin || Connect.environment["LIFELINE_TOKEN"] != nil else {
             throw ValidationError("Give the session token: LIFELINE_TOKEN, --token-stdin or --token.")
         }
+        if let caFile { _ = try CertificateAuthorities.load(caFile) }
     }
 
     func run() async throws {
@@ -54,7 +58,9 @@ struct Operations: AsyncParsableCommand {
         }
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let credentials = SessionCredentials(token: token)
-        let client = StoatClient(apiURL: URL(string: api)!)
+        var configuration = StoatClient.Configuration()
+        try CertificateAuthorities.trust(caFile, in: &configuration)
+        let client = StoatClient(apiURL: URL(string: api)!, configuration: configuration)
         let list = OperationList(source: StoatOperationSource(api: client.api, credentials: credentials))
         let events = list.events
         let failed = try await withThrowingTaskGroup(of: Bool.self) { group in
