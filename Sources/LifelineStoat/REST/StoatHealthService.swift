@@ -12,7 +12,7 @@ public import Lifeline
 /// It shares no state with the API it is made from: its requests go through a copy of that ``StoatAPI``
 /// with a rate limiter of its own, so a health host's answers (a `429`, absurd rate-limit headers) never
 /// hold back the API's calls, nor the API's the health checks. Its `poll_rate` is bounded where it is read
-/// (``HealthStatus/pollInterval`` at most `ServerHorizon.longestWait`), and the session bounds it again
+/// (`HealthStatus.pollInterval` at most `ServerHorizon.longestWait`), and the session bounds it again
 /// (`Session.Configuration.healthPollBounds`, 10 s … 15 min by default).
 public struct StoatHealthService: HealthService {
     /// The REST client the requests go through: the API's settings and HTTP client, with its own rate limiter.
