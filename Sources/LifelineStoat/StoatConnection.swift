@@ -369,7 +369,7 @@ final class StoatConnection: SessionConnection {
             return .temporary(TemporaryFailureCause(code: .socketDropped, message: message))
         } catch {
             if let end = state.withLock({ $0.ending }) { return end }
-            if let cause = await Self.certificateCause(of: error, socketURL: socketURL, tls: factory.configuration.tls)
+            if let cause = await TLSDiagnosis.socketCause(of: error, socketURL: socketURL, tls: factory.configuration.tls)
             {
                 return .temporary(cause)
             }

@@ -1,3 +1,4 @@
+import LifelineCore
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -87,5 +88,31 @@ enum TLSDiagnosis {
         guard let chain = validities.withLock({ $0 }) else { return nil }
         let now = Int(Date().timeIntervalSince1970)
         return chain.contains { now < $0.notBefore || now > $0.notAfter } ? .expired : .untrusted
+    }
+}
+
+extension TLSDiagnosis {
+    /// The cause of an events socket that failed on the server's certificate — asking for the events URL
+    /// (`GET /`) or opening the socket at `socketURL` (a `wss` URL; `nil` for a plaintext one) — named by what
+    /// was wrong with it; `nil` for any other failure. Every socket implementation maps its connect failures
+    /// through it.
+    static func socketCause(of error: any Error, socketURL: URL?, tls: TLSConfiguration) async -> TemporaryFailureCause?
+    {
+        if let error = error as? StoatAPIError {
+            let code: TemporaryFailureCause.Code
+            switch error.code {
+            case .certificateUntrusted: code = .certificateUntrusted
+            case .certificateNameMismatch: code = .certificateNameMismatch
+            case .certificateExpired: code = .certificateExpired
+            default: return nil
+            }
+            return TemporaryFailureCause(code: code, message: error.message, cause: error)
+        }
+        guard let socketURL, let host = socketURL.host,
+            let failure = await failure(of: error, host: host, port: socketURL.port ?? 443, configuration: tls)
+        else { return nil }
+        return await socketCause(
+            of: StoatAPI.certificateFailure(failure, request: "the events socket", cause: error), socketURL: nil,
+            tls: tls)
     }
 }
