@@ -112,6 +112,9 @@ struct Connect: AsyncParsableCommand {
     @Flag(help: "One JSON object per line on standard output.")
     var json = false
 
+    @Option(help: "A PEM file of certificate authorities to trust besides the system's (a self-hosted instance's own).")
+    var caFile: String?
+
     /// The environment, read once (tests run the command as a process with their own).
     static var environment: [String: String] { ProcessInfo.processInfo.environment }
 
@@ -158,6 +161,7 @@ struct Connect: AsyncParsableCommand {
             throw ValidationError("--retry-unit and --retry-ceiling: \(error.message)")
         }
         if let health, URL(string: health)?.scheme == nil { throw ValidationError("--health must be a URL.") }
+        if let caFile { _ = try CertificateAuthorities.load(caFile) }
     }
 
     func run() async throws {
@@ -176,7 +180,7 @@ struct Connect: AsyncParsableCommand {
         let apiURL = URL(string: api)!
         let monitor: any NetworkMonitor =
             network == .manual ? ManualNetworkMonitor(.online) : SystemNetworkMonitor.make()
-        let configuration = StoatClient.Configuration(
+        var configuration = StoatClient.Configuration(
             connection: StoatConnectionFactory.Configuration(
                 heartbeatInterval: .seconds(heartbeatInterval), pongTimeout: .seconds(pongTimeout),
                 connectTimeout: .seconds(connectTimeout), format: format == .msgpack ? .messagePack : .json),
@@ -185,6 +189,7 @@ struct Connect: AsyncParsableCommand {
                 subscriptionRenewal: .seconds(600),
                 deliveryWatch: try DeliveryWatchPolicy(deadline: .seconds(deliveryDeadline))),
             healthURL: health.flatMap(URL.init(string:)), friendlyName: "lifeline connect")
+        try CertificateAuthorities.trust(caFile, in: &configuration)
         let client = StoatClient(apiURL: apiURL, configuration: configuration, network: monitor)
         let timeline = Timeline(json: json)
         let printer = AccountPrinter(client: client, timeline: timeline)
@@ -410,7 +415,14 @@ struct Connect: AsyncParsableCommand {
         let store = AccountStore(directory: URL(fileURLWithPath: directory))
         let server = ServerIdentity(api)
         let target: String
-        switch try chooseAccount(in: store) {
+        let choice: AccountChoice
+        do {
+            choice = try chooseAccount(in: store)
+        } catch let error as ValidationError {
+            // It lists the store's labels: usernames the server chose, shown on a terminal.
+            throw ValidationError(terminalSafe(error.message))
+        }
+        switch choice {
         case .email(let email):
             // The account of that email on --api's server; the same email on another server is another account.
             guard let server else { throw ValidationError("--api must be an http or https URL with a host.") }
@@ -577,7 +589,7 @@ struct AccountPrinter: Sendable {
             } catch {
                 timeline.record(
                     ["type": .string("warning"), "text": .string(error.message)],
-                    human: "  (missed messages while printing: \(error.message))")
+                    human: "  (missed messages while printing: \(terminalSafe(error.message)))")
             }
         }
     }
@@ -680,7 +692,7 @@ struct AccountPrinter: Sendable {
             ])
         }
         let human =
-            "history of \(history.channelID)\(history.isStale ? " (from the cache; may miss messages)" : "")"
+            "history of \(terminalSafe(history.channelID))\(history.isStale ? " (from the cache; may miss messages)" : "")"
             + history.messages.map { message in
                 let author = client.user(message.author)?.username ?? message.author
                 return "\n  \(terminalSafe(author)): \(terminalSafe(message.content ?? ""))"

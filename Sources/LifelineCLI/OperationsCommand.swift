@@ -37,6 +37,9 @@ struct Operations: AsyncParsableCommand {
     @Flag(help: "Print one JSON object per refresh and per expiry.")
     var json = false
 
+    @Option(help: "A PEM file of certificate authorities to trust besides the system's (a self-hosted instance's own).")
+    var caFile: String?
+
     func validate() throws {
         guard let url = URL(string: api), url.scheme == "http" || url.scheme == "https" else {
             throw ValidationError("--api must be an http or https URL, got \(api)")
@@ -44,6 +47,7 @@ struct Operations: AsyncParsableCommand {
         guard token != nil || tokenStdin || Connect.environment["LIFELINE_TOKEN"] != nil else {
             throw ValidationError("Give the session token: LIFELINE_TOKEN, --token-stdin or --token.")
         }
+        if let caFile { _ = try CertificateAuthorities.load(caFile) }
     }
 
     func run() async throws {
@@ -54,7 +58,9 @@ struct Operations: AsyncParsableCommand {
         }
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let credentials = SessionCredentials(token: token)
-        let client = StoatClient(apiURL: URL(string: api)!)
+        var configuration = StoatClient.Configuration()
+        try CertificateAuthorities.trust(caFile, in: &configuration)
+        let client = StoatClient(apiURL: URL(string: api)!, configuration: configuration)
         let list = OperationList(source: StoatOperationSource(api: client.api, credentials: credentials))
         let events = list.events
         let failed = try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -99,24 +105,31 @@ struct Operations: AsyncParsableCommand {
         if failed { throw ExitCode(1) }
     }
 
-    /// One output line: JSON, or the ids with each one's kind, state and expiry.
+    /// One output line: JSON, or the ids with each one's kind, state and expiry. The ids and kinds are the
+    /// server's text: exact in JSON, terminal-safe in human output.
     static func line(
         type: String, _ operations: [OperationsPage.Operation], state: [ListedOperation<OperationsPage.Operation>]?,
         json: Bool
     ) -> String {
         if json { return JSONLine.encode(["type": .string(type), "ids": .strings(operations.map(\.id))]) }
-        guard let state else { return "expired: " + operations.map(\.id).joined(separator: ", ") }
+        guard let state else { return "expired: " + terminalSafe(operations.map(\.id).joined(separator: ", ")) }
         guard !state.isEmpty else { return "operations: none" }
         let rows = state.map { listed in
             let marker = listed.state == .pending ? "pending" : "expired, awaiting refresh"
-            return "  \(listed.operation.id)  \(listed.operation.kind)  \(marker)  expires "
+            return "  \(terminalSafe(listed.operation.id))  \(terminalSafe(listed.operation.kind))  \(marker)  expires "
                 + listed.operation.expiresAt.formatted(.iso8601)
         }
         return (["operations:"] + rows).joined(separator: "\n")
     }
 
-    static func report(_ error: any Error) {
+    /// A failed refresh, for standard error: its code and message (an error kind the server chose among them),
+    /// terminal-safe.
+    static func reportLine(_ error: any Error) -> String {
         let message = (error as? StoatAPIError).map { "\($0.code): \($0.message)" } ?? "\(error)"
-        FileHandle.standardError.write(Data("lifeline operations: refreshing failed: \(message)\n".utf8))
+        return "lifeline operations: refreshing failed: \(terminalSafe(message))\n"
+    }
+
+    static func report(_ error: any Error) {
+        FileHandle.standardError.write(Data(reportLine(error).utf8))
     }
 }

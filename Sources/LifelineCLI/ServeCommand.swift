@@ -92,9 +92,9 @@ public struct Serve: AsyncParsableCommand {
                 ("password", account.password), ("token", account.token), ("user_id", account.userID),
                 ("bot_token", bot.token), ("bot_id", bot.userID),
             ]
-            print(try Self.jsonLine(fields))
+            emit(try Self.jsonLine(fields))
         } else {
-            print(
+            emit(
                 """
                 Stoat reference server (events server: \(events))
                   API:     \(server.apiURL.absoluteString)
@@ -112,8 +112,6 @@ public struct Serve: AsyncParsableCommand {
                 Press Ctrl-C to stop.
                 """)
         }
-        // Flush every output stream (nil), so a pipe reader sees the line now; naming `stdout` is not concurrency-safe.
-        fflush(nil)
         for await _ in signals { break }
         await server.stop()
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import UnixSignals
 
 /// `lifeline soak`: many sessions against the reference server under a seeded schedule of faults, checked all
 /// along — one socket per session, no stale event changing a state, flat memory and work, one replay per
@@ -49,9 +50,25 @@ struct Soak: AsyncParsableCommand {
 
     func run() async throws {
         let seed = seed ?? UInt64.random(in: 0...UInt64(Int64.max))
-        let summary = try await SoakRun(
-            sessions: sessions, seconds: seconds, seed: seed, json: json, rateLimits: rateLimits
-        ).run()
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        let run = SoakRun(sessions: sessions, seconds: seconds, seed: seed, json: json, rateLimits: rateLimits)
+        let finished = try await withThrowingTaskGroup(of: SoakSummary?.self) { group in
+            group.addTask { try await run.run() }
+            group.addTask {
+                for await _ in signals { return nil }
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            if first == nil {
+                // SIGINT or SIGTERM: a run cut short proves nothing; its server child must not outlive it, and
+                // the sessions' tasks need not wind down (none keeps a store).
+                ReferenceServerProcess.stopAll(grace: .milliseconds(500))
+                Foundation.exit(1)
+            }
+            group.cancelAll()
+            return first
+        }
+        guard let summary = finished else { throw ExitCode(1) }
         if !json {
             emit(
                 "\(summary.passed ? "PASSED" : "FAILED"): \(summary.faults) faults, \(summary.violations) violations, "

@@ -61,7 +61,7 @@ final class Timeline: Sendable {
         {
             line(
                 ["type": .string("error"), "reason": .string(error.reason), "message": .string(error.message)],
-                human: paint("  ERROR  \(terminalSafe(error.message)) (\(error.reason))", .red))
+                human: paint("  ERROR  \(terminalSafe(error.message)) (\(terminalSafe(error.reason)))", .red))
         }
         if snapshot.presentation.notice != previous?.presentation.notice, let notice = snapshot.presentation.notice {
             switch notice {

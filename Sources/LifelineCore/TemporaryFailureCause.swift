@@ -14,8 +14,15 @@ public struct TemporaryFailureCause: Error, Sendable, Hashable, CustomStringConv
 
         /// The socket closed or was lost after it had opened (the specification's SOCKET_DROPPED).
         public static let socketDropped = Code(rawValue: "socketDropped")
-        /// The socket could not be opened: refused, unreachable, TLS, or the upgrade was declined.
+        /// The socket could not be opened: refused, unreachable, a TLS failure other than the certificate's, or
+        /// the upgrade was declined.
         public static let connectFailed = Code(rawValue: "connectFailed")
+        /// The server's certificate is not issued by an authority the client trusts.
+        public static let certificateUntrusted = Code(rawValue: "certificateUntrusted")
+        /// The server's certificate is for another name than the host connected to.
+        public static let certificateNameMismatch = Code(rawValue: "certificateNameMismatch")
+        /// The server's certificate has expired, or is not valid yet.
+        public static let certificateExpired = Code(rawValue: "certificateExpired")
         /// No message arrived within the connect timeout after starting the connection.
         public static let connectTimeout = Code(rawValue: "connectTimeout")
         /// The initial data did not arrive within its deadline after authentication (extension).

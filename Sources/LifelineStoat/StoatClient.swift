@@ -144,7 +144,8 @@ public final class StoatClient: Sendable {
         httpClient: HTTPClient? = nil,
         logger: Logger = Logger(label: "lifeline.stoat", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
-        let api = StoatAPI(baseURL: apiURL, httpClient: httpClient, logger: logger, clock: clock)
+        let api = StoatAPI(
+            baseURL: apiURL, httpClient: httpClient, logger: logger, clock: clock, tlsConfiguration: configuration.tls)
         self.api = api
         sleep = { try await clock.sleep(for: $0) }
         self.logger = logger

@@ -46,7 +46,8 @@ public struct StoatConnectionFactory: ConnectionFactory {
         /// the `Ready` of a large account, and a bound on what a hostile server can make a client hold
         /// (a message is kept once, as the bytes it arrived in, while it is decoded).
         public var maximumFrameSize: Int
-        /// TLS for `wss://` URLs (certificates verified; set trust roots to test with your own CA).
+        /// TLS for `wss://` URLs (certificates verified; set trust roots to test with your own CA). By default
+        /// ``defaultTLS``. ``StoatClient/Configuration/tls`` is this configuration, used for REST too.
         public var tls: TLSConfiguration
         /// The `ready` query filter: only these `Ready` fields are sent (empty: all).
         public var readyFields: [String]
@@ -57,7 +58,7 @@ public struct StoatConnectionFactory: ConnectionFactory {
         public init(
             heartbeatInterval: Duration = .seconds(30), pongTimeout: Duration = .seconds(10),
             connectTimeout: Duration = .seconds(10), readyTimeout: Duration = .seconds(30),
-            maximumFrameSize: Int = 16 << 20, tls: TLSConfiguration = .makeClientConfiguration(),
+            maximumFrameSize: Int = 16 << 20, tls: TLSConfiguration = Configuration.defaultTLS,
             readyFields: [String] = [], format: StoatWireFormat = .json
         ) {
             self.heartbeatInterval = heartbeatInterval
@@ -363,9 +364,11 @@ final class StoatConnection: SessionConnection {
         if let refusal = foreignCredentials() { return refusal }
         let opened = Atomic<Bool>(false)
         let maximum = factory.configuration.maximumFrameSize
+        var socketURL: URL?
         do {
             // The scheme decides TLS, case-insensitively; a scheme that is not a WebSocket's is refused.
             let endpoint = try StoatEventsEndpoint(socketURL: try await url())
+            socketURL = endpoint.usesTLS ? endpoint.url : nil
             var configuration = WebSocketClientConfiguration()
             configuration.maxFrameSize = maximum
             // A cancelled socket is aborted, not closed politely: WSClient closes its input and waits at most
@@ -402,6 +405,11 @@ final class StoatConnection: SessionConnection {
                 TemporaryFailureCause(code: .frameRefused, message: "closed with 1007: the server refused a frame"))
         } catch {
             if let end = state.withLock({ $0.ending }) { return end }
+            if let cause = await TLSDiagnosis.socketCause(
+                of: error, socketURL: socketURL, tls: factory.configuration.tls)
+            {
+                return .temporary(cause)
+            }
             let code: TemporaryFailureCause.Code = opened.load(ordering: .relaxed) ? .socketDropped : .connectFailed
             // The error's description names what failed (a refused connection, an events URL the server would
             // not give); the socket's URL carries no token, so it is safe to show.

@@ -9,7 +9,9 @@ public struct ArrivalHistogram: Sendable, Equatable {
     /// Arrivals per bin: `bins[i]` counts upgrades accepted from `i × binMilliseconds` to
     /// `(i + 1) × binMilliseconds` after the mark; trailing empty bins are left out.
     public var bins: [Int]
+    /// Arrivals after the last bin the server keeps (``ObservationLimits/arrivalBins``, an hour by default).
+    public var late = 0
 
     /// All arrivals since the mark.
-    public var total: Int { bins.reduce(0, +) }
+    public var total: Int { bins.reduce(0, +) + late }
 }

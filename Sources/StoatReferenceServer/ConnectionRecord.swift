@@ -22,7 +22,8 @@ public struct ConnectionRecord: Sendable, Equatable {
     public internal(set) var isAuthenticated: Bool
     /// Whether `Ready` was sent.
     public internal(set) var receivedReady: Bool
-    /// Every text frame the client sent, in order, verbatim (malformed ones included).
+    /// The text frames the client sent, in order, verbatim (malformed ones included): the newest
+    /// ``ObservationLimits/framesPerConnection`` of them; ``droppedFrames`` counts the older ones.
     public internal(set) var receivedFrames: [String]
     /// The server ids the client sent `Subscribe` for after authenticating, in order, without repeats, whether
     /// or not the server accepted them (see ``activeSubscriptions``).
@@ -37,4 +38,10 @@ public struct ConnectionRecord: Sendable, Equatable {
     /// The servers whose member events (`<server>u`) the socket receives now. Includes servers that left the
     /// cache by eviction or by expiring at a `Subscribe`, which stoatchat never unsubscribes.
     public internal(set) var memberEventServers: [String]
+    /// How many of the client's frames fell out of ``receivedFrames`` (beyond
+    /// ``ObservationLimits/framesPerConnection``).
+    public internal(set) var droppedFrames = 0
+
+    /// How many frames the client sent in all.
+    public var framesReceived: Int { receivedFrames.count + droppedFrames }
 }

@@ -30,7 +30,7 @@ extension HTTPRoutes {
                     "user_id": record.userID.map { .string($0) } ?? .null,
                     "bot": .bool(record.isBot),
                     "open": .bool(record.isOpen),
-                    "frames_received": .integer(record.receivedFrames.count),
+                    "frames_received": .integer(record.framesReceived),
                     "subscriptions": .strings(record.subscriptions),
                     "active_subscriptions": .strings(record.activeSubscriptions),
                     "lapsed_subscriptions": .strings(record.lapsedSubscriptions),
@@ -61,6 +61,7 @@ extension HTTPRoutes {
             "bin_ms": .integer(histogram.binMilliseconds),
             "since_mark_ms": .integer(histogram.millisecondsSinceMark),
             "total": .integer(histogram.total),
+            "late": .integer(histogram.late),
             "bins": .array(histogram.bins.map { .integer($0) }),
         ])
     }
@@ -71,11 +72,11 @@ extension HTTPRoutes {
             Self.json(.object(["dropped": .integer(await state.dropAllSockets())]))
         }
         admin(router, .post, "fail-message-queries") { body, _ in
-            await state.failMessageQueries(try body.int("count"))
+            await state.failMessageQueries(try body.int("count", in: AdminLimits.count))
             return Response(status: .noContent)
         }
         admin(router, .post, "refuse-upgrades") { body, _ in
-            await state.refuseUpgrades(try body.int("count"))
+            await state.refuseUpgrades(try body.int("count", in: AdminLimits.count))
             return Response(status: .noContent)
         }
         admin(router, .post, "silent") { body, _ in
@@ -111,12 +112,12 @@ extension HTTPRoutes {
             return Response(status: .noContent)
         }
         admin(router, .post, "ready-delay") { body, _ in
-            let milliseconds = body.optionalInt("milliseconds") ?? 0
+            let milliseconds = try body.optionalInt("milliseconds", in: AdminLimits.delayMilliseconds) ?? 0
             await state.setReadyDelay(milliseconds > 0 ? .milliseconds(milliseconds) : nil)
             return Response(status: .noContent)
         }
         admin(router, .post, "ready-size") { body, _ in
-            let bytes = body.optionalInt("bytes") ?? 0
+            let bytes = try body.optionalInt("bytes", in: 0...AdminLimits.largestReady) ?? 0
             await state.setReadyMinimumBytes(bytes > 0 ? bytes : nil)
             return Response(status: .noContent)
         }
@@ -130,14 +131,14 @@ extension HTTPRoutes {
                 guard let kind = StoatErrorKind.known[name] else { throw AdminFailure.invalid("answer") }
                 answer = .error(kind)
             }
-            await state.forceLogins(answer, count: body.optionalInt("count") ?? 1)
+            await state.forceLogins(answer, count: try body.optionalInt("count", in: AdminLimits.count) ?? 1)
             return Response(status: .noContent)
         }
         admin(router, .post, "revoke-session") { body, _ in
             try Self.found(await state.revoke(token: try body.string("token")))
         }
         admin(router, .post, "user-flags") { body, _ in
-            let flags = UInt32(clamping: try body.int("flags"))
+            let flags = UInt32(try body.int("flags", in: 0...Int(UInt32.max)))
             return try Self.found(await state.setFlags(flags, userID: try body.string("user_id")))
         }
         admin(router, .post, "disable-account") { body, _ in
@@ -151,7 +152,9 @@ extension HTTPRoutes {
                 await state.restoreSessionLookups()
             } else {
                 await state.failSessionLookups(
-                    for: body.optionalNumber("seconds").map { .milliseconds(Int64($0 * 1000)) })
+                    for: try body.optionalNumber("seconds", in: AdminLimits.windowSeconds).map {
+                        .milliseconds(Int64($0 * 1000))
+                    })
             }
             return Response(status: .noContent)
         }
@@ -164,11 +167,13 @@ extension HTTPRoutes {
                     throw AdminFailure.invalid("alert")
                 }
             }
-            await state.setHealth(alert: alert, pollRate: body.optionalInt("poll_rate"))
+            await state.setHealth(
+                alert: alert, pollRate: try body.optionalInt("poll_rate", in: AdminLimits.pollRateMilliseconds))
             return Response(status: .noContent)
         }
         admin(router, .post, "clock-skew") { body, _ in
-            await state.setClockSkew(.milliseconds(Int64(try body.number("seconds") * 1000)))
+            let skew = try body.number("seconds", in: -AdminLimits.longestSeconds...AdminLimits.longestSeconds)
+            await state.setClockSkew(.milliseconds(Int64(skew * 1000)))
             _ = await state.expireOperations()
             return Response(status: .noContent)
         }
@@ -179,7 +184,11 @@ extension HTTPRoutes {
         admin(router, .post, "operations") { body, _ in
             let operation = await state.addOperation(
                 kind: try body.string("kind"), userID: try body.string("user_id"),
-                expiresIn: .milliseconds(Int64(try body.number("expires_in_seconds") * 1000)))
+                expiresIn: .milliseconds(
+                    Int64(
+                        try body.number(
+                            "expires_in_seconds", in: -AdminLimits.longestSeconds...AdminLimits.longestSeconds)
+                            * 1000)))
             return Self.json(
                 .object([
                     "id": .string(operation.id), "kind": .string(operation.kind), "user_id": .string(operation.userID),
@@ -189,6 +198,11 @@ extension HTTPRoutes {
         admin(router, .post, "operations/:id/finish") { body, context in
             let result = OperationResult(rawValue: try body.string("result"))
             return try Self.found(await state.finishOperation(id: context.parameters.get("id") ?? "", result: result))
+        }
+        admin(router, .post, "hostile") { body, _ in
+            await state.setHostile(
+                try body.bool("enabled"), rejections: try body.optionalInt("rejections", in: AdminLimits.count) ?? 0)
+            return Response(status: .noContent)
         }
         admin(router, .post, "reset") { _, _ in
             await state.resetFaults()
@@ -260,7 +274,7 @@ extension HTTPRoutes {
             return Self.json(channel.wire)
         }
         admin(router, .post, "channels") { body, _ in
-            let slowmode = body.optionalInt("slowmode").map { UInt64(max(0, $0)) }
+            let slowmode = try body.optionalInt("slowmode", in: 0...Int.max).map { UInt64($0) }
             let channel = try await Self.world {
                 try await state.addTextChannel(
                     serverID: try body.string("server_id"), name: try body.string("name"), slowmode: slowmode)
@@ -268,7 +282,7 @@ extension HTTPRoutes {
             return Self.json(channel.wire)
         }
         admin(router, .post, "slowmode") { body, _ in
-            let seconds = body.optionalInt("seconds").flatMap { $0 > 0 ? UInt64($0) : nil }
+            let seconds = try body.optionalInt("seconds", in: 0...Int.max).flatMap { $0 > 0 ? UInt64($0) : nil }
             try await Self.world {
                 try await state.setSlowmode(channelID: try body.string("channel_id"), seconds: seconds)
             }
@@ -379,6 +393,24 @@ enum AdminFailure: Error {
     }
 }
 
+/// The bounds of the admin API's numbers: a number outside them — or not finite, or of the wrong type — is
+/// refused with `400 FailedValidation`, never converted (a `1e300` once trapped the server).
+enum AdminLimits {
+    /// Counts of things to come (`refuse-upgrades`, `fail-message-queries`, `next-logins`): at most a million.
+    static let count = 0...1_000_000
+    /// A delay in milliseconds (`ready-delay`): at most ten minutes.
+    static let delayMilliseconds = 0...600_000
+    /// The largest `Ready` `ready-size` pads to: 64 MiB, four times the client's default frame limit.
+    static let largestReady = 64 << 20
+    /// A fault's window in seconds (`session-outage`): at most a day.
+    static let windowSeconds = 0.0...86_400
+    /// A `poll_rate` the health endpoint states, in milliseconds: at most a day (the `hostile` fault states
+    /// absurd ones on purpose).
+    static let pollRateMilliseconds = 0...86_400_000
+    /// A clock skew or an operation's expiry, in seconds either way: at most 366 days.
+    static let longestSeconds = 366.0 * 86_400
+}
+
 extension [String: JSONValue] {
     func string(_ key: String) throws -> String {
         guard let value = self[key]?.stringValue else { throw AdminFailure.invalid(key) }
@@ -390,11 +422,32 @@ extension [String: JSONValue] {
         return value
     }
 
-    func int(_ key: String) throws -> Int {
-        guard let value = optionalInt(key) else { throw AdminFailure.invalid(key) }
+    /// An integer within `range`; anything else (missing, a fraction, too large) is refused.
+    func int(_ key: String, in range: ClosedRange<Int>) throws -> Int {
+        guard let value = try optionalInt(key, in: range) else { throw AdminFailure.invalid(key) }
         return value
     }
 
+    /// An integer within `range`, or `nil` when the key is absent or null; anything else is refused.
+    func optionalInt(_ key: String, in range: ClosedRange<Int>) throws -> Int? {
+        let value: Int?
+        switch self[key] {
+        case nil, .null: return nil
+        case .integer(let integer): value = Int(exactly: integer)
+        case .unsigned(let unsigned): value = Int(exactly: unsigned)
+        default: value = nil
+        }
+        guard let value, range.contains(value) else { throw AdminFailure.invalid(key) }
+        return value
+    }
+
+    /// Any `Int`; prefer ``int(_:in:)`` with the field's bounds.
+    func int(_ key: String) throws -> Int {
+        try int(key, in: Int.min...Int.max)
+    }
+
+    /// An integer, or `nil` when absent or not an integer; prefer ``optionalInt(_:in:)``, which refuses a
+    /// mistyped value.
     func optionalInt(_ key: String) -> Int? {
         switch self[key] {
         case .integer(let value): Int(exactly: value)
@@ -403,17 +456,28 @@ extension [String: JSONValue] {
         }
     }
 
-    func optionalNumber(_ key: String) -> Double? {
-        switch self[key] {
-        case .integer(let value): Double(value)
-        case .unsigned(let value): Double(value)
-        case .number(let value): value
-        default: nil
-        }
+    /// Any finite number; prefer ``number(_:in:)`` with the field's bounds.
+    func number(_ key: String) throws -> Double {
+        try number(key, in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude)
     }
 
-    func number(_ key: String) throws -> Double {
-        guard let value = optionalNumber(key) else { throw AdminFailure.invalid(key) }
+    /// A finite number within `range`; anything else is refused.
+    func number(_ key: String, in range: ClosedRange<Double>) throws -> Double {
+        guard let value = try optionalNumber(key, in: range) else { throw AdminFailure.invalid(key) }
+        return value
+    }
+
+    /// A finite number within `range`, or `nil` when the key is absent or null; anything else is refused.
+    func optionalNumber(_ key: String, in range: ClosedRange<Double>) throws -> Double? {
+        let value: Double
+        switch self[key] {
+        case nil, .null: return nil
+        case .integer(let integer): value = Double(integer)
+        case .unsigned(let unsigned): value = Double(unsigned)
+        case .number(let number): value = number
+        default: throw AdminFailure.invalid(key)
+        }
+        guard value.isFinite, range.contains(value) else { throw AdminFailure.invalid(key) }
         return value
     }
 }

@@ -8,7 +8,8 @@ extension HTTPRoutes {
         admin(router, .post, "load/population") { body, _ in
             let population = try await Self.world {
                 try await state.addLoadPopulation(
-                    users: try body.int("users"), groups: body.optionalInt("groups") ?? 0)
+                    users: try body.int("users", in: 0...100_000),
+                    groups: try body.optionalInt("groups", in: 0...10_000) ?? 0)
             }
             return Self.json(
                 .object([
@@ -37,7 +38,7 @@ extension HTTPRoutes {
             Self.json(.object(["dropped": .integer(await state.startStorm())]))
         }
         admin(router, .post, "load/report") { body, _ in
-            let report = await state.loadReport(closedAfter: body.optionalInt("closed_after") ?? 0)
+            let report = await state.loadReport(closedAfter: try body.optionalInt("closed_after", in: 0...Int.max) ?? 0)
             func connection(_ connection: LoadReport.Connection) -> Wire {
                 .object([
                     "id": .integer(connection.id), "user_id": connection.userID.map { .string($0) } ?? .null,

@@ -54,7 +54,7 @@ struct HTTPRoutes: Sendable {
         let configuration = configuration
         router.get("/") { request, _ in
             let authority = request.head.authority ?? "\(configuration.host):\(configuration.port)"
-            return Self.json(Self.rootConfiguration(authority: authority))
+            return Self.json(Self.rootConfiguration(authority: authority, secure: configuration.tlsIdentity != nil))
         }
         route(router, .post, "/auth/session/login") { request, _ throws(RouteFailure) in
             let body = try await Self.readJSON(request)
@@ -276,16 +276,18 @@ struct HTTPRoutes: Sendable {
         }
         router.get("/api/health") { _, _ in
             let health = await state.health()
+            let hostile = await state.isHostile
             return Self.json(
                 .object([
                     "version": .string(configuration.supportedClientVersions),
-                    "poll_rate": health.pollRate.map { .integer($0) },
+                    "poll_rate": hostile ? HostileFault.pollRate : health.pollRate.map { .integer($0) },
                     "alert": health.alert?.wire,
                 ]))
         }
     }
 
-    static func rootConfiguration(authority: String) -> Wire {
+    /// `GET /`; `secure` when the server is served over TLS (`wss`, `https`).
+    static func rootConfiguration(authority: String, secure: Bool = false) -> Wire {
         let off = Wire.object(["enabled": .bool(false), "url": .string("")])
         return .object([
             "revolt": .string("0.8.8"),
@@ -297,8 +299,8 @@ struct HTTPRoutes: Sendable {
                 "january": off,
                 "livekit": .object(["enabled": .bool(false), "nodes": .array([])]),
             ]),
-            "ws": .string("ws://\(authority)/events"),
-            "app": .string("http://\(authority)"),
+            "ws": .string("\(secure ? "wss" : "ws")://\(authority)/events"),
+            "app": .string("\(secure ? "https" : "http")://\(authority)"),
             "vapid": .string(""),
             "build": .object([
                 "commit_sha": .string("reference"),

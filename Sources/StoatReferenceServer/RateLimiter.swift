@@ -22,6 +22,17 @@ struct RateLimiter: Sendable {
 
     private var entries: [UInt64: Entry] = [:]
 
+    /// How many buckets the limiter holds before it forgets those whose window has ended (stoatchat's map keeps
+    /// them; a server that runs for days with ever new callers and resources must not).
+    static let prunedAbove = 10_000
+
+    /// The size at which the next pruning happens: twice what the last one kept, so that pruning costs an
+    /// amortised constant per request however many windows are live.
+    private var pruneAt = prunedAbove
+
+    /// How many buckets it holds.
+    var count: Int { entries.count }
+
     /// stoatchat's bucket key: SipHash-1-3 with zero keys (Rust's `DefaultHasher`) over the identifier, the
     /// bucket and the resource.
     static func key(identifier: String, bucket: String, resource: String?) -> UInt64 {
@@ -34,6 +45,11 @@ struct RateLimiter: Sendable {
 
     /// Counts one request against `key` at `now` (milliseconds), as `Ratelimiter::from` does.
     mutating func take(key: UInt64, limit: Int, now: Int64, window: Int64) -> Outcome {
+        if entries.count >= pruneAt, entries[key] == nil {
+            // An ended window is the same as no entry: the next request starts a new one.
+            entries = entries.filter { $0.value.reset >= now }
+            pruneAt = max(Self.prunedAbove, entries.count * 2)
+        }
         var entry = entries[key] ?? Entry(used: 0, reset: now + window)
         let remaining = now > entry.reset ? limit : max(0, limit - entry.used)
         guard remaining > 0 else {

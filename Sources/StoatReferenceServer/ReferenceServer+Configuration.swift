@@ -56,6 +56,13 @@ extension ReferenceServer {
         /// How long a gateway socket may stay silent before it is closed with 1002 (Bandit's WebSocket
         /// `timeout`, 35 s in the gateway's router); nil for never. Bonfire sockets have none.
         public var gatewayIdleTimeout: Duration?
+        /// How much of what the server observes (frames, closed connections, arrivals) it keeps.
+        public var observationLimits = ObservationLimits.standard
+        /// The certificate to serve with over TLS (`https`, `wss`; the admin API too); nil (the default) serves
+        /// plain HTTP. ``ReferenceCertificateAuthority`` makes one. Bound to loopback, the server's URLs then
+        /// name it `localhost` (no TLS client may send an IP address as the server name): issue the certificate
+        /// for `localhost`.
+        public var tlsIdentity: ReferenceServerIdentity?
 
         /// A configuration for tests: loopback, a free port, in memory, no login delay, Stoat's rules.
         public init(

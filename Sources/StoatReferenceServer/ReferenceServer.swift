@@ -1,10 +1,12 @@
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import ServiceLifecycle
 
 #if canImport(FoundationEssentials)
@@ -36,7 +38,7 @@ public final class ReferenceServer: Sendable {
 
     /// The port the server listens on (the one picked when the configuration asked for port 0).
     public let port: Int
-    /// The REST API base, e.g. `http://127.0.0.1:PORT`.
+    /// The REST API base, e.g. `http://127.0.0.1:PORT` (`https://localhost:PORT` over TLS).
     public let apiURL: URL
     /// The events socket, e.g. `ws://127.0.0.1:PORT/events`, as `GET /` states it. Add
     /// `?version=1&format=json`.
@@ -68,13 +70,17 @@ public final class ReferenceServer: Sendable {
         self.runTask = runTask
         self.expiryTask = expiryTask
         self.port = port
-        let host = configuration.host == "0.0.0.0" || configuration.host == "::" ? "127.0.0.1" : configuration.host
+        var host = configuration.host == "0.0.0.0" || configuration.host == "::" ? "127.0.0.1" : configuration.host
+        // Over TLS, loopback is named: a client may not send an IP address as the TLS server name (SNI), and
+        // swift-websocket 1.6 sends the URL's host as it is, so `wss://127.0.0.1` fails before it is verified.
+        if configuration.tlsIdentity != nil, host == "127.0.0.1" { host = "localhost" }
         let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         // These strings are well-formed URLs by construction.
-        self.apiURL = URL(string: "http://\(authority)")!
-        self.eventsURL = URL(string: "ws://\(authority)/events")!
-        self.adminURL = URL(string: "http://\(authority)/admin")!
-        self.healthURL = URL(string: "http://\(authority)/api/health")!
+        let (http, ws) = configuration.tlsIdentity == nil ? ("http", "ws") : ("https", "wss")
+        self.apiURL = URL(string: "\(http)://\(authority)")!
+        self.eventsURL = URL(string: "\(ws)://\(authority)/events")!
+        self.adminURL = URL(string: "\(http)://\(authority)/admin")!
+        self.healthURL = URL(string: "\(http)://\(authority)/api/health")!
         self.defaultAccount = world.defaultAccount
         self.pendingAccount = world.pendingAccount
         self.defaultBot = world.defaultBot
@@ -99,7 +105,7 @@ public final class ReferenceServer: Sendable {
         let events = EventsEndpoint(state: state, configuration: configuration)
 
         let (ports, portContinuation) = AsyncThrowingStream.makeStream(of: Int.self)
-        let builder = HTTPServerBuilder.http1WebSocketUpgrade(
+        var builder = HTTPServerBuilder.http1WebSocketUpgrade(
             configuration: .init(
                 http1: .init(),
                 ws: .init(
@@ -108,6 +114,16 @@ public final class ReferenceServer: Sendable {
             )
         ) { request, channel, _ in
             try await events.shouldUpgrade(request: request, channel: channel)
+        }
+        if let identity = configuration.tlsIdentity {
+            var tls = TLSConfiguration.makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(identity.certificatePEM.utf8)).map {
+                    .certificate($0)
+                },
+                privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem)))
+            // A stopping server does not wait 5 s for each client's close_notify.
+            tls.shutdownTimeout = .milliseconds(100)
+            builder = try .tls(builder, tlsConfiguration: tls)
         }
         let logger = configuration.logger
         let server = try builder.buildServer(

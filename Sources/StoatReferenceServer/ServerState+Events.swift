@@ -98,7 +98,8 @@ extension ServerState {
         for entry in connection.activeServers {
             if entry.renewedAt.addingTimeInterval(lifetime) < instant {
                 connection.topics.remove("\(entry.id)u")
-                connection.record.lapsedSubscriptions.append(entry.id)
+                connection.record.lapsedSubscriptions.append(
+                    entry.id, keepingAtMost: configuration.observationLimits.subscriptionsPerConnection)
             } else {
                 kept.append((entry.id, instant))
                 connection.topics.insert("\(entry.id)u")

@@ -64,11 +64,15 @@ extension ServerState {
         return true
     }
     func setReadyDelay(_ delay: Duration?) { faults.readyDelay = delay }
-    func setReadyMinimumBytes(_ bytes: Int?) { faults.readyMinimumBytes = bytes }
+    /// Pads every `Ready` to `bytes`, at most ``AdminLimits/largestReady`` (64 MiB).
+    func setReadyMinimumBytes(_ bytes: Int?) {
+        faults.readyMinimumBytes = bytes.map { min($0, AdminLimits.largestReady) }
+    }
     func setCloseFramesOnServerEnds(_ enabled: Bool) { faults.closeFramesOnServerEnds = enabled }
 
     func forceLogins(_ answer: LoginAnswer, count: Int) {
-        faults.forcedLogins.append(contentsOf: Array(repeating: answer, count: max(0, count)))
+        let room = max(0, AdminLimits.count.upperBound - faults.forcedLogins.count)
+        faults.forcedLogins.append(contentsOf: Array(repeating: answer, count: min(max(0, count), room)))
     }
 
     func setHealth(alert: HealthAlert?, pollRate: Int?) {

@@ -114,6 +114,12 @@ extension ServerState {
         }
     }
 
+    /// A closed connection's record is no longer kept: neither is what the load facet noted of it.
+    func forgetLoad(connectionID: Int) {
+        load.tokens[connectionID] = nil
+        load.subscribes[connectionID] = nil
+    }
+
     /// The socket closed: it no longer counts as open for its token.
     func noteLoadClose(connectionID: Int) {
         guard let token = load.tokens[connectionID] else { return }
@@ -123,12 +129,14 @@ extension ServerState {
 
     /// The report of ``ReferenceServer/loadReport(closedAfter:)``.
     func loadReport(closedAfter: Int) -> LoadReport {
-        let start = min(max(0, closedAfter), closedRecords.count)
+        // `closedAfter` counts every connection closed since the start; the oldest may no longer be kept.
+        let start = min(max(0, closedAfter - closedRecordsDropped), closedRecords.count)
         let closed = closedRecords[start...].map { loadSummary(of: $0) }
         let open = connections.values.map { loadSummary(of: $0.record) }.sorted { $0.id < $1.id }
         return LoadReport(
             counters: counters(), maximumOpenPerToken: load.maximumOpenPerToken, overlapCount: load.overlapCount,
-            overlaps: load.overlaps, closedCount: closedRecords.count, closed: closed, open: open)
+            overlaps: load.overlaps, closedCount: closedRecordsDropped + closedRecords.count, closed: closed,
+            open: open)
     }
 
     private func loadSummary(of record: ConnectionRecord) -> LoadReport.Connection {

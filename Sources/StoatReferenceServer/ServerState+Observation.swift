@@ -19,6 +19,29 @@ extension ServerState {
         return (closedRecords + open).sorted { $0.id < $1.id }
     }
 
+    /// Records a client frame in its connection's record, keeping the newest
+    /// ``ObservationLimits/framesPerConnection``.
+    func recordFrame(_ text: String, connectionID: Int) {
+        guard var record = connections[connectionID]?.record else { return }
+        // Taken out of the dictionary while it changes, so the array is not copied.
+        connections[connectionID]?.record.receivedFrames = []
+        record.droppedFrames += record.receivedFrames.append(
+            text, keepingAtMost: configuration.observationLimits.framesPerConnection)
+        connections[connectionID]?.record = record
+    }
+
+    /// Keeps a closed connection's record among the latest ``ObservationLimits/closedConnections``; the load
+    /// facet forgets what it noted of the ones that fall out.
+    func keepClosed(_ record: ConnectionRecord) {
+        let limit = configuration.observationLimits.closedConnections
+        closedRecords.append(record)
+        guard closedRecords.count > limit + limit / 4 else { return }
+        let excess = closedRecords.count - limit
+        for old in closedRecords.prefix(excess) { forgetLoad(connectionID: old.id) }
+        closedRecords.removeFirst(excess)
+        closedRecordsDropped += excess
+    }
+
     func counters() -> SocketCounters {
         SocketCounters(
             upgradesAccepted: upgradesAccepted, upgradesRefused: upgradesRefused, liveSockets: connections.count,
@@ -57,6 +80,7 @@ extension ServerState {
     func markArrivals() {
         arrivalMark = .now
         arrivalBins = []
+        lateArrivals = 0
         changed()
     }
 
@@ -64,6 +88,10 @@ extension ServerState {
         let elapsed = arrivalMark.duration(to: .now)
         let bin = Int(elapsed.milliseconds / 100)
         guard bin >= 0 else { return }
+        guard bin < configuration.observationLimits.arrivalBins else {
+            lateArrivals += 1
+            return
+        }
         if arrivalBins.count <= bin {
             arrivalBins.append(contentsOf: repeatElement(0, count: bin + 1 - arrivalBins.count))
         }
@@ -73,7 +101,7 @@ extension ServerState {
     func arrivals() -> ArrivalHistogram {
         ArrivalHistogram(
             binMilliseconds: 100, millisecondsSinceMark: Int(arrivalMark.duration(to: .now).milliseconds),
-            bins: arrivalBins)
+            bins: arrivalBins, late: lateArrivals)
     }
 
     // MARK: Changes

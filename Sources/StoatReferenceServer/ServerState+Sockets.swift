@@ -42,7 +42,7 @@ extension ServerState {
         noteLoadClose(connectionID: connectionID)
         retopic(connectionID, from: connection.topics)
         connection.record.isOpen = false
-        closedRecords.append(connection.record)
+        keepClosed(connection.record)
         if connection.inPresence, let userID = connection.record.userID {
             presence[userID]?.remove(connectionID)
             if presence[userID]?.isEmpty == true {
@@ -56,7 +56,7 @@ extension ServerState {
     /// A text frame from the client: recorded, then handled as bonfire would in the connection's phase.
     func received(_ text: String, connectionID: Int) {
         guard connections[connectionID] != nil else { return }
-        connections[connectionID]?.record.receivedFrames.append(text)
+        recordFrame(text, connectionID: connectionID)
         noteLoadFrame(text, connectionID: connectionID)
         defer { changed() }
         guard let connection = connections[connectionID], !connection.silent else { return }
@@ -99,20 +99,20 @@ extension ServerState {
             if let json = MessagePackValue(bytes: bytes)?.bonfireJSON, case .object = json {
                 received(json.wire.text, connectionID: connectionID)
             } else {
-                connections[connectionID]?.record.receivedFrames.append(Self.rendering(bytes))
+                recordFrame(Self.rendering(bytes), connectionID: connectionID)
                 changed()
             }
         case (_, _, .text(let text)):
-            connections[connectionID]?.record.receivedFrames.append(text)
+            recordFrame(text, connectionID: connectionID)
             changed()
         case (_, _, .binary(let bytes)):
-            connections[connectionID]?.record.receivedFrames.append("<binary \(bytes.count) bytes>")
+            recordFrame("<binary \(bytes.count) bytes>", connectionID: connectionID)
             changed()
         }
     }
 
     private func recordGatewayFrame(_ text: String, connectionID: Int) {
-        connections[connectionID]?.record.receivedFrames.append(text)
+        recordFrame(text, connectionID: connectionID)
         noteLoadFrame(text, connectionID: connectionID)
         changed()
     }
@@ -131,7 +131,8 @@ extension ServerState {
             connection.socket.send(ServerEvent.pong(data).wire)
         case .subscribe(let serverID):
             if !connection.record.subscriptions.contains(serverID) {
-                connections[connectionID]?.record.subscriptions.append(serverID)
+                connections[connectionID]?.record.subscriptions.append(
+                    serverID, keepingAtMost: configuration.observationLimits.subscriptionsPerConnection)
             }
             subscribe(connectionID: connectionID, serverID: serverID, userID: userID)
         case .beginTyping(let channel):
@@ -239,6 +240,7 @@ extension ServerState {
         if dropIfFaulted(connectionID) { return }
         let slowmodes = activeSlowmodes(userID: userID)
         if !slowmodes.isEmpty { connection.socket.send(ServerEvent.userSlowmodes(slowmodes).wire) }
+        sendHostileFrames(connectionID)
         let first = presence[userID, default: []].isEmpty
         presence[userID, default: []].insert(connectionID)
         connections[connectionID]?.inPresence = true

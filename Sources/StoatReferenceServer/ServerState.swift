@@ -69,6 +69,8 @@ struct Faults: Sendable {
     var deaf = false
     /// The next this many sends that the server stores are never answered: the connection drops instead.
     var loseSendAnswers = 0
+    /// Absurd numbers wherever Stoat states one (`ServerState+Hostile`).
+    var hostile = HostileFault()
 }
 
 /// What `GET /api/health` answers.
@@ -157,7 +159,10 @@ actor ServerState {
     /// that publishing costs the listeners of its topics, not every socket: a storm of ten thousand sockets
     /// publishes twenty thousand presence changes.
     var connectionsByTopic: [String: Set<Int>] = [:]
+    /// The latest closed connections (``ObservationLimits/closedConnections``); ``closedRecordsDropped`` counts
+    /// the older ones.
     var closedRecords: [ConnectionRecord] = []
+    var closedRecordsDropped = 0
     var nextConnectionID = 1
     var upgradesAccepted = 0
     var upgradesRefused = 0
@@ -174,6 +179,8 @@ actor ServerState {
     var nextObserverID = 0
     var arrivalMark = ContinuousClock.now
     var arrivalBins: [Int] = []
+    /// Arrivals after the last bin kept (``ObservationLimits/arrivalBins``).
+    var lateArrivals = 0
     var outageSessionChecks = 0
     var outageSocketRefusals = 0
     var rateLimited = 0

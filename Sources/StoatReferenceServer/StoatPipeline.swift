@@ -33,6 +33,12 @@ struct StoatPipeline: RouterMiddleware {
                 return AdminFailure.notFound.response
             }
         }
+        let hostile = await state.hostileAnswer()
+        if hostile == .refuse {
+            var response = HTTPRoutes.json(HostileFault.refusalBody, status: 429)
+            for (name, value) in HostileFault.refusalHeaders { response.headers[HTTPField.Name(name)!] = value }
+            return response
+        }
         var outcome: RateLimiter.Outcome?
         if policy.isEnabled {
             let peer = context.remoteAddress?.ipAddress ?? "unknown"
@@ -57,6 +63,9 @@ struct StoatPipeline: RouterMiddleware {
             }
         }
         decorate(&response, request: request, outcome: outcome)
+        if hostile == .decorate {
+            for (name, value) in HostileFault.headers { response.headers[HTTPField.Name(name)!] = value }
+        }
         return response
     }
 

@@ -205,8 +205,8 @@ struct ConnectCommandTests {
     @Test(
         "a retry ceiling below the retry unit (0 included) is refused before anything connects",
         arguments: ["0", "0.5"])
-    func retryCeilingBelowUnit(ceiling: String) throws {
-        let run = try Executable.run([
+    func retryCeilingBelowUnit(ceiling: String) async throws {
+        let run = try await Executable.run([
             "connect", "--api", "http://127.0.0.1:1", "--token", "t", "--retry-ceiling", ceiling,
         ])
         #expect(run.status != 0)
@@ -214,9 +214,9 @@ struct ConnectCommandTests {
     }
 
     @Test("a token that begins with - is read in the --token=TOKEN form (tokens are base64url: 1 in 64 does)")
-    func tokenWithLeadingDash() throws {
+    func tokenWithLeadingDash() async throws {
         // Validation runs after parsing: reaching the ceiling's refusal means the token was read.
-        let run = try Executable.run([
+        let run = try await Executable.run([
             "connect", "--api", "http://127.0.0.1:1", "--token=-starts-with-a-dash", "--retry-ceiling", "0",
         ])
         #expect(run.standardError.contains("must be at least the unit"), "\(run.standardError)")

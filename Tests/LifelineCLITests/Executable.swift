@@ -29,8 +29,24 @@ enum Executable {
 
     /// Runs `lifeline` with `arguments` to its end and returns its output.
     static func run(_ arguments: [String]) throws -> Run {
+        try run(arguments, executable: url)
+    }
+
+    /// Runs `lifeline` with `arguments` to its end, waiting on a thread of its own: a test that serves the
+    /// child from its own process must not block a thread of the cooperative pool (on two cores, two blocked
+    /// tests are the whole pool, and the in-process server stops answering the child it waits for).
+    static func run(_ arguments: [String]) async throws -> Run {
+        let url = try url
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try run(arguments, executable: url) })
+            }.start()
+        }
+    }
+
+    private static func run(_ arguments: [String], executable: URL) throws -> Run {
         let process = Process()
-        process.executableURL = try url
+        process.executableURL = executable
         process.arguments = arguments
         let output = Pipe()
         let error = Pipe()
@@ -43,5 +59,19 @@ enum Executable {
         return Run(
             status: process.terminationStatus, standardOutput: String(decoding: out, as: UTF8.self),
             standardError: String(decoding: err, as: UTF8.self))
+    }
+}
+
+extension Process {
+    /// Waits for the process to exit on a thread of its own, never blocking a thread of the cooperative pool
+    /// (see ``Executable/run(_:)-async``).
+    func exited() async {
+        let process = self
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread {
+                process.waitUntilExit()
+                continuation.resume()
+            }.start()
+        }
     }
 }

@@ -53,7 +53,7 @@ struct OperationsCommandTests {
         }
         #expect(pushed?.0 == "operations")
         process.terminate()
-        process.waitUntilExit()
+        await process.exited()
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
         await server.stop()
     }
@@ -61,7 +61,7 @@ struct OperationsCommandTests {
     @Test("an invalid token fails the first refresh: the reason on standard error, exit status 1")
     func invalidToken() async throws {
         let server = try await ReferenceServer.start()
-        let run = try Executable.run(["operations", "--api", server.apiURL.absoluteString, "--token", "nope"])
+        let run = try await Executable.run(["operations", "--api", server.apiURL.absoluteString, "--token", "nope"])
         #expect(run.status == 1)
         #expect(run.standardError.contains("refreshing failed"))
         #expect(!run.standardError.contains("nope"), "the token is not echoed")

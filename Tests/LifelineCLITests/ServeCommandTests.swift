@@ -40,7 +40,7 @@ struct ServeCommandTests {
         #expect(bot["_id"] as? String == object["bot_id"])
         #expect((bot["bot"] as? [String: Any])?["owner"] as? String == object["user_id"])
         process.terminate()
-        process.waitUntilExit()
+        await process.exited()
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
         #expect(await lines.next() == nil, "nothing else on standard output")
@@ -67,7 +67,7 @@ struct ServeCommandTests {
         #expect(failed?["reason"] as? String == "unsupported")
         #expect(await run.quit() == 0)
         process.terminate()
-        process.waitUntilExit()
+        await process.exited()
         #expect(process.terminationStatus == 0)
 
         let refused = Process()
@@ -75,7 +75,7 @@ struct ServeCommandTests {
         refused.arguments = ["serve", "--events", "nope"]
         refused.standardError = Pipe()
         try refused.run()
-        refused.waitUntilExit()
+        await refused.exited()
         #expect(refused.terminationStatus == 64, "a usage error")
     }
 }

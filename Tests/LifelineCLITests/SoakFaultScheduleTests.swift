@@ -27,7 +27,7 @@ struct SoakFaultScheduleTests {
     @Test("Windows of one kind never overlap, a device is never offline twice at once, outages stay short")
     func windows() {
         let plan = FaultSchedule.plan(seed: 11, sessions: 20, seconds: 600)
-        for kind in [PlannedFault.Kind.silent, .ignorePings, .readyDelay, .sessionOutage] {
+        for kind in [PlannedFault.Kind.silent, .ignorePings, .readyDelay, .sessionOutage, .hostile] {
             let windows = plan.filter { $0.kind == kind }
             for (earlier, later) in zip(windows, windows.dropFirst()) {
                 #expect(earlier.at + earlier.duration <= later.at)
@@ -64,5 +64,14 @@ struct SoakFaultScheduleTests {
         let shapes = (0..<FaultSchedule.garbageShapes).map(FaultSchedule.garbage)
         #expect(Set(shapes).count == FaultSchedule.garbageShapes)
         #expect(shapes.allSatisfy { !$0.isEmpty })
+    }
+}
+
+extension SoakFaultScheduleTests {
+    @Test("The soak that swift test runs (seed 20260518, 100 sessions, 20 s) meets the hostile server too")
+    func hostileInTheTestSoak() {
+        let hostile = FaultSchedule.plan(seed: 20_260_518, sessions: 100, seconds: 20).filter { $0.kind == .hostile }
+        #expect(!hostile.isEmpty)
+        #expect(hostile.allSatisfy { $0.duration > .zero })
     }
 }

@@ -104,14 +104,14 @@ struct RESTRateLimitTests {
 
     @Test("a 429 whose wait does not fit the call's deadline is a rateLimited error carrying the wait, at once")
     func waitBeyondDeadline() async throws {
-        try await withScriptedServer({ _ in .json(429, #"{"retry_after":60000}"#) }) { server in
+        try await withScriptedServer({ _ in .json(429, #"{"retry_after":8000}"#) }) { server in
             let clock = TestClock()
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(10), clock: clock)
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(5), clock: clock)
             let error = try await apiError { () async throws(StoatAPIError) in
                 try await api.currentUser(SessionCredentials(token: "T"))
             }
             #expect(error.code == .rateLimited)
-            #expect(error.retryAfter == .seconds(60))
+            #expect(error.retryAfter == .seconds(8))
             #expect(error.status == 429)
             #expect(clock.pendingSleeps == 0)
             #expect(server.requests.count == 1)
@@ -121,15 +121,15 @@ struct RESTRateLimitTests {
     @Test("a call on an empty bucket whose reset is past the deadline fails without being sent")
     func emptyBucketBeyondDeadline() async throws {
         try await withScriptedServer({ _ in
-            .json(200, Self.me, headers: Self.bucket("users", remaining: 0, resetAfter: 60_000))
+            .json(200, Self.me, headers: Self.bucket("users", remaining: 0, resetAfter: 8_000))
         }) { server in
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(10), clock: TestClock())
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(5), clock: TestClock())
             _ = try await api.currentUser(SessionCredentials(token: "T"))
             let error = try await apiError { () async throws(StoatAPIError) in
                 try await api.currentUser(SessionCredentials(token: "T"))
             }
             #expect(error.code == .rateLimited)
-            #expect(error.retryAfter == .seconds(60))
+            #expect(error.retryAfter == .seconds(8))
             #expect(error.status == nil, "nothing was sent")
             #expect(server.requests.count == 1)
         }

@@ -201,8 +201,9 @@ struct StoatRealServerTests {
     @Test("a tiny auth bucket: the second login waits out the server's 429 on the client's clock, then succeeds")
     func rateLimitedLoginWaits() async throws {
         let harness = try await SharedClockHarness(configure: {
-            // A window the call's 30 s deadline can wait out, apart from every other timer's delay.
-            $0.rateLimits = RateLimitPolicy(window: .seconds(17), limits: ["auth": 1], defaultLimit: 20)
+            // A window the call's 30 s deadline can wait out, below the client's cap on a server-stated wait
+            // (10 s) and apart from every other timer's delay.
+            $0.rateLimits = RateLimitPolicy(window: .milliseconds(9_500), limits: ["auth": 1], defaultLimit: 20)
         })
         let first = await harness.client.logIn(email: harness.account.email, password: harness.account.password)
         guard case .connecting = first else {
@@ -217,7 +218,7 @@ struct StoatRealServerTests {
         let now = harness.clock.now
         let wait = await harness.clock.nextSleep { deadline in
             let delay = now.duration(to: deadline)
-            return delay >= .seconds(16) && delay <= .seconds(17)
+            return delay > .seconds(9) && delay <= .milliseconds(9_500)
         }
         #expect(await harness.server.socketCounters().rateLimited == 1, "answered 429 once")
         harness.clock.advance(to: wait)

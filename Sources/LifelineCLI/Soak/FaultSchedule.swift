@@ -30,12 +30,18 @@ struct PlannedFault: Sendable, Equatable {
         case deafenSome = "deafen-some"
         /// The answers to the next `count` sends the server stores are lost: the outboxes must look them up.
         case loseAnswers = "lose-answers"
+        /// The server states absurd numbers during the window (the reference server's `hostile` fault): a
+        /// `UserSlowmodes` of 2^63 − 1 seconds and member timeouts until 9999 to every socket, and rate-limit
+        /// headers of 2^63 − 1 on every answer. Its `429`s are left out: a refused request waits the capped 10 s,
+        /// which the soak's own allowances (a refetch within 10 s of CONNECTED) would count against the client.
+        case hostile
     }
 
     /// When the fault starts, from the start of the fault phase.
     var at: Duration
     var kind: Kind
-    /// How long a window lasts (silent, ignore-pings, ready-delay, session-outage, offline); zero otherwise.
+    /// How long a window lasts (silent, ignore-pings, ready-delay, session-outage, offline, hostile); zero
+    /// otherwise.
     var duration: Duration = .zero
     /// The sessions it hits, by index (drop-some, garbage, oversized, offline, deafen-some).
     var sessions: [Int] = []
@@ -57,6 +63,7 @@ enum FaultSchedule {
     static let weights: [(PlannedFault.Kind, Int)] = [
         (.dropSome, 8), (.dropAll, 1), (.refuseUpgrades, 2), (.silent, 2), (.ignorePings, 2), (.readyDelay, 2),
         (.garbage, 4), (.oversized, 2), (.sessionOutage, 1), (.offline, 4), (.deafenSome, 2), (.loseAnswers, 2),
+        (.hostile, 2),
     ]
 
     /// The longest a session-lookup outage lasts: shorter than the soak's confirmation window (three checks, the
@@ -125,6 +132,8 @@ enum FaultSchedule {
                 fault.count = Int.random(in: 1...max(1, sessions / 20), using: &random)
             case .sessionOutage:
                 fault.duration = milliseconds(200...Int64(longestOutage.nanoseconds / 1_000_000))
+            case .hostile:
+                fault.duration = milliseconds(500...3000)
             case .offline:
                 fault.duration = milliseconds(500...4000)
                 fault.sessions = someSessions(atMost: max(1, sessions / 50)).filter { offlineUntil[$0] <= time }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import Synchronization
 
 /// `lifeline serve` in a child process, so that its sockets, memory and CPU are not counted with the sessions
 /// under measurement, and its admin API, which load tests drive it through.
@@ -15,11 +16,25 @@ final class ReferenceServerProcess: Sendable {
     let admin: String
     private let process: Process
 
+    /// The servers started and not yet stopped, for ``stopAll(grace:)``.
+    private static let running = Mutex<[ObjectIdentifier: Process]>([:])
+
     private init(process: Process, api: URL, events: String, admin: String) {
         self.process = process
         self.api = api
         self.events = events
         self.admin = admin
+        Self.running.withLock { $0[ObjectIdentifier(process)] = process }
+    }
+
+    /// Stops every server this process started and has not stopped (a signal ends the soak early), each as
+    /// ``stop(grace:)`` does.
+    static func stopAll(grace: Duration) {
+        let processes = running.withLock { running in
+            defer { running = [:] }
+            return Array(running.values)
+        }
+        for process in processes { stop(process, grace: grace) }
     }
 
     /// Starts `lifeline serve --port 0 --json` (this executable) and returns once it accepts connections.
@@ -58,6 +73,11 @@ final class ReferenceServerProcess: Sendable {
     /// that it never uses (a soak once left a socket that had sent nothing, and the server waited for it
     /// forever); a load run must end all the same.
     func stop(grace: Duration = .seconds(10)) {
+        Self.running.withLock { $0[ObjectIdentifier(process)] = nil }
+        Self.stop(process, grace: grace)
+    }
+
+    private static func stop(_ process: Process, grace: Duration) {
         guard process.isRunning else { return }
         process.terminate()
         let deadline = ContinuousClock.now + grace

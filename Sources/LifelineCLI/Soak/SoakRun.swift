@@ -294,6 +294,10 @@ struct SoakRun: Sendable {
                 for target in targets { try await server.admin("raw-frame", ["text": text, "token": target.token]) }
             case .sessionOutage:
                 try await server.admin("session-outage", ["seconds": fault.duration.secondsValue])
+            case .hostile:
+                try await server.admin("hostile", ["enabled": true])
+                try? await Task.sleep(for: fault.duration)
+                try await server.admin("hostile", ["enabled": false])
             case .offline:
                 for target in targets { target.network.set(.offline) }
                 if fault.dropsSockets { try await server.admin("load/drop", ["user_ids": targets.map(\.userID)]) }

@@ -112,8 +112,12 @@ struct DeadlineBook: Sendable {
 
     /// The server says the user has to wait `retryAfter` seconds before sending in `channel` again
     /// (`UserSlowmodes`, or a send refused `InSlowmode`).
-    mutating func slowmodeSet(channel: String, retryAfter: Int, now: Duration) -> [Action] {
+    ///
+    /// `retryAfter` is clamped to `ServerHorizon.longestWait` (366 days): the deadline is then confirmed with the
+    /// server, never ended on the client's count, so a longer slowmode is only asked about sooner.
+    mutating func slowmodeSet(channel: String, retryAfter stated: Int, now: Duration) -> [Action] {
         let id = StoatDeadline.ID(.slowmode, channel)
+        let retryAfter = ServerHorizon.seconds(Int64(stated))
         guard retryAfter > 0 else { return ended(id, .cleared) }
         let check = now + .seconds(retryAfter) + Self.slowmodeResolution
         if let known = entries[id], let previous = known.check, check <= previous + Self.slowmodeResolution {
@@ -200,7 +204,7 @@ struct DeadlineBook: Sendable {
         }
         let moved = entry.until != timeout
         entry.until = timeout
-        var check = Self.checkTime(for: timeout, reading)
+        var check = Self.checkTime(for: timeout, reading, now: now)
         if entry.state == .awaitingConfirmation && !moved {
             // Still on after the deadline: the server's clock is behind the estimate (it was set back, or
             // the two clocks drift). Check again at the new reading's deadline, never in a loop.
@@ -257,7 +261,7 @@ struct DeadlineBook: Sendable {
             if entry.announced, let ended = entry.deadline { actions.append(.announce(.ended(ended, .cleared))) }
             return actions
         }
-        return start(&entry, at: Self.checkTime(for: until, anchor))
+        return start(&entry, at: Self.checkTime(for: until, anchor, now: now))
     }
 
     /// Whether a timeout's confirmation, in flight or waiting for its retry, will read the server's clock.
@@ -279,9 +283,11 @@ struct DeadlineBook: Sendable {
     }
 
     /// When to ask whether a timeout is over: once the server's clock has certainly passed `until`, plus the
-    /// `Date` header's resolution, so that the answer's truncated `Date` shows it passed too.
-    static func checkTime(for until: Date, _ anchor: ServerClockAnchor) -> Duration {
-        anchor.localDeadline(for: WallClockTime(until)) + anchor.resolution
+    /// `Date` header's resolution, so that the answer's truncated `Date` shows it passed too — or, for a
+    /// timeout further away than `ServerHorizon.longestWait` (366 days, a server's absurd `until`), at that
+    /// horizon: asked then, the server says it is still on, and the book watches again.
+    static func checkTime(for until: Date, _ anchor: ServerClockAnchor, now: Duration) -> Duration {
+        min(anchor.localDeadline(for: WallClockTime(until)) + anchor.resolution, now + ServerHorizon.longestWait)
     }
 
     /// Makes `entry` active until `check`, watched, and announced as started.

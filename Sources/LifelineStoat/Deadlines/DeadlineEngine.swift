@@ -108,7 +108,9 @@ final class DeadlineEngine: Sendable {
     }
 
     /// A send was refused `InSlowmode`: the REST answer's `retry_after` starts (or restates) the slowmode.
-    func slowmodeRefused(channel: String, retryAfter: Duration) {
+    func slowmodeRefused(channel: String, retryAfter stated: Duration) {
+        // Clamped before its components are read: they trap beyond `Int64.max` seconds.
+        let retryAfter = ServerHorizon.wait(stated)
         let seconds = Int(retryAfter.components.seconds) + (retryAfter.components.attoseconds > 0 ? 1 : 0)
         apply { $0.slowmodeSet(channel: channel, retryAfter: seconds, now: $1) }
     }

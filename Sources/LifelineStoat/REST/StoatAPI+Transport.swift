@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Lifeline
+import LifelineCore
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -124,10 +125,11 @@ extension StoatAPI {
         body: ByteBuffer?, metadata: Logger.Metadata
     ) async throws(StoatAPIError) -> Response {
         let deadline = timer.elapsed() + requestTimeout
+        let route = StoatRateLimiter.Route(origin: URL(string: url).flatMap(Origin.init)?.name ?? url, name: name)
         var rateLimitRetries = 0
         while true {
             let sent = timer.elapsed()
-            if let wait = rateLimiter.reserve(route: name, now: sent) {
+            if let wait = rateLimiter.reserve(route: route, now: sent) {
                 // Nothing was sent, so the error (if the wait does not fit) has no status.
                 try await self.wait(wait, before: deadline, status: nil, request: name, metadata: metadata)
                 continue
@@ -142,13 +144,12 @@ extension StoatAPI {
             response.roundTrip = now - sent
             let bucket = response.headers.first(name: "X-RateLimit-Bucket")
             rateLimiter.record(
-                route: name, bucket: bucket,
-                remaining: response.headers.first(name: "X-RateLimit-Remaining").flatMap { Int($0) },
-                resetAfter: response.headers.first(name: "X-RateLimit-Reset-After").flatMap { Int($0) }.map {
-                    .milliseconds($0)
-                }, now: now)
+                route: route, bucket: bucket,
+                remaining: response.headers.first(name: "X-RateLimit-Remaining").flatMap(StoatRateLimiter.calls),
+                resetAfter: response.headers.first(name: "X-RateLimit-Reset-After").flatMap(StoatRateLimiter.wait),
+                now: now)
             guard response.status == 429, let retryAfter = Self.rateLimitWait(response) else { return response }
-            rateLimiter.exhausted(route: name, bucket: bucket, retryAfter: retryAfter, now: now)
+            rateLimiter.exhausted(route: route, bucket: bucket, retryAfter: retryAfter, now: now)
             rateLimitRetries += 1
             guard rateLimitRetries <= Self.maximumRateLimitRetries else {
                 throw StoatAPIError(
@@ -161,8 +162,8 @@ extension StoatAPI {
 
     /// How long a `429` asks to wait: the rate limiter's `{"retry_after": ms}`, else its `Reset-After`
     /// header, and at least a millisecond — stoatchat refills a bucket only once its clock is past the reset,
-    /// so at that very millisecond it answers `retry_after: 0`. `nil` for a `429` that is a refusal with a
-    /// kind (`InSlowmode`): that is the caller's to handle.
+    /// so at that very millisecond it answers `retry_after: 0` — and at most ``StoatRateLimiter/longestWait``.
+    /// `nil` for a `429` that is a refusal with a kind (`InSlowmode`): that is the caller's to handle.
     private static func rateLimitWait(_ response: Response) -> Duration? {
         statedRateLimitWait(response).map { max($0, .milliseconds(1)) }
     }
@@ -178,12 +179,8 @@ extension StoatAPI {
         }
         let body = try? JSONDecoder().decode(Body.self, from: Data(response.body.readableBytesView))
         guard body?.type == nil else { return nil }
-        if let milliseconds = body?.retryAfter, milliseconds.isFinite, milliseconds >= 0 {
-            return .milliseconds(Int64(min(milliseconds, 1e12)))
-        }
-        return response.headers.first(name: "X-RateLimit-Reset-After").flatMap { Int64($0) }.map {
-            .milliseconds(max(0, $0))
-        }
+        if let wait = body?.retryAfter.flatMap(StoatRateLimiter.wait(milliseconds:)) { return wait }
+        return response.headers.first(name: "X-RateLimit-Reset-After").flatMap(StoatRateLimiter.wait)
     }
 
     /// Sleeps `wait` on the API's clock, or throws ``StoatAPIError/Code/rateLimited`` (with `status`) at once
@@ -220,6 +217,7 @@ extension StoatAPI {
         while true {
             var request = HTTPClientRequest(url: url)
             request.method = method
+            request.tlsConfiguration = tlsConfiguration
             request.headers.add(name: "Accept", value: "application/json")
             request.headers.add(name: "User-Agent", value: "Lifeline")
             if let auth { request.headers.add(name: auth.headerName, value: auth.token) }
@@ -248,7 +246,7 @@ extension StoatAPI {
                     code: .malformedResponse, message: "\(name) answered more than \(maximumResponseSize) bytes",
                     cause: error)
             } catch {
-                throw Self.transportFailure(error, request: name)
+                throw await transportFailure(error, url: url, request: name)
             }
             let status = Int(response.status.code)
             logger.debug("Stoat request answered", metadata: metadata.merging(["stoat.status": "\(status)"]) { $1 })
@@ -301,6 +299,9 @@ extension StoatAPI {
         var host: String
         var port: Int
 
+        /// `scheme://host:port`.
+        var name: String { "\(scheme)://\(host):\(port)" }
+
         init?(_ url: URL) {
             guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty else {
                 return nil
@@ -313,6 +314,39 @@ extension StoatAPI {
             case (nil, "http"), (nil, "ws"): self.port = 80
             default: return nil
             }
+        }
+    }
+
+    /// Maps an error of the HTTP client to a ``StoatAPIError``, naming a refused certificate: untrusted, for
+    /// another name, or expired (see `TLSDiagnosis`, which may ask the server for its chain once more).
+    func transportFailure(_ error: any Error, url: String, request: String) async -> StoatAPIError {
+        if let target = URL(string: url), let origin = Origin(target), origin.scheme == "https",
+            let failure = await TLSDiagnosis.failure(
+                of: error, host: target.host ?? origin.host, port: origin.port,
+                configuration: tlsConfiguration ?? .makeClientConfiguration())
+        {
+            return Self.certificateFailure(failure, request: request, cause: error)
+        }
+        return Self.transportFailure(error, request: request)
+    }
+
+    /// The error for a refused certificate.
+    static func certificateFailure(_ failure: TLSDiagnosis.Failure, request: String, cause: any Error) -> StoatAPIError
+    {
+        switch failure {
+        case .untrusted:
+            StoatAPIError(
+                code: .certificateUntrusted,
+                message: "\(request): the server's certificate is not issued by a trusted authority", cause: cause)
+        case .nameMismatch:
+            StoatAPIError(
+                code: .certificateNameMismatch, message: "\(request): the server's certificate is for another name",
+                cause: cause)
+        case .expired:
+            StoatAPIError(
+                code: .certificateExpired,
+                message: "\(request): the server's certificate has expired or is not valid yet",
+                cause: cause)
         }
     }
 
@@ -422,7 +456,8 @@ extension StoatAPIError {
             }
         }
         let parsed = try? JSONDecoder().decode(Body.self, from: body)
-        let retryAfter = parsed?.retryAfter.flatMap { $0.isFinite && $0 >= 0 ? min($0, 1e12) : nil }
+        // Bounded before it becomes a `Duration`: `ServerHorizon.longestWait` at most.
+        let retryAfter = parsed?.retryAfter.flatMap { $0.isNaN ? nil : $0 }
         guard let parsed, let kind = parsed.type, !kind.isEmpty else {
             if status == 401 {
                 return StoatAPIError(
@@ -437,7 +472,7 @@ extension StoatAPIError {
             if status == 429 {
                 return StoatAPIError(
                     code: .rateLimited, message: "\(request) answered HTTP 429", status: 429,
-                    retryAfter: retryAfter.map { .milliseconds(Int64($0)) })
+                    retryAfter: retryAfter.map { ServerHorizon.wait(milliseconds: $0) })
             }
             return StoatAPIError(code: .unexpectedStatus, message: "\(request) answered HTTP \(status)", status: status)
         }
@@ -456,7 +491,10 @@ extension StoatAPIError {
             code: Code(rawValue: kind), message: "\(request) answered \(kind) (HTTP \(status))", kind: kind,
             location: parsed.location, status: status,
             // `InSlowmode` counts its `retry_after` in seconds; the rate limiter's body has no kind.
-            retryAfter: retryAfter.map { kind == Code.inSlowmode.rawValue ? .seconds($0) : .milliseconds(Int64($0)) },
+            retryAfter: retryAfter.map {
+                kind == Code.inSlowmode.rawValue
+                    ? ServerHorizon.wait(seconds: $0) : ServerHorizon.wait(milliseconds: $0)
+            },
             limit: parsed.max, detail: detail)
     }
 }

@@ -134,7 +134,8 @@ extension StoatAPI {
         /// The health endpoint's answer.
         struct Health: Decodable {
             var version: String?
-            var pollRate: Int?
+            /// Any JSON number: a `u64` or `1e300` is read, then bounded in ``status``.
+            var pollRate: Double?
             var alert: Alert?
 
             struct Alert: Decodable {
@@ -155,7 +156,16 @@ extension StoatAPI {
                 case alert
             }
 
-            /// The status the session understands: a positive `poll_rate` in milliseconds, and the alert.
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                version = try? container.decodeIfPresent(String.self, forKey: .version)
+                // A poll rate that is not a number loses only itself, not the alert.
+                pollRate = try? container.decodeIfPresent(Double.self, forKey: .pollRate)
+                alert = try container.decodeIfPresent(Alert.self, forKey: .alert)
+            }
+
+            /// The status the session understands: a positive `poll_rate` in milliseconds, at most
+            /// `ServerHorizon.longestWait`, and the alert.
             var status: HealthStatus {
                 let outage = alert.map { alert in
                     OutageAlert(
@@ -164,7 +174,7 @@ extension StoatAPI {
                             OutageAlert.Action(text: $0.text, href: $0.href, isExternal: $0.type == "external")
                         })
                 }
-                let interval = pollRate.flatMap { $0 > 0 ? Duration.milliseconds($0) : nil }
+                let interval = pollRate.flatMap { $0 > 0 ? ServerHorizon.wait(milliseconds: $0) : nil }
                 return HealthStatus(alert: outage, pollInterval: interval)
             }
         }

@@ -3,6 +3,7 @@ public import Lifeline
 public import LifelineCore
 public import Logging
 import NIOCore
+public import NIOSSL
 
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
@@ -48,6 +49,11 @@ public struct StoatAPI: Sendable {
     public let requestTimeout: Duration
     /// The largest response body accepted; a larger one is ``StoatAPIError/Code/malformedResponse``.
     public let maximumResponseSize: Int
+    /// The TLS configuration of every request (trust roots for a self-hosted instance's own authority); `nil`
+    /// uses the HTTP client's. A certificate it refuses fails the call with
+    /// ``StoatAPIError/Code/certificateUntrusted``, ``StoatAPIError/Code/certificateNameMismatch`` or
+    /// ``StoatAPIError/Code/certificateExpired``.
+    public let tlsConfiguration: TLSConfiguration?
 
     let httpClient: HTTPClient
     let logger: Logger
@@ -95,13 +101,17 @@ public struct StoatAPI: Sendable {
     ///   - maximumResponseSize: The largest response body accepted; 4 MiB by default.
     ///   - clock: The clock rate-limit waits sleep on and ``operations(_:)`` measures its round trip on;
     ///     continuous by default.
+    ///   - tlsConfiguration: The TLS configuration of every request, for instance your own authority among the
+    ///     trust roots; `nil` (the default) uses the HTTP client's, which verifies certificates against the
+    ///     system's roots.
     public init(
         baseURL: URL,
         httpClient: HTTPClient? = nil,
         logger: Logger = Logger(label: "LifelineStoat.REST", factory: { _ in SwiftLogNoOpLogHandler() }),
         requestTimeout: Duration = .seconds(30),
         maximumResponseSize: Int = 4 << 20,
-        clock: any Clock<Duration> = ContinuousClock()
+        clock: any Clock<Duration> = ContinuousClock(),
+        tlsConfiguration: TLSConfiguration? = nil
     ) {
         self.baseURL = baseURL
         self.server = ServerIdentity(baseURL.absoluteString)
@@ -110,6 +120,25 @@ public struct StoatAPI: Sendable {
         self.requestTimeout = requestTimeout
         self.maximumResponseSize = maximumResponseSize
         self.timer = SessionClock(clock)
+        self.tlsConfiguration = tlsConfiguration
+    }
+
+    /// A copy of `api` with a rate limiter of its own (all else shared: the HTTP client, the clock).
+    private init(copying api: StoatAPI) {
+        baseURL = api.baseURL
+        server = api.server
+        httpClient = api.httpClient
+        logger = api.logger
+        requestTimeout = api.requestTimeout
+        maximumResponseSize = api.maximumResponseSize
+        timer = api.timer
+        tlsConfiguration = api.tlsConfiguration
+    }
+
+    /// This API with a rate limiter of its own, for a service that must share no state with the API's calls
+    /// (``StoatHealthService``).
+    func withOwnRateLimiter() -> StoatAPI {
+        StoatAPI(copying: self)
     }
 
     // MARK: - Discovery

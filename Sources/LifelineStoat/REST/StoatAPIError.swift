@@ -242,8 +242,15 @@ public struct StoatAPIError: Error, Sendable, CustomStringConvertible {
         /// The server answered a success the client cannot read: not JSON, a missing field, too large.
         public static let malformedResponse = Code(rawValue: "malformedResponse")
         /// The request did not reach the server or its answer did not come back (refused, unreachable,
-        /// reset, TLS).
+        /// reset, a TLS failure other than the certificate's).
         public static let network = Code(rawValue: "network")
+        /// The server's certificate is not issued by an authority the client trusts (self-signed, or a private
+        /// authority not in the trust roots: see ``StoatClient/Configuration/tls``).
+        public static let certificateUntrusted = Code(rawValue: "certificateUntrusted")
+        /// The server's certificate is for another name than the host the client connected to.
+        public static let certificateNameMismatch = Code(rawValue: "certificateNameMismatch")
+        /// The server's certificate (or one of its chain) has expired, or is not valid yet.
+        public static let certificateExpired = Code(rawValue: "certificateExpired")
         /// No answer arrived within the request timeout.
         public static let timeout = Code(rawValue: "timeout")
         /// The calling task was cancelled.

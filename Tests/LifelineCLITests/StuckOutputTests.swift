@@ -1,0 +1,173 @@
+import Foundation
+import StoatReferenceServer
+import Testing
+
+/// A reader that stopped reading cannot keep the command line alive: with standard output a full pipe nobody
+/// reads, SIGTERM still ends `connect` (its store flushed) and `operations`.
+@Suite("A stuck standard output", .timeLimit(.minutes(5)))
+struct StuckOutputTests {
+    /// A pipe already full: every write to it blocks until someone reads, and nobody will.
+    static func fullPipe() throws -> Pipe {
+        let pipe = Pipe()
+        let descriptor = pipe.fileHandleForWriting.fileDescriptor
+        let flags = fcntl(descriptor, F_GETFL)
+        // Filled without blocking, then made blocking again for the child: its writes must block, not fail.
+        _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK)
+        let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 4096)
+        var filled = 0
+        while true {
+            let written = chunk.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if written <= 0 { break }
+            filled += written
+        }
+        _ = fcntl(descriptor, F_SETFL, flags)
+        try #require(errno == EAGAIN || errno == EWOULDBLOCK, "the pipe is full")
+        try #require(filled > 0)
+        return pipe
+    }
+
+    /// Starts `lifeline` with `arguments`, standard output the full pipe, and returns the process and its exit.
+    static func start(
+        _ arguments: [String], stdout: Pipe, input: Pipe? = nil, environment: [String: String]
+    ) throws -> (Process, AsyncStream<Int32>) {
+        let process = Process()
+        process.executableURL = try Executable.url
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        if let input { process.standardInput = input }
+        let (exits, continuation) = AsyncStream.makeStream(of: Int32.self)
+        process.terminationHandler = { process in
+            continuation.yield(
+                process.terminationReason == .exit ? process.terminationStatus : -process.terminationStatus)
+            continuation.finish()
+        }
+        try process.run()
+        return (process, exits)
+    }
+
+    /// The exit status, or `nil` when the process is still running after `deadline` — a failure bound, not a
+    /// wait: a process that exits is seen at once.
+    static func exit(_ exits: AsyncStream<Int32>, within deadline: Duration) async -> Int32? {
+        await withTaskGroup(of: Int32?.self) { group in
+            group.addTask {
+                for await status in exits { return status }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: deadline)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    @Test("SIGTERM ends connect whose standard output nobody reads, and what it sent is in the store")
+    func connect() async throws {
+        let server = try await ReferenceServer.start()
+        let account = server.defaultAccount
+        let channel = server.lobbyChannelID
+        let directory = ConnectAccountTests.StoreDirectory()
+        let base =
+            ["connect", "--json", "--api", server.apiURL.absoluteString, "--store", directory.path]
+            + ConnectAccountTests.fast
+        let stdout = try Self.fullPipe()
+        let input = Pipe()
+        let (process, exits) = try Self.start(
+            base + ["--email", account.email], stdout: stdout, input: input,
+            environment: ["LIFELINE_PASSWORD": account.password])
+        defer { if process.isRunning { process.terminate() } }
+        try await server.waitUntil(timeout: .seconds(60)) { connections, _ in
+            connections.contains { $0.isOpen && $0.receivedReady }
+        }
+        // A message sent, then a typing frame: the frame is written only after the send returned, so when the
+        // server sees it, the sent message is in the client's cache, not yet necessarily in its store.
+        input.fileHandleForWriting.write(Data("send \(channel) written before SIGTERM\ntyping \(channel)\n".utf8))
+        try await server.waitUntil(timeout: .seconds(60)) { connections, _ in
+            connections.contains { $0.receivedFrames.contains { $0.contains("BeginTyping") } }
+        }
+        process.terminate()
+        let status = await Self.exit(exits, within: .seconds(30))
+        #expect(status == 0, "SIGTERM ended it cleanly, though its standard output never moved")
+        await server.stop()
+
+        // The server is gone: the next run's history comes from the store alone.
+        let offline = try ConnectRun(
+            ["--api", server.apiURL.absoluteString, "--store", directory.path] + ConnectAccountTests.fast,
+            environment: ["LIFELINE_PASSWORD": account.password])
+        #expect(await offline.next { $0["type"] as? String == "signin" }?["outcome"] as? String == "opened")
+        offline.send("history \(channel)")
+        let history = try #require(await offline.next { $0["type"] as? String == "history" })
+        let messages = try #require(history["messages"] as? [[String: Any]])
+        #expect(messages.contains { $0["content"] as? String == "written before SIGTERM" }, "\(messages)")
+        #expect(await offline.quit() == 0)
+    }
+
+    @Test("SIGTERM ends operations whose standard output nobody reads")
+    func operations() async throws {
+        let server = try await ReferenceServer.start()
+        let account = server.defaultAccount
+        _ = await server.addOperation(kind: "invite", userID: account.userID, expiresIn: .seconds(600))
+        let stdout = try Self.fullPipe()
+        let (process, exits) = try Self.start(
+            ["operations", "--api", server.apiURL.absoluteString], stdout: stdout,
+            environment: ["LIFELINE_TOKEN": account.token])
+        defer { if process.isRunning { process.terminate() } }
+        // Its list is printed (into the full pipe) when it starts, and again when its socket is ready.
+        try await server.waitUntil(timeout: .seconds(60)) { connections, _ in
+            connections.contains { $0.isOpen && $0.receivedReady }
+        }
+        process.terminate()
+        #expect(await Self.exit(exits, within: .seconds(30)) == 0)
+        await server.stop()
+    }
+}
+
+extension StuckOutputTests {
+    /// The processes `pid` started that still run, whichever of its threads started them (Linux's `/proc`).
+    static func children(of pid: Int32) -> [Int32] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.flatMap { task -> [Int32] in
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+            return text.split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        }
+    }
+
+    @Test(
+        "SIGTERM ends a soak at once and takes its reference server child with it",
+        .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/task")))
+    func soak() async throws {
+        let process = Process()
+        process.executableURL = try Executable.url
+        process.arguments = ["soak", "--sessions", "2", "--seconds", "600", "--seed", "7", "--json"]
+        process.standardError = FileHandle.nullDevice
+        let output = Pipe()
+        process.standardOutput = output
+        let (exits, continuation) = AsyncStream.makeStream(of: Int32.self)
+        process.terminationHandler = { process in
+            continuation.yield(
+                process.terminationReason == .exit ? process.terminationStatus : -process.terminationStatus)
+            continuation.finish()
+        }
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        // The first progress line says the sessions are connected: the server child runs, the faults begin.
+        var lines = LineReader(output.fileHandleForReading).lines.makeAsyncIterator()
+        let first = try #require(await lines.next())
+        #expect(first.contains("progress"))
+        let servers = Self.children(of: process.processIdentifier)
+        try #require(!servers.isEmpty, "the reference server runs in a child")
+        process.terminate()
+        let status = await Self.exit(exits, within: .seconds(30))
+        #expect(status == 1, "a soak cut short proves nothing")
+        for server in servers {
+            // Gone, or at most a zombie of an exited child, never a server left listening.
+            let state = (try? String(contentsOfFile: "/proc/\(server)/stat", encoding: .utf8))?
+                .split(separator: " ").dropFirst(2).first
+            #expect(state == nil || state == "Z", "the server child \(server) outlived the soak")
+        }
+    }
+}
