@@ -16,6 +16,7 @@ extension HTTPRoutes {
         addAdminObservation(to: router)
         addAdminFaults(to: router)
         addAdminWorld(to: router)
+        addAdminMessages(to: router)
         addAdminLoad(to: router)
     }
 

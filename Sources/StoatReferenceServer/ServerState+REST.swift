@@ -246,6 +246,7 @@ extension ServerState {
         let author = view(user, by: nil)
         let authorMember = channel.serverID.flatMap { member(server: $0, user: user.id) }
         publish(.message(message, user: author, member: authorMember), to: [channel.id])
+        addMention(message.id, in: channel.id, for: mentionRecipients(of: message, in: channel))
         return (message, message.wire(user: author, member: authorMember))
     }
 
@@ -420,9 +421,4 @@ extension ServerState {
         publish(.userSettingsUpdate(id: user.id, update: update), to: ["\(user.id)!"])
     }
 
-    /// `GET /sync/unreads`: the user's unread markers. This server records no acknowledgements, so the list is
-    /// empty.
-    func fetchUnreads(_ user: StoatUser) -> Wire {
-        .array([])
-    }
 }

@@ -118,6 +118,10 @@ actor ServerState {
     var messages: [String: StoatMessage] = [:]
     var messageIDsByChannel: [String: [String]] = [:]
     var settings: [String: SettingsRecord] = [:]
+    /// Read states by `channel:user`, and each user's keys in the order their records were made (MongoDB's
+    /// natural order, in which `GET /sync/unreads` lists them).
+    var unreads: [String: UnreadRecord] = [:]
+    var unreadKeysByUser: [String: [String]] = [:]
     var operations: [String: StoatOperation] = [:]
     /// Slowmodes in force: user → channel → until when (stoatchat keeps them in Redis with a TTL).
     var slowmodes: [String: [String: Date]] = [:]
