@@ -23,6 +23,7 @@ struct RecordTable: Sendable {
     static let member = RecordTable("member")
     static let user = RecordTable("user")
     static let replay = RecordTable("replay")
+    static let chatState = RecordTable("chatState")
 }
 
 /// Where a sealed value lives: its table, column and row, and the row's plaintext columns.

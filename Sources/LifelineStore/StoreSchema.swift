@@ -15,6 +15,16 @@ struct StoreSchema: Sendable {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1", migrate: migrateToVersion1)
         migrator.registerMigration("v2", migrate: migrateToVersion2)
+        migrator.registerMigration("v4", migrate: migrateToVersion4)
+        return StoreSchema(migrator: migrator)
+    }()
+
+    /// The schema as version `v2` wrote it (the release before chat states). Tests create files with it to
+    /// check that today's code reads them.
+    static let version2: StoreSchema = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1", migrate: migrateToVersion1)
+        migrator.registerMigration("v2", migrate: migrateToVersion2)
         return StoreSchema(migrator: migrator)
     }()
 
@@ -79,6 +89,13 @@ struct StoreSchema: Sendable {
         try db.execute(sql: "CREATE INDEX member_by_space ON member (spaceTag)")
         // tag: keyed hash of the user id.
         try db.execute(sql: "CREATE TABLE user (tag BLOB NOT NULL PRIMARY KEY, payload BLOB NOT NULL)")
+    }
+
+    /// v4: each chat's state — read marker, mentions, history gaps, catch-up cursor (``CachedChatState``). A new
+    /// table only: every v2 row stays as it is. (`v3` is another branch's; the names order the migrations.)
+    private static func migrateToVersion4(_ db: Database) throws {
+        // tag: the chat's row tag (the same keyed hash as the chat table's). Nothing else in plaintext.
+        try db.execute(sql: "CREATE TABLE chatState (tag BLOB NOT NULL PRIMARY KEY, payload BLOB NOT NULL)")
     }
 
     /// The version a fully migrated database has.

@@ -38,7 +38,7 @@ struct MigrationTests {
         let outcome = await directory.store(schema: broken)
             .signIn(email: testEmail, password: testPassword, verifier: server)
         let failure = try #require(outcome.migrationFailure, "got \(outcome.name)")
-        #expect(failure.foundVersion == "v2")
+        #expect(failure.foundVersion == StoreSchema.current.expectedVersion)
         #expect(failure.expectedVersion == "v3-broken")
         #expect(!failure.isNewerThanExpected)
         #expect(failure.cause is MigrationBroke)
@@ -65,7 +65,7 @@ struct MigrationTests {
         let outcome = await directory.store().signIn(email: testEmail, password: testPassword, verifier: FakeServer())
         let failure = try #require(outcome.migrationFailure, "got \(outcome.name)")
         #expect(failure.foundVersion == "v3-future")
-        #expect(failure.expectedVersion == "v2")
+        #expect(failure.expectedVersion == StoreSchema.current.expectedVersion)
         #expect(failure.isNewerThanExpected)
 
         let database = try await directory.store(schema: newer)
@@ -135,7 +135,9 @@ struct MigrationTests {
         let outcome = await directory.store().signIn(email: testEmail, password: testPassword, verifier: FakeServer())
         #expect(outcome.cachedSession == testSession)
         database = try outcome.requireDatabase
-        #expect(try await database.queue.read { try StoreSchema.current.foundVersion($0) }.version == "v2")
+        #expect(
+            try await database.queue.read { try StoreSchema.current.foundVersion($0) }.version
+                == StoreSchema.current.expectedVersion)
         let message = CachedMessage(
             id: "m1", chatID: "chat-2", authorID: "author", body: "hello from v1", sentAt: start)
         let chats = try await database.allChats()
@@ -160,5 +162,49 @@ struct MigrationTests {
         #expect(try await database.spaces().map(\.name) == ["Space"])
         try database.close()
         #expect(try directory.store().accounts().map(\.label) == ["ada"])
+    }
+
+    @Test(
+        "A v2 file migrates to v4 at unlock: its chats, messages, spaces, members, users and session still read, and chat states are kept and deleted with their chat"
+    )
+    func fromVersion2() async throws {
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let message = CachedMessage(id: "m1", chatID: "chat-1", authorID: "u1", body: "hello from v2", sentAt: start)
+        let chat = CachedChat(
+            id: "chat-1", kind: .channel, name: "general", parentID: "s", lastActivity: start, lastMessageID: "m1",
+            lastMessage: message)
+        let v2 = directory.store(schema: .version2)
+        var database = try await v2.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
+            .requireDatabase
+        try await database.apply([
+            .upsertSpace(CachedSpace(id: "s", name: "Space")),
+            .upsertMember(CachedMember(spaceID: "s", userID: "u1", nickname: "Ada")),
+            .upsertUser(CachedUser(id: "u1", username: "ada")),
+            .upsertChat(chat),
+        ])
+        try await database.setLabel("ada")
+        #expect(try await database.queue.read { try StoreSchema.version2.foundVersion($0) }.version == "v2")
+        try database.close()
+
+        let outcome = await directory.store().signIn(email: testEmail, password: testPassword, verifier: FakeServer())
+        #expect(outcome.cachedSession == testSession)
+        database = try outcome.requireDatabase
+        #expect(try await database.queue.read { try StoreSchema.current.foundVersion($0) }.version == "v4")
+        #expect(try await database.allChats() == [chat])
+        #expect(try await database.messages(inChat: "chat-1", limit: 10) == [message])
+        #expect(try await database.spaces().map(\.name) == ["Space"])
+        #expect(try await database.members(inSpace: "s").map(\.nickname) == ["Ada"])
+        #expect(try await database.user(id: "u1")?.username == "ada")
+        #expect(try await database.chatStates(ids: ["chat-1"]).isEmpty)
+
+        let state = CachedChatState(
+            chatID: "chat-1", lastReadID: "m0", mentionIDs: ["m1"], gaps: [.init(after: "m0", before: "m1")],
+            catchUpCursor: "m0")
+        try await database.apply([.upsertChatState(state)])
+        #expect(try await database.chatStates(ids: ["chat-1", "chat-2"]) == ["chat-1": state])
+        #expect(try await database.allChatStates() == ["chat-1": state])
+        try await database.apply([.deleteChat(id: "chat-1")])
+        #expect(try await database.allChatStates().isEmpty)
+        try database.close()
     }
 }
