@@ -25,8 +25,10 @@ import Synchronization
 ///
 /// The cache (``chats``, ``history(of:)``, ``members(of:)``, ``events``) is filled from `Ready`, the
 /// socket's events and REST; its histories and member lists are invalidated when the session reconnects,
-/// as the specification's RECONNECTING asks, and refetched when next asked for (an ``open(_:)`` channel at
-/// once).
+/// as the specification's RECONNECTING asks. After every CONNECTED the client catches up over REST
+/// (``CatchUpPolicy``): each chat with newer messages is paged forward from where the cache stopped, an
+/// ``open(_:)`` channel first, its newest messages and the first screen's re-verified for edits and deletions;
+/// every message found reaches ``messages`` once, marked caught up, and ``catchUps`` reports each reconnect.
 public final class StoatClient: Sendable {
     /// Everything tunable about the client.
     public struct Configuration: Sendable {
@@ -48,6 +50,9 @@ public final class StoatClient: Sendable {
         /// How long to wait before asking the server again about a deadline (``StoatClient/deadlines``) when
         /// asking failed or found it still in force: 1 s, doubling up to 60 s by default.
         public var deadlineRecheck: ExpiryRecheckPolicy
+        /// How the client catches up after each CONNECTED (``CatchUpPolicy/standard``: 5 pages of 100 per chat, 4
+        /// requests in flight).
+        public var catchUp: CatchUpPolicy
 
         /// Creates a configuration.
         public init(
@@ -57,7 +62,8 @@ public final class StoatClient: Sendable {
             friendlyName: String? = "Lifeline",
             historyLimit: Int = 100,
             eventBufferLimit: Int = 10_000,
-            deadlineRecheck: ExpiryRecheckPolicy = .standard
+            deadlineRecheck: ExpiryRecheckPolicy = .standard,
+            catchUp: CatchUpPolicy = .standard
         ) {
             self.connection = connection
             self.session = session
@@ -66,6 +72,7 @@ public final class StoatClient: Sendable {
             self.historyLimit = historyLimit
             self.eventBufferLimit = eventBufferLimit
             self.deadlineRecheck = deadlineRecheck
+            self.catchUp = catchUp
         }
     }
 
@@ -90,7 +97,7 @@ public final class StoatClient: Sendable {
     let friendlyName: String?
     let logger: Logger
     /// The channels the interface shows, refetched after every reconnect.
-    let openChannels = Mutex<Set<String>>([])
+    let openChannels = ChannelSet()
     /// Sleeps on the client's clock: the waits between refetches of an open channel.
     let sleep: @Sendable (Duration) async throws -> Void
     /// History fetches in flight, one per channel.
@@ -103,6 +110,12 @@ public final class StoatClient: Sendable {
     let signedInAccount = Mutex<AccountDatabase?>(nil)
     /// The deadlines the server set for the user (``deadlines``).
     let deadlineEngine: DeadlineEngine
+    /// The catch-up after each CONNECTED (``catchUps``).
+    let catchUpEngine: CatchUpEngine
+    /// Whether the client catches up after each CONNECTED.
+    let catchUpPolicy: CatchUpPolicy
+    /// Closed while a sign-in reads the stored chats into the cache: the catch-up waits for them.
+    let storedChatsLoaded = LoadGate()
 
     /// The session the client uses for REST calls, if it has one.
     var currentCredentials: SessionCredentials? { credentials.value }
@@ -134,13 +147,22 @@ public final class StoatClient: Sendable {
         self.logger = logger
         friendlyName = configuration.friendlyName
         let cache = CacheEngine(
-            historyLimit: configuration.historyLimit, eventBufferLimit: configuration.eventBufferLimit, logger: logger)
+            historyLimit: configuration.historyLimit, eventBufferLimit: configuration.eventBufferLimit,
+            readyFields: ReadyFields(asked: configuration.connection.readyFields),
+            tracksCatchUp: configuration.catchUp.isEnabled, logger: logger)
         self.cache = cache
         let credentials = ClientCaches.Credentials()
         self.credentials = credentials
         deadlineEngine = DeadlineEngine(
             api: api, cache: cache, credentials: credentials, clock: clock,
             recheck: configuration.deadlineRecheck, logger: logger)
+        catchUpPolicy = configuration.catchUp
+        let openChannels = openChannels
+        let loader = StoredHistoryLoader(cache: cache, logger: logger)
+        catchUpEngine = CatchUpEngine(
+            api: api, cache: cache, credentials: credentials, policy: configuration.catchUp,
+            openChannels: { openChannels.withLock { $0 } }, loadStoredHistory: { await loader.load($0) },
+            storedChatsLoaded: storedChatsLoaded, sleep: { try await clock.sleep(for: $0) }, logger: logger)
         let eventsURL = Mutex<String?>(nil)
         let connections = StoatConnectionFactory(
             eventsURL: {
@@ -171,6 +193,7 @@ public final class StoatClient: Sendable {
             group.addTask { await self.cache.runWriter() }
             group.addTask { await self.followSession() }
             group.addTask { await self.deadlineEngine.run(states: self.session.states) }
+            group.addTask { await self.catchUpEngine.run(states: self.session.states) }
         }
         // The writes left over are made outside the cancelled task: GRDB refuses to start work in a
         // cancelled one, and these changes must not be lost.
@@ -250,5 +273,31 @@ struct ClientCaches: CacheInvalidation {
     func discardCaches() async {
         credentials.value = nil
         await cache.discardCaches()
+    }
+}
+
+/// A set of channel ids behind a lock, shared by reference (the client's open channels).
+final class ChannelSet: Sendable {
+    private let set = Mutex<Set<String>>([])
+
+    func withLock<T>(_ body: (inout Set<String>) -> T) -> T {
+        set.withLock { body(&$0) }
+    }
+}
+
+/// Fills an empty history from the account's store, if one is attached (stale until refetched, unless the
+/// catch-up found it whole).
+struct StoredHistoryLoader: Sendable {
+    let cache: CacheEngine
+    let logger: Logger
+
+    func load(_ channel: String) async {
+        guard cache.read({ $0.history(channel).messages.isEmpty }), let store = cache.store else { return }
+        do {
+            let messages = try await store.messages(in: channel, limit: cache.read { $0.historyLimit })
+            cache.update { $0.loadStored(messages: messages, channel: channel) }
+        } catch {
+            logger.info("a stored history could not be read", metadata: ["lifeline.error": "\(error)"])
+        }
     }
 }

@@ -19,6 +19,9 @@ public struct StoatClientError: Error, Sendable, CustomStringConvertible {
         public static let requestFailed = Code(rawValue: "requestFailed")
         /// The account's store could not be read or written; ``StoatClientError/cause`` says why.
         public static let storageFailed = Code(rawValue: "storageFailed")
+        /// The server answered a page of messages that is not what was asked (out of order, outside the range
+        /// asked for, of another channel, longer than the limit); it was refused and the cache left as it was.
+        public static let unexpectedPage = Code(rawValue: "unexpectedPage")
 
         /// The code's stable name.
         public var description: String { rawValue }
