@@ -71,7 +71,7 @@ extension HTTPRoutes {
             Self.json(.object(["dropped": .integer(await state.dropAllSockets())]))
         }
         admin(router, .post, "fail-message-queries") { body, _ in
-            await state.failMessageQueries(try body.int("count"))
+            await state.failMessageQueries(try body.int("count"), after: body.optionalInt("after") ?? 0)
             return Response(status: .noContent)
         }
         admin(router, .post, "refuse-upgrades") { body, _ in

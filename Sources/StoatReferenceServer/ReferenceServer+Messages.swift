@@ -83,3 +83,10 @@ extension ReferenceServer {
         await state.unreadRecords(userID: userID).map { ($0.channel, $0.lastID, $0.mentions ?? []) }
     }
 }
+
+extension ReferenceServer {
+    /// The server `id` as stored now (its channels included), or nil.
+    public func server(id: String) async -> StoatServer? {
+        await state.servers[id]
+    }
+}

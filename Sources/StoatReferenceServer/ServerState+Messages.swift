@@ -35,10 +35,10 @@ extension ServerState {
     }
 
     /// Who a message mentions for the read state, as `Message::send` queues it (`tasks::ack`): nobody when
-    /// notifications are suppressed (flag 1); in a direct message or a group, every recipient but the author;
-    /// in a server channel, the users it mentions.
+    /// notifications are suppressed (`SuppressNotifications`, bit 1: the value 2); in a direct message or a
+    /// group, every recipient but the author; in a server channel, the users it mentions.
     func mentionRecipients(of message: StoatMessage, in channel: StoatChannel) -> [String] {
-        guard message.flags & 1 == 0 else { return [] }
+        guard message.flags & 2 == 0 else { return [] }
         switch channel.kind {
         case .directMessage, .group: return channel.recipients.filter { $0 != message.author }
         case .textChannel: return message.mentions ?? []

@@ -104,8 +104,12 @@ extension ServerState {
     {
         let location = "crates/delta/src/routes/channels/message_query.rs"
         if faults.failMessageQueries > 0 {
-            faults.failMessageQueries -= 1
-            throw APIError(.internalError, at: "fault: fail-message-queries")
+            if faults.passMessageQueries > 0 {
+                faults.passMessageQueries -= 1
+            } else {
+                faults.failMessageQueries -= 1
+                throw APIError(.internalError, at: "fault: fail-message-queries")
+            }
         }
         if let limit = options.limit, !(1...100).contains(limit) {
             throw .validation(

@@ -40,6 +40,8 @@ struct LiveSocket: Sendable {
 struct Faults: Sendable {
     var refuseUpgrades = 0
     var failMessageQueries = 0
+    /// Message queries let through before ``failMessageQueries`` starts failing them.
+    var passMessageQueries = 0
     var silent = false
     var ignorePings = false
     var readyDelay: Duration?
@@ -151,6 +153,8 @@ actor ServerState {
     var outageSessionChecks = 0
     var outageSocketRefusals = 0
     var rateLimited = 0
+    /// Stoat REST requests by route (`GET /channels/{id}/messages`), since the last reset.
+    var requestCounts: [String: Int] = [:]
     /// What load tests check (`ServerState+Load`).
     var load = LoadObservation()
 

@@ -27,7 +27,8 @@ public struct StoatMessage: Sendable, Equatable, Codable {
     public var mentions: [String]?
     /// The ids of the messages it replies to.
     public var replies: [String]?
-    /// Message flag bits (1 suppresses notifications); left out on the wire when 0.
+    /// Message flag bits (2 suppresses notifications, 4 mentions everyone: stoatchat's `MessageFlags` are bit
+    /// positions); left out on the wire when 0.
     public var flags: UInt32
     /// The embeds; an edit leaves an empty list, as stoatchat's does.
     var embeds: [JSONValue]?

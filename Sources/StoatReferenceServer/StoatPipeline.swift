@@ -32,6 +32,7 @@ struct StoatPipeline: RouterMiddleware {
                 return AdminFailure.notFound.response
             }
         }
+        await state.countRequest(method: request.method.rawValue, path: path)
         var outcome: RateLimiter.Outcome?
         if policy.isEnabled {
             let peer = context.remoteAddress?.ipAddress ?? "unknown"
@@ -98,5 +99,14 @@ extension ServerState {
             changed()
         }
         return outcome
+    }
+}
+
+extension ServerState {
+    /// Counts a Stoat REST request under its route, ids written `{id}` (what ``ReferenceServer/requestCounts()``
+    /// reports).
+    func countRequest(method: String, path: String) {
+        let route = path.split(separator: "/").map { $0.count == 26 ? "{id}" : String($0) }.joined(separator: "/")
+        requestCounts["\(method) /\(route)", default: 0] += 1
     }
 }

@@ -233,9 +233,10 @@ extension AccountCache {
     }
 
     /// A message the user had not seen counts as a mention when stoatchat counts it so: not the user's own, not
-    /// silent (flag 1), newer than the marker, and in a direct message or a group, or naming the user.
+    /// silent (`SuppressNotifications`, bit 1: the value 2), newer than the marker, and in a direct message or a
+    /// group, or naming the user.
     mutating func noteMention(_ message: Message) {
-        guard let userID, message.author != userID, message.flags & 1 == 0 else { return }
+        guard let userID, message.author != userID, message.flags & 2 == 0 else { return }
         let kind = channels[message.channel]?.kind ?? chats[message.channel]?.kind
         guard kind == .directMessage || kind == .group || (message.mentions ?? []).contains(userID) else { return }
         var state = readStates[message.channel] ?? ReadState()
