@@ -59,6 +59,19 @@ struct World {
 struct AccountCacheTests {
     let world = World()
 
+    @Test("A ULID's neighbours: predecessor and successor borrow and carry in base 32; the floor of its millisecond")
+    func ulidNeighbours() {
+        #expect(ULID.predecessor(of: Ids.ulid(5, 1)) == Ids.ulid(5, 0))
+        #expect(ULID.predecessor(of: Ids.ulid(5, 0)) == String(Ids.ulid(4).prefix(10)) + "ZZZZZZZZZZZZZZZZ")
+        #expect(ULID.successor(of: Ids.ulid(5, 31)) == Ids.ulid(5, 32))
+        #expect(ULID.successor(of: Ids.ulid(5, 0).lowercased()) == Ids.ulid(5, 1))
+        #expect(ULID.floor(of: Ids.ulid(5, 77)) == ULID.predecessor(of: Ids.ulid(5, 0)))
+        #expect(ULID.predecessor(of: String(repeating: "0", count: 26)) == nil)
+        #expect(ULID.successor(of: "7" + String(repeating: "Z", count: 25)) == nil)
+        #expect(ULID.predecessor(of: "GENERAL0N9FRY2326EBBV7HH3G") == nil)
+        #expect(ULID.floor(of: "short") == nil)
+    }
+
     @Test("ULIDs give their time, in any case, and anything else gives nil")
     func ulidTime() {
         #expect(ULID.milliseconds(of: Ids.ulid(1_700_000_000_123)) == 1_700_000_000_123)
