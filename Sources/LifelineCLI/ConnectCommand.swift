@@ -171,7 +171,7 @@ struct Connect: AsyncParsableCommand {
         // Subscribed now, so a deadline that Ready already carries is printed too.
         let deadlineEvents = client.deadlineEvents
         // Subscribed now, so the first CONNECTED's catch-up is printed too.
-        let catchUps = client.catchUps
+        let feed = client.messageFeed
         let username = username
         let firstScreenFromStore = store != nil
 
@@ -208,9 +208,8 @@ struct Connect: AsyncParsableCommand {
                     }
                 }
             }
-            group.addTask { await printer.printMessages() }
+            group.addTask { await printer.printMessages(feed) }
             group.addTask { await printer.printDeadlines(deadlineEvents) }
-            group.addTask { await printer.printCatchUps(catchUps) }
             group.addTask {
                 // Unread states that change are printed once the first screen is out (a store's, or CONNECTED's).
                 for await _ in signedIn {}
@@ -548,20 +547,18 @@ struct AccountPrinter: Sendable {
         }
     }
 
-    /// Prints each reconnect's catch-up, then the chats as it left them, until the client stops.
-    func printCatchUps(_ reports: AsyncStream<CatchUpReport>) async {
-        for await report in reports {
-            timeline.record(
-                [
-                    "type": .string("catch_up"), "channels": .integer(report.channels),
-                    "messages": .integer(report.messages), "complete": .bool(report.isComplete),
-                    "gaps": .integer(report.gaps),
-                ],
-                human:
-                    "  caught up: \(report.messages) messages in \(report.channels) chats"
-                    + (report.isComplete ? "" : " (interrupted)") + (report.gaps > 0 ? ", \(report.gaps) gaps" : ""))
-            firstScreen()
-        }
+    /// Prints a reconnect's catch-up, then the chats as it left them.
+    func catchUp(_ report: CatchUpReport) {
+        timeline.record(
+            [
+                "type": .string("catch_up"), "channels": .integer(report.channels),
+                "messages": .integer(report.messages), "complete": .bool(report.isComplete),
+                "gaps": .integer(report.gaps),
+            ],
+            human:
+                "  caught up: \(report.messages) messages in \(report.channels) chats"
+                + (report.isComplete ? "" : " (interrupted)") + (report.gaps > 0 ? ", \(report.gaps) gaps" : ""))
+        firstScreen()
     }
 
     /// The page before what `older` showed last of `channel` (the newest gap's top first, else the oldest
@@ -579,21 +576,26 @@ struct AccountPrinter: Sendable {
 
     /// Prints every message the socket delivers until the client stops; an observer that fell behind says
     /// so and observes again (the cache kept every message).
-    func printMessages() async {
+    func printMessages(_ first: AsyncThrowingStream<MessageFeedItem, any Error>) async {
+        var feed = first
         while !Task.isCancelled {
             do {
-                for try await event in client.messages {
-                    switch event {
-                    case .received(let message, let origin): self.message(message, caughtUp: origin == .caughtUp)
-                    case .updated(let change): updated(change)
-                    case .deleted(let id, let channel, _): deleted(id, in: channel)
+                for try await item in feed {
+                    switch item {
+                    case .message(.received(let message, let origin)):
+                        self.message(message, caughtUp: origin == .caughtUp)
+                    case .message(.updated(let change)): updated(change)
+                    case .message(.deleted(let id, let channel, _)): deleted(id, in: channel)
+                    case .catchUp(let report): catchUp(report)
                     }
                 }
                 return
             } catch {
+                let message = (error as? StoatClientError)?.message ?? "\(error)"
                 timeline.record(
-                    ["type": .string("warning"), "text": .string(error.message)],
-                    human: "  (missed messages while printing: \(error.message))")
+                    ["type": .string("warning"), "text": .string(message)],
+                    human: "  (missed messages while printing: \(message))")
+                feed = client.messageFeed
             }
         }
     }

@@ -21,6 +21,10 @@ extension StoatClient {
     /// histories (``historyUpdates(of:)``) without an event here.
     public var messages: StoatMessages { StoatMessages(hub: cache.messages) }
 
+    /// The message events and each catch-up's report, in the order they happened: a report comes after every
+    /// message its catch-up found (`package`: for `lifeline connect`).
+    package var messageFeed: AsyncThrowingStream<MessageFeedItem, any Error> { cache.messages.subscribe() }
+
     // MARK: - Catch-up
 
     /// One report per CONNECTED's catch-up (the first connection included), from now on: the chats fetched,

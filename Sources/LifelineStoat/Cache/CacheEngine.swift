@@ -38,8 +38,9 @@ final class CacheEngine: CacheInvalidation {
     private let wakeWriter: AsyncStream<Void>.Continuation
     let signals = ChangeSignals()
     let events: EventHub<BonfireEvent>
-    /// What happened to messages (``StoatClient/messages``), published after the cache applied it.
-    let messages: EventHub<MessageEvent>
+    /// What happened to messages (``StoatClient/messages``), published after the cache applied it, and each
+    /// catch-up's report after the messages it found.
+    let messages: EventHub<MessageFeedItem>
     private let logger: Logger
 
     init(
@@ -78,11 +79,16 @@ final class CacheEngine: CacheInvalidation {
         // the order the cache applied them.
         let changes = state.withLock { cache in
             let changes = body(&cache)
-            for event in changes.messageEvents { messages.publish(event) }
+            for event in changes.messageEvents { messages.publish(.message(event)) }
             return changes
         }
         announce(changes)
         return changes
+    }
+
+    /// Publishes a catch-up's report on the message feed, after every message event published before.
+    func publish(_ report: CatchUpReport) {
+        state.withLock { _ in messages.publish(.catchUp(report)) }
     }
 
     /// Applies a change that also answers a value (a fetch's token…), and announces what it touched.

@@ -137,7 +137,7 @@ public struct StoatMessages: AsyncSequence, Sendable {
     /// The error that ends a too-slow observer's iteration.
     public typealias Failure = StoatClientError
 
-    let hub: EventHub<MessageEvent>
+    let hub: EventHub<MessageFeedItem>
 
     /// Starts an iteration with the next event.
     public func makeAsyncIterator() -> Iterator {
@@ -146,7 +146,7 @@ public struct StoatMessages: AsyncSequence, Sendable {
 
     /// Delivers the events; ends when the client stops, or throws when the observer fell too far behind.
     public struct Iterator: AsyncIteratorProtocol {
-        var base: AsyncThrowingStream<MessageEvent, any Error>.Iterator
+        var base: AsyncThrowingStream<MessageFeedItem, any Error>.Iterator
 
         /// The next event, or `nil` once the client stopped.
         ///
@@ -154,11 +154,23 @@ public struct StoatMessages: AsyncSequence, Sendable {
         ///   buffer overflowed.
         public mutating func next() async throws(StoatClientError) -> MessageEvent? {
             do {
-                return try await base.next()
+                while let item = try await base.next() {
+                    if case .message(let event) = item { return event }
+                }
+                return nil
             } catch {
                 throw error as? StoatClientError
                     ?? StoatClientError(code: .observerTooSlow, message: "the message stream ended", cause: error)
             }
         }
     }
+}
+
+/// What the client's message feed carries: the events of ``StoatClient/messages``, and each catch-up's report
+/// in its place among them — after every message it found (`package`: `lifeline connect` prints them in order).
+package enum MessageFeedItem: Sendable {
+    /// What happened to a message.
+    case message(MessageEvent)
+    /// A catch-up ended.
+    case catchUp(CatchUpReport)
 }

@@ -142,6 +142,7 @@ final class CatchUpEngine: Sendable {
     private func publish(_ final: CatchUpReport) {
         last.withLock { $0 = final }
         reports.publish(final)
+        cache.publish(final)
         logger.info(
             "caught up",
             metadata: [
