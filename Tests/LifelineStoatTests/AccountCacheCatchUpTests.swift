@@ -154,6 +154,26 @@ struct AccountCacheCatchUpTests {
         #expect(cache.chats[world.general]?.lastMessage?.id == edited.id)
     }
 
+    @Test(
+        "A chat Ready says has nothing newer (its last_message_id may lag) stays stale; its refetch delivers what was missed, once"
+    )
+    func laggingLastMessageID() {
+        var cache = cache(general: [10])
+        _ = cache.invalidate()
+        // stoatchat wrote last_message_id before the message at 20 was posted: Ready still names 10.
+        _ = cache.ready(world.readyWith(generalLast: Ids.ulid(10_000)))
+        let (plan, _) = cache.planCatchUp(open: [], policy: CatchUpPolicy(firstScreen: 0))
+        #expect(plan.wholeWithoutFetch.contains(world.general))
+        #expect(cache.history(world.general).isStale)
+        _ = cache.apply(.message(world.message(30_000, in: world.general, "30")))
+        let page = [10, 20, 30].map { world.message(Int64($0) * 1_000, in: world.general, "\($0)") }
+        let token = cache.historyFetchStarted(channel: world.general)
+        let changes = cache.historyFetched(channel: world.general, page: page, fetch: token, limit: 100)
+        #expect(received(changes) == ["20"])
+        #expect(changes.messageEvents == [.received(page[1], origin: .caughtUp)])
+        #expect(!cache.history(world.general).isStale)
+    }
+
     @Test("A page of an earlier generation, or of a chat deleted meanwhile, changes nothing")
     func stalePages() throws {
         var cache = cache(general: [10])

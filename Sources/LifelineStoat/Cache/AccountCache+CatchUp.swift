@@ -38,8 +38,8 @@ extension AccountCache {
     }
 
     /// Makes this connection's catch-up plan: each chat's cursor is where a stored catch-up stopped, else what
-    /// the cache knew when `Ready` came. Chats known whole without a request become fresh at once; the others
-    /// get a stored cursor, so that a drop before their turn resumes there.
+    /// the cache knew when `Ready` came. The chats to fetch get a stored cursor, so that a drop before their turn
+    /// resumes there; the others keep a stale history, refetched when opened.
     mutating func planCatchUp(open: Set<String>, policy: CatchUpPolicy) -> (CatchUpPlan, Changes) {
         var inputs: [CatchUpPlan.Chat] = []
         inputs.reserveCapacity(chats.count)
@@ -51,9 +51,11 @@ extension AccountCache {
                     lastActivity: chat.lastActivity))
         }
         let plan = CatchUpPlan(chats: inputs, policy: policy)
-        var changes = Changes()
+        let changes = Changes()
         for id in plan.wholeWithoutFetch {
-            markWhole(id, into: &changes)
+            // Nothing newer by `last_message_id` — which stoatchat writes 5–30 s late: a message posted just
+            // before `Ready` may not show in it. The history stays stale, so it is refetched when opened.
+            deliveredDuringCatchUp[id] = nil
             if catchUpCursors.removeValue(forKey: id) != nil { pending.chatStates.insert(id) }
         }
         for id in plan.order {

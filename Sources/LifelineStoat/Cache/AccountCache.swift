@@ -509,12 +509,13 @@ struct AccountCache: Sendable {
         let previous = histories[channel]?.messages ?? []
         let knownIDs = Set(previous.map(\.id))
         var changes = Changes(histories: [channel])
-        // What the client had not seen: newer than what it held (or, while a catch-up is under way, than where
-        // it resumes), and not delivered live meanwhile.
-        let above = catchUpCursors[channel] ?? previous.last?.id
+        // What the client had not seen: inside or above the window of messages it held (older ones are older
+        // history), not held, and not delivered live meanwhile. Without a window, newer than the newest message
+        // it knew anywhere.
+        let above = [previous.first?.id, catchUpCursors[channel]].compactMap { $0 }.min() ?? deliveryBaseline
         let fresh = byID.values.filter { message in
             !knownIDs.contains(message.id) && !fetch.arrived.contains(message.id)
-                && above.map { message.id > $0 } ?? (deliveryBaseline.map { message.id > $0 } ?? false)
+                && above.map { message.id > $0 } ?? false
                 && !(deliveredDuringCatchUp[channel]?.contains(message.id) ?? false)
         }
         for message in fresh.sorted(by: { $0.id < $1.id }) {
