@@ -106,7 +106,7 @@ struct AccountCacheCatchUpTests {
         // Live, between Ready and the plan, and after it.
         let live = cache.apply(.message(world.message(35_000, in: world.general, "35")))
         #expect(received(live) == ["35"])
-        var (plan, _) = cache.planCatchUp(open: [], policy: CatchUpPolicy(verifiedMessages: 0))
+        var (plan, _) = cache.planCatchUp(open: [], policy: CatchUpPolicy(verifiedMessages: 0, firstScreen: 0))
         // General first (its live message is the newest activity); random, never held, gets its newest page.
         #expect(plan.order == [world.general, world.random])
         _ = cache.apply(.message(world.message(38_000, in: world.general, "38")))
@@ -179,7 +179,7 @@ struct AccountCacheCatchUpTests {
         var cache = cache(general: [10])
         _ = cache.invalidate()
         _ = cache.ready(world.readyWith(generalLast: Ids.ulid(20_000)))
-        var (plan, _) = cache.planCatchUp(open: [], policy: CatchUpPolicy(verifiedMessages: 0))
+        var (plan, _) = cache.planCatchUp(open: [], policy: CatchUpPolicy(verifiedMessages: 0, firstScreen: 0))
         _ = plan.start(world.general, cachedIDs: [Ids.ulid(10_000)])
         let outcome = try plan.received([world.message(20_000, in: world.general, "20")], for: world.general)
         var reconnected = cache

@@ -49,7 +49,7 @@ struct CatchUpPlanTests {
     func forward() throws {
         var plan = CatchUpPlan(
             chats: [Self.chat(Self.channel, last: 30, cursor: .message(Ids.ulid(12_000)), activity: 1)],
-            policy: CatchUpPolicy(pageSize: 5, verifiedMessages: 2))
+            policy: CatchUpPolicy(pageSize: 5, verifiedMessages: 2, firstScreen: 0))
         let cached = Self.messages(8...12).map(\.id)
         let first = plan.start(Self.channel, cachedIDs: cached)
         #expect(first == .after(ULID.predecessor(of: cached[3])!, limit: 5))
@@ -78,7 +78,7 @@ struct CatchUpPlanTests {
     func budget() throws {
         var plan = CatchUpPlan(
             chats: [Self.chat(Self.channel, last: 100, cursor: .message(Ids.ulid(10_000)), activity: 1)],
-            policy: CatchUpPolicy(pagesPerChat: 2, pageSize: 5, verifiedMessages: 0))
+            policy: CatchUpPolicy(pagesPerChat: 2, pageSize: 5, verifiedMessages: 0, firstScreen: 0))
         #expect(plan.start(Self.channel, cachedIDs: [Ids.ulid(10_000)]) == .after(Ids.ulid(10_000), limit: 5))
         var outcome = try plan.received(Self.messages(11...15), for: Self.channel)
         #expect(outcome.next == .after(Ids.ulid(15_000), limit: 5))
@@ -97,19 +97,70 @@ struct CatchUpPlanTests {
     func budgetOverlap() throws {
         var plan = CatchUpPlan(
             chats: [Self.chat(Self.channel, last: 22, cursor: .message(Ids.ulid(10_000)), activity: 1)],
-            policy: CatchUpPolicy(pagesPerChat: 1, pageSize: 5, verifiedMessages: 0))
+            policy: CatchUpPolicy(pagesPerChat: 1, pageSize: 5, verifiedMessages: 0, firstScreen: 0))
         _ = plan.start(Self.channel, cachedIDs: [])
         _ = try plan.received(Self.messages(11...15), for: Self.channel)
         let outcome = try plan.received(Self.messages(18...22).reversed(), for: Self.channel)
         #expect(outcome.gap == HistoryGap(after: Ids.ulid(15_000), before: Ids.ulid(18_000)))
         var overlapping = CatchUpPlan(
             chats: [Self.chat(Self.channel, last: 19, cursor: .message(Ids.ulid(10_000)), activity: 1)],
-            policy: CatchUpPolicy(pagesPerChat: 1, pageSize: 5, verifiedMessages: 0))
+            policy: CatchUpPolicy(pagesPerChat: 1, pageSize: 5, verifiedMessages: 0, firstScreen: 0))
         _ = overlapping.start(Self.channel, cachedIDs: [])
         _ = try overlapping.received(Self.messages(11...15), for: Self.channel)
         let overlap = try overlapping.received(Self.messages(15...19).reversed(), for: Self.channel)
         #expect(overlap.gap == nil)
         #expect(overlap.added.map(\.id) == Self.messages(16...19).map(\.id))
+    }
+
+    @Test(
+        "The first screen's chats ask for their newest page first: shown at once, then forward pages fill in below it and it is added after them"
+    )
+    func newestFirst() throws {
+        var plan = CatchUpPlan(
+            chats: [Self.chat(Self.channel, last: 30, cursor: .message(Ids.ulid(10_000)), activity: 1)],
+            policy: CatchUpPolicy(pageSize: 5, verifiedMessages: 1))
+        #expect(plan.start(Self.channel, cachedIDs: Self.messages(9...10).map(\.id)) == .latest(limit: 5))
+        // The newest five (26–30), newest first: the chat shows 30 at once; nothing is added yet.
+        var outcome = try plan.received(Self.messages(26...30).reversed(), for: Self.channel)
+        #expect(outcome.preview?.id == Ids.ulid(30_000))
+        #expect(outcome.added.isEmpty)
+        let start = ULID.predecessor(of: Ids.ulid(10_000))!
+        #expect(outcome.next == .after(start, limit: 5))
+        #expect(outcome.cursor == Ids.ulid(10_000))
+        // Forward from just below 10 (re-verified): 10–14, then 15–19, 20–24, then 25–29 reaches the newest page.
+        outcome = try plan.received(Self.messages(10...14), for: Self.channel)
+        #expect(outcome.verified.map(\.id) == [Ids.ulid(10_000)])
+        #expect(outcome.added.map(\.content) == ["11", "12", "13", "14"])
+        for range in [15...19, 20...24] as [ClosedRange<Int64>] {
+            outcome = try plan.received(Self.messages(range), for: Self.channel)
+            #expect(outcome.added == Self.messages(range))
+        }
+        outcome = try plan.received(Self.messages(25...29), for: Self.channel)
+        #expect(outcome.added.map(\.content) == ["25", "26", "27", "28", "29", "30"])
+        #expect(outcome.isDone)
+        #expect(outcome.gap == nil)
+        // A small backlog: the newest page reaches below the cursor and is the whole catch-up.
+        var small = CatchUpPlan(
+            chats: [Self.chat(Self.channel, last: 12, cursor: .message(Ids.ulid(10_000)), activity: 1)],
+            policy: CatchUpPolicy(pageSize: 5, verifiedMessages: 1))
+        _ = small.start(Self.channel, cachedIDs: Self.messages(8...10).map(\.id))
+        let whole = try small.received(Self.messages(8...12).reversed(), for: Self.channel)
+        #expect(whole.isDone)
+        #expect(whole.verified.map(\.id) == [Ids.ulid(10_000)])
+        #expect(whole.added.map(\.content) == ["11", "12"])
+    }
+
+    @Test("Newest first with a budget: pages below it until the budget, then a gap below it")
+    func newestFirstBudget() throws {
+        var plan = CatchUpPlan(
+            chats: [Self.chat(Self.channel, last: 100, cursor: .message(Ids.ulid(10_000)), activity: 1)],
+            policy: CatchUpPolicy(pagesPerChat: 2, pageSize: 5, verifiedMessages: 0))
+        #expect(plan.start(Self.channel, cachedIDs: [Ids.ulid(10_000)]) == .latest(limit: 5))
+        _ = try plan.received(Self.messages(96...100).reversed(), for: Self.channel)
+        let outcome = try plan.received(Self.messages(11...15), for: Self.channel)
+        #expect(outcome.added.map(\.content) == ["11", "12", "13", "14", "15", "96", "97", "98", "99", "100"])
+        #expect(outcome.gap == HistoryGap(after: Ids.ulid(15_000), before: Ids.ulid(96_000)))
+        #expect(outcome.isDone)
     }
 
     @Test("An open channel re-verifies its whole cached history, even with nothing newer")
@@ -158,7 +209,7 @@ struct CatchUpPlanTests {
     func refused(_ label: String, _ times: [Int64], _ channel: String) throws {
         var plan = CatchUpPlan(
             chats: [Self.chat(Self.channel, last: 20, cursor: .message(Ids.ulid(10_000)), activity: 1)],
-            policy: CatchUpPolicy(pageSize: 5, verifiedMessages: 0))
+            policy: CatchUpPolicy(pageSize: 5, verifiedMessages: 0, firstScreen: 0))
         _ = plan.start(Self.channel, cachedIDs: [Ids.ulid(10_000)])
         let page = times.map { Message(id: Ids.ulid($0 * 1_000), channel: channel, author: "A") }
         #expect(throws: StoatClientError.self, "\(label)") { try plan.received(page, for: Self.channel) }
@@ -176,7 +227,7 @@ struct CatchUpPlanTests {
     func resume() {
         var plan = CatchUpPlan(
             chats: [Self.chat(Self.channel, last: 50, cursor: .message(Ids.ulid(20_000)), activity: 1)],
-            policy: CatchUpPolicy(verifiedMessages: 0))
+            policy: CatchUpPolicy(verifiedMessages: 0, firstScreen: 0))
         // Live messages (40, 41) sit above the cursor in the cache; they are not where it resumes.
         let cached = [Ids.ulid(19_000), Ids.ulid(20_000), Ids.ulid(40_000), Ids.ulid(41_000)]
         #expect(plan.start(Self.channel, cachedIDs: cached) == .after(Ids.ulid(20_000), limit: 100))

@@ -120,6 +120,8 @@ extension AccountCache {
             let deliver = !outcome.fromUnknownCursor || deliveryBaseline.map { copy.id > $0 } ?? false
             insert(copy, origin: .caughtUp, deliver: deliver, into: &changes)
         }
+        // The newest message, before the pages below it: the chat shows it at once.
+        if let preview = outcome.preview { noteLastMessage(preview, into: &changes) }
         cover(channel, from: outcome.from, through: outcome.through)
         if let gap = outcome.gap { addGap(gap, channel: channel) }
         trimGaps(channel)

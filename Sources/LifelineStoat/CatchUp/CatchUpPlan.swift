@@ -17,7 +17,10 @@
 /// - **Newer messages** (`last_message_id` beyond the cursor): pages forward from a little below the cursor,
 ///   so the first page also re-verifies the chat's newest cached messages (``CatchUpPolicy/verifiedMessages``;
 ///   an open channel's whole history); at most ``CatchUpPolicy/pagesPerChat`` pages, then the newest page and
-///   a ``HistoryGap`` between.
+///   a ``HistoryGap`` between. An open channel and the first screen's chats ask for their newest page first,
+///   so their last message is right after one request; when it does not reach down to the cursor, forward
+///   pages fill in below it (the same number of requests), and its messages are added after theirs, so that
+///   the stream still receives them oldest first.
 /// - **Nothing newer**: an open channel and the first screen's chats are still re-verified (one page); the
 ///   others are known whole without a request.
 /// - **No cached message**: a chat known to have had none pages forward from its creation; a chat the cache
@@ -78,6 +81,8 @@ struct CatchUpPlan: Sendable {
         /// Whether the chat's cursor was unknown: its messages were not necessarily posted while the client was
         /// away, so the cache delivers only those newer than its baseline.
         var fromUnknownCursor = false
+        /// The chat's newest message, known before the pages below it: shown as its last message at once.
+        var preview: Message?
 
         var isDone: Bool { next == nil }
     }
@@ -85,8 +90,12 @@ struct CatchUpPlan: Sendable {
     private enum Phase: Sendable, Hashable {
         /// Not started: the runner gives the cached ids first.
         case waiting
-        /// Paging forward: the last request asked `after` this id; `pages` forward pages so far.
-        case forward(after: String, pages: Int)
+        /// The newest page was asked first (an open or first-screen chat); `after` is where forward pages would
+        /// start.
+        case newestFirst(after: String)
+        /// Paging forward: the last request asked `after` this id; `pages` pages so far. With `until`, the newest
+        /// page (kept in ``Job/newest``) starts there, and paging ends on reaching it.
+        case forward(after: String, pages: Int, until: String?)
         /// The page budget was met: the newest page was asked for; the gap lies above `cursor`.
         case newest(cursor: String)
         /// The cursor was unknown: the newest page was asked for.
@@ -101,6 +110,10 @@ struct CatchUpPlan: Sendable {
         var cursor: String?
         /// The cached ids (at most the cursor) the pages re-verify, ascending.
         var verifiable: [String] = []
+        /// The newest page, ascending, held until the forward pages reach it.
+        var newest: [Message] = []
+        /// Whether the chat is an open channel or on the first screen: its newest page comes first.
+        var isUrgent = false
     }
 
     /// The chats to fetch, in the order to start them.
@@ -131,7 +144,7 @@ struct CatchUpPlan: Sendable {
                 whole.append(chat.id)
                 continue
             }
-            jobs[chat.id] = Job(chat: chat)
+            jobs[chat.id] = Job(chat: chat, isUrgent: chat.isOpen || firstScreen.contains(chat.id))
             if chat.isOpen {
                 open.append(chat.id)
             } else if firstScreen.contains(chat.id) {
@@ -177,7 +190,7 @@ struct CatchUpPlan: Sendable {
             // start for an id that is not a ULID).
             let after = ULID.floor(of: channel) ?? Self.smallestULID
             job.cursor = after
-            job.phase = .forward(after: after, pages: 0)
+            job.phase = .forward(after: after, pages: 0, until: nil)
             jobs[chat] = job
             return .after(after, limit: limit)
         case .message(let newest):
@@ -188,7 +201,12 @@ struct CatchUpPlan: Sendable {
             let after = verified.first.flatMap { ULID.predecessor(of: $0) } ?? newest
             job.cursor = newest
             job.verifiable = verified
-            job.phase = .forward(after: after, pages: 0)
+            if job.isUrgent, let last = job.chat.serverLast, last > newest {
+                job.phase = .newestFirst(after: after)
+                jobs[chat] = job
+                return .latest(limit: limit)
+            }
+            job.phase = .forward(after: after, pages: 0, until: nil)
             jobs[chat] = job
             return .after(after, limit: limit)
         }
@@ -211,32 +229,53 @@ struct CatchUpPlan: Sendable {
         case .waiting, .done:
             throw StoatClientError(code: .unexpectedPage, message: "a page the catch-up did not ask for")
 
-        case .forward(let after, let pages):
+        case .newestFirst(let after):
+            guard Self.isAscending(page.reversed()) else { throw Self.refused("a newest page out of order") }
+            let ascending = Array(page.reversed())
+            guard let oldest = ascending.first?.id, page.count == limit, oldest > after else {
+                // It reaches down to where forward pages would start: it is the whole catch-up.
+                let covered = ascending.filter { $0.id > after }
+                forward(covered, from: after, through: nil, reachesEnd: true, job: &job, into: &outcome)
+                break
+            }
+            // More below it: forward pages fill in up to it; it is added after them, in order.
+            job.newest = ascending
+            job.phase = .forward(after: after, pages: 1, until: oldest)
+            outcome.preview = ascending.last
+            outcome.cursor = job.cursor
+            outcome.next = .after(after, limit: limit)
+
+        case .forward(let after, let pages, let until):
             guard Self.isAscending(page), page.first.map({ $0.id > after }) ?? true else {
                 throw Self.refused("a forward page out of order or before its start")
             }
             let isFull = page.count == limit
+            let reachesNewest = until.map { newest in !isFull || (page.last.map { $0.id >= newest } ?? true) } ?? false
+            if reachesNewest, let until {
+                // With the newest page, everything from `after` to now is here.
+                let below = page.filter { $0.id < until }
+                forward(below + job.newest, from: after, through: nil, reachesEnd: true, job: &job, into: &outcome)
+                job.newest = []
+                break
+            }
             let through = isFull ? page.last?.id : nil
-            let verifiable = job.verifiable.filter { id in id > after && through.map { id <= $0 } ?? true }
-            let ids = Set(page.map(\.id))
-            let checked = Set(verifiable)
-            outcome.deleted = verifiable.filter { !ids.contains($0) }
-            outcome.verified = page.filter { checked.contains($0.id) }
-            outcome.added = page.filter { !checked.contains($0.id) }
-            outcome.from = after
-            outcome.through = through
-            job.verifiable.removeAll { $0 <= (through ?? $0) }
+            forward(page, from: after, through: through, reachesEnd: !isFull, job: &job, into: &outcome)
+            guard isFull else { break }
             // Known whole: up to the cursor (what the cache held), and now up to the page's end.
             let reached = page.last?.id ?? after
             let cursor = max(job.cursor ?? after, reached)
             job.cursor = cursor
-            if !isFull {
+            if pages + 1 < policy.pagesPerChat {
+                // On from the page's end, which may still be below the cursor while re-verifying.
+                job.phase = .forward(after: reached, pages: pages + 1, until: until)
+                outcome.next = .after(reached, limit: limit)
+            } else if let until {
+                // The budget is spent below the newest page, which is here already: the hole between is a gap.
+                outcome.added += job.newest
+                outcome.gap = Self.gap(after: cursor, before: until)
+                job.newest = []
                 job.phase = .done
                 job.cursor = nil
-            } else if pages + 1 < policy.pagesPerChat {
-                // On from the page's end, which may still be below the cursor while re-verifying.
-                job.phase = .forward(after: reached, pages: pages + 1)
-                outcome.next = .after(reached, limit: limit)
             } else {
                 job.phase = .newest(cursor: cursor)
                 outcome.next = .latest(limit: limit)
@@ -249,9 +288,7 @@ struct CatchUpPlan: Sendable {
             outcome.added = page.filter { $0.id > cursor }.reversed()
             if page.count == limit, let oldest {
                 outcome.from = ULID.predecessor(of: oldest)
-                if oldest > cursor, ULID.predecessor(of: oldest) != cursor {
-                    outcome.gap = HistoryGap(after: cursor, before: oldest)
-                }
+                outcome.gap = Self.gap(after: cursor, before: oldest)
             }
             job.phase = .done
             job.cursor = nil
@@ -266,6 +303,35 @@ struct CatchUpPlan: Sendable {
         }
         jobs[chat] = job
         return outcome
+    }
+
+    /// What a stretch of pages covering the ids above `from` (up to `through`, or to the present) means: the
+    /// cached ids to re-verify in it that it lacks are deleted, those it holds re-verified, the rest added; at
+    /// the end (`reachesEnd`) the chat is done.
+    private func forward(
+        _ messages: [Message], from: String, through: String?, reachesEnd: Bool, job: inout Job,
+        into outcome: inout Outcome
+    ) {
+        let verifiable = job.verifiable.filter { id in id > from && through.map { id <= $0 } ?? true }
+        let ids = Set(messages.map(\.id))
+        let checked = Set(verifiable)
+        outcome.deleted = verifiable.filter { !ids.contains($0) }
+        outcome.verified = messages.filter { checked.contains($0.id) }
+        outcome.added += messages.filter { !checked.contains($0.id) }
+        outcome.from = from
+        outcome.through = through
+        job.verifiable.removeAll { $0 <= (through ?? $0) }
+        if reachesEnd {
+            job.phase = .done
+            job.cursor = nil
+        }
+        outcome.cursor = job.cursor
+    }
+
+    /// The hole between what was paged and the newest page; none when they touch.
+    private static func gap(after cursor: String, before oldest: String) -> HistoryGap? {
+        guard oldest > cursor, ULID.predecessor(of: oldest) != cursor else { return nil }
+        return HistoryGap(after: cursor, before: oldest)
     }
 
     /// Gives a chat up for this connection (deleted, unreadable, or its page refused); its stored cursor stays
