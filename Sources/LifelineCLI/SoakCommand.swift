@@ -3,7 +3,10 @@ import Foundation
 
 /// `lifeline soak`: many sessions against the reference server under a seeded schedule of faults, checked all
 /// along — one socket per session, no stale event changing a state, flat memory and work, one replay per
-/// connection, no message lost or duplicated — and every session back to CONNECTED in time once the faults stop.
+/// connection, no message lost or duplicated, each message delivered to the message stream once — and every
+/// session back to CONNECTED in time once the faults stop. Every channel counts: each group has two, the session
+/// opens one, and at the end a message the server lists in either is in the session's history or inside a gap it
+/// records (else it is lost), and the open channel's edits and deletions have converged.
 ///
 /// Each violation is printed as its own line when it is found; the last line is one JSON object:
 /// `{"type":"soak","sessions":N,"seconds":S,"seed":SEED,"faults":K,"violations":V,"memory_growth":x,
@@ -17,7 +20,9 @@ struct Soak: AsyncParsableCommand {
             The reference server runs in a child process; the sessions (StoatClients, each with its cache and its \
             own device network) run in this one. For --seconds, a schedule drawn from --seed drops sockets, \
             refuses upgrades, makes the server silent or deaf to pings, delays Ready, sends garbage and oversized \
-            frames, fails session lookups for a moment and takes devices offline, while other users post messages. \
+            frames, fails session lookups for a moment and takes devices offline, while other users post messages \
+            in both channels of each group, edit and delete some. After each reconnect the sessions catch up \
+            (pages of 10, 4 per chat, so a long outage leaves a gap). \
             Then the faults stop and every session must be CONNECTED within the retry formula's bound. Timings are \
             scaled down (retry unit 0.2 s, Ping every 2 s, 1–2 s deadlines) so that a short run holds many cycles. \
             Build in release mode for long runs: swift run -c release lifeline soak --sessions 1000 --seconds 600.

@@ -8,7 +8,8 @@ extension HTTPRoutes {
         admin(router, .post, "load/population") { body, _ in
             let population = try await Self.world {
                 try await state.addLoadPopulation(
-                    users: try body.int("users"), groups: body.optionalInt("groups") ?? 0)
+                    users: try body.int("users"), groups: body.optionalInt("groups") ?? 0,
+                    channelsPerGroup: body.optionalInt("channels_per_group") ?? 1)
             }
             return Self.json(
                 .object([
@@ -16,7 +17,7 @@ extension HTTPRoutes {
                         population.groups.map {
                             .object([
                                 "server_id": .string($0.serverID), "channel_id": .string($0.channelID),
-                                "poster_id": .string($0.posterID),
+                                "poster_id": .string($0.posterID), "other_channel_ids": .strings($0.otherChannelIDs),
                             ])
                         }),
                     "users": .array(

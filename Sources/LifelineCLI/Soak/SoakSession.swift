@@ -3,6 +3,7 @@ import Lifeline
 import LifelineCore
 import LifelineStoat
 import Logging
+import Synchronization
 
 /// The soak's timings: the specification's, scaled down so that a run of seconds holds many cycles of
 /// heartbeat, retry and confirmation (each beside the value it stands for; `lifeline soak --help` says so).
@@ -46,8 +47,12 @@ enum SoakTimings {
             session: .init(
                 retryPolicy: retry, sessionCheck: sessionCheck, replayTimeout: replayTimeout,
                 replayRetryDelay: replayRetryDelay, subscriptionRenewal: nil),
-            friendlyName: "lifeline soak", historyLimit: historyLimit)
+            friendlyName: "lifeline soak", historyLimit: historyLimit, catchUp: catchUp)
     }
+
+    /// The catch-up (default: 5 pages of 100): pages of 10, at most 4 per chat, so that a long outage meets the
+    /// budget and leaves a gap, while an open channel's whole history (20) is still re-verified.
+    static let catchUp = CatchUpPolicy(pagesPerChat: 4, pageSize: 10)
 
     /// How long after the faults stop a session that had `failures` failures may take to be CONNECTED again:
     /// a fault still acting (``residual``), then the longest retry delay the formula draws after one more
@@ -63,20 +68,28 @@ final class SoakSession: Sendable {
     let userID: String
     let token: String
     let serverID: String
+    /// The channel the session keeps open.
     let channelID: String
+    /// The group's other channels, which the session does not open.
+    let otherChannelIDs: [String]
     let client: StoatClient
     let network: ManualNetworkMonitor
     let journal: SessionJournal
+    let violations: ViolationLog
+    /// The message ids ``StoatClient/messages`` delivered.
+    private let delivered = Mutex<Set<String>>([])
 
     init(
-        index: Int, userID: String, token: String, serverID: String, channelID: String, api: URL, seed: UInt64,
-        violations: ViolationLog, origin: ContinuousClock.Instant
+        index: Int, userID: String, token: String, serverID: String, channelID: String, otherChannelIDs: [String] = [],
+        api: URL, seed: UInt64, violations: ViolationLog, origin: ContinuousClock.Instant
     ) {
         self.index = index
         self.userID = userID
         self.token = token
         self.serverID = serverID
         self.channelID = channelID
+        self.otherChannelIDs = otherChannelIDs
+        self.violations = violations
         network = ManualNetworkMonitor(.online)
         let journal = SessionJournal(
             index: index,
@@ -91,6 +104,30 @@ final class SoakSession: Sendable {
             apiURL: api, configuration: SoakTimings.client, network: network,
             random: BenchmarkRandomNumberGenerator(seed: seeds.next()), logger: logger)
     }
+
+    /// Every channel of the session's group, the open one first.
+    var channelIDs: [String] { [channelID] + otherChannelIDs }
+
+    /// Follows ``StoatClient/messages`` until the client stops: a message id received twice — live and caught up,
+    /// or caught up twice — is a violation.
+    func followMessages() async {
+        do {
+            for try await event in client.messages {
+                guard case .received(let message, let origin) = event else { continue }
+                let first = delivered.withLock { $0.insert(message.id).inserted }
+                if !first {
+                    violations.record(
+                        "delivery", session: index,
+                        "message \(message.id) reached the message stream twice (the second time \(origin))")
+                }
+            }
+        } catch {
+            violations.record("delivery", session: index, "the message stream ended: \(error.message)")
+        }
+    }
+
+    /// How many message ids the stream delivered.
+    var deliveredCount: Int { delivered.withLock { $0.count } }
 
     /// Opens the group's channel, subscribes to its server and resumes the session (LOGIN_CACHED).
     func start() async {
