@@ -232,4 +232,36 @@ struct CatchUpPlanTests {
         let cached = [Ids.ulid(19_000), Ids.ulid(20_000), Ids.ulid(40_000), Ids.ulid(41_000)]
         #expect(plan.start(Self.channel, cachedIDs: cached) == .after(Ids.ulid(20_000), limit: 100))
     }
+
+    @Test(
+        "After a failed fetch: a chat gone or unreadable ends quietly, a malformed or refused page gives it up, the network and the server's 5xx try again",
+        arguments: [
+            (StoatAPIError.Code.notFound, 404 as Int?, CatchUpEngine.Disposition.quiet),
+            (.unknownChannel, 404, .quiet), (.missingPermission, 403, .quiet),
+            (.malformedResponse, 200, .giveUp), (.failedValidation, 400, .giveUp),
+            (.internalError, 500, .retry), (.network, nil, .retry), (.timeout, nil, .retry),
+            (.rateLimited, 429, .retry), (.invalidSession, 401, .retry),
+        ])
+    func disposition(_ code: StoatAPIError.Code, _ status: Int?, _ expected: CatchUpEngine.Disposition) {
+        let error = StoatAPIError(code: code, message: "test", status: status)
+        #expect(CatchUpEngine.disposition(of: error) == expected)
+    }
+
+    @Test("A page of older messages out of order, out of range, of another channel or too long is refused")
+    func olderPages() throws {
+        let before = Ids.ulid(50_000)
+        let good = Self.messages(40...44).reversed().map { $0 }
+        try StoatClient.checkOlderPage(good, channel: Self.channel, before: before, limit: 5)
+        let bad: [(String, [Message], Int)] = [
+            ("out of order", Self.messages(40...44), 5),
+            ("not before", Self.messages(48...52).reversed(), 5),
+            ("of another channel", Self.messages(40...41, in: "OTHER").reversed(), 5),
+            ("too long", good, 4),
+        ]
+        for (label, page, limit) in bad {
+            #expect(throws: StoatClientError.self, "\(label)") {
+                try StoatClient.checkOlderPage(page, channel: Self.channel, before: before, limit: limit)
+            }
+        }
+    }
 }
