@@ -22,7 +22,7 @@ struct Soak: AsyncParsableCommand {
             refuses upgrades, makes the server silent or deaf to pings, delays Ready, sends garbage and oversized \
             frames, fails session lookups for a moment and takes devices offline, while other users post messages \
             in both channels of each group, edit and delete some. After each reconnect the sessions catch up \
-            (pages of 10, 4 per chat, so a long outage leaves a gap). \
+            (pages of 25, 2 per chat, so a long outage leaves a gap). \
             Then the faults stop and every session must be CONNECTED within the retry formula's bound. Timings are \
             scaled down (retry unit 0.2 s, Ping every 2 s, 1–2 s deadlines) so that a short run holds many cycles. \
             Build in release mode for long runs: swift run -c release lifeline soak --sessions 1000 --seconds 600.

@@ -50,9 +50,9 @@ enum SoakTimings {
             friendlyName: "lifeline soak", historyLimit: historyLimit, catchUp: catchUp)
     }
 
-    /// The catch-up (default: 5 pages of 100): pages of 10, at most 4 per chat, so that a long outage meets the
-    /// budget and leaves a gap, while an open channel's whole history (20) is still re-verified.
-    static let catchUp = CatchUpPolicy(pagesPerChat: 4, pageSize: 10)
+    /// The catch-up (default: 5 pages of 100): pages of 25, at most 2 per chat, so that a long outage meets the
+    /// budget and leaves a gap, while an open channel's whole history (20) is still re-verified in one page.
+    static let catchUp = CatchUpPolicy(pagesPerChat: 2, pageSize: 25)
 
     /// How long after the faults stop a session that had `failures` failures may take to be CONNECTED again:
     /// a fault still acting (``residual``), then the longest retry delay the formula draws after one more

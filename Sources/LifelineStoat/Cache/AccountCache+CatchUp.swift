@@ -58,10 +58,9 @@ extension AccountCache {
             deliveredDuringCatchUp[id] = nil
             if catchUpCursors.removeValue(forKey: id) != nil { pending.chatStates.insert(id) }
         }
+        let cursors = Dictionary(inputs.map { ($0.id, $0.cursor) }, uniquingKeysWith: { $1 })
         for id in plan.order {
-            if case .message(let cursor) = inputs.first(where: { $0.id == id })?.cursor,
-                catchUpCursors[id] != cursor
-            {
+            if case .message(let cursor) = cursors[id], catchUpCursors[id] != cursor {
                 catchUpCursors[id] = cursor
                 pending.chatStates.insert(id)
             }
