@@ -110,11 +110,7 @@ extension StoatClient {
 
     /// Starts the session and remembers it for REST calls.
     private func start(_ credentials: SessionCredentials, cached: Bool) async {
-        if cached {
-            await resume(credentials)
-        } else if await session.logIn(credentials, cached: false) {
-            self.credentials.value = credentials
-        }
+        _ = await logIn(credentials, cached: cached)
     }
 
     /// Makes `database` the account's store: the cache writes to it from now on. A different database

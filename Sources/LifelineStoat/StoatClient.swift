@@ -224,8 +224,17 @@ public final class StoatClient: Sendable {
     /// Resumes a cached session: LOGIN_CACHED, straight to CONNECTING.
     @discardableResult
     public func resume(_ credentials: SessionCredentials) async -> Bool {
-        guard await session.logIn(credentials, cached: true) else { return false }
-        self.credentials.value = credentials
+        await logIn(credentials, cached: true)
+    }
+
+    /// Starts the session with `credentials`, which the client's REST calls use from before the session can
+    /// reach CONNECTED (the catch-up starts there); a login the session refuses leaves the previous ones.
+    func logIn(_ credentials: SessionCredentials, cached: Bool) async -> Bool {
+        let previous = self.credentials.exchange(credentials)
+        guard await session.logIn(credentials, cached: cached) else {
+            self.credentials.restore(previous, ifStill: credentials)
+            return false
+        }
         return true
     }
 
@@ -233,8 +242,7 @@ public final class StoatClient: Sendable {
         do {
             switch try await login() {
             case .success(let credentials):
-                await session.logIn(credentials, cached: false)
-                self.credentials.value = credentials
+                _ = await logIn(credentials, cached: false)
                 return .connecting(credentials)
             case .mfa(let challenge):
                 return .needsMFA(challenge)
@@ -260,6 +268,21 @@ struct ClientCaches: CacheInvalidation {
         var value: SessionCredentials? {
             get { stored.withLock { $0 } }
             set { stored.withLock { $0 = newValue } }
+        }
+
+        /// Sets `new`, answering what was there.
+        func exchange(_ new: SessionCredentials) -> SessionCredentials? {
+            stored.withLock { stored in
+                defer { stored = new }
+                return stored
+            }
+        }
+
+        /// Puts `previous` back, unless something replaced `current` since.
+        func restore(_ previous: SessionCredentials?, ifStill current: SessionCredentials) {
+            stored.withLock { stored in
+                if stored == current { stored = previous }
+            }
         }
     }
 

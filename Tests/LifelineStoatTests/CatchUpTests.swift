@@ -350,3 +350,27 @@ final class EventList: Sendable {
 
     func withLock<T>(_ body: (inout [MessageEvent]) -> T) -> T { events.withLock { body(&$0) } }
 }
+
+@Suite("The client's session credentials", .timeLimit(.minutes(1)))
+struct ClientCredentialsTests {
+    @Test(
+        "resume makes the credentials the client's before the session can connect; a login the session refuses leaves the previous ones"
+    )
+    func credentialsBeforeConnecting() async throws {
+        let server = try await ReferenceServer.start()
+        let client = StoatClient(apiURL: server.apiURL, clock: TestClock())
+        let recorder = SnapshotRecorder(client.session.states)
+        let running = Task { await client.run() }
+        let first = SessionCredentials(token: server.defaultAccount.token, userID: server.defaultAccount.userID)
+        #expect(await client.resume(first))
+        #expect(client.currentCredentials == first)
+        await recorder.next(.connected)
+        // Already logged in: the session refuses a second login, and the client keeps the session it has.
+        let second = SessionCredentials(token: "another", userID: "someone")
+        #expect(await client.resume(second) == false)
+        #expect(client.currentCredentials == first)
+        running.cancel()
+        await running.value
+        await server.stop()
+    }
+}

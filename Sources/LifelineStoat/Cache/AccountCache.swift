@@ -598,10 +598,15 @@ struct AccountCache: Sendable {
             fetch.arrived.insert(message.id)
             fetch.deleted.remove(message.id)
         }
-        var history = histories[channel] ?? ChannelHistory(channelID: channel)
+        // Taken out of the dictionary while it changes, so that its messages are not copied (a history shared
+        // by the dictionary and a copy would be, on the first insertion: a hundred messages for one).
+        var history = histories.removeValue(forKey: channel) ?? ChannelHistory(channelID: channel)
         let index = Self.insertionIndex(of: message.id, in: history.messages)
         if index < history.messages.count, history.messages[index].id == message.id {
-            guard history.messages[index] != message else { return }
+            guard history.messages[index] != message else {
+                histories[channel] = history
+                return
+            }
             history.messages[index] = message
         } else {
             if deliver, !(deliveredDuringCatchUp[channel]?.contains(message.id) ?? false) {
@@ -618,7 +623,7 @@ struct AccountCache: Sendable {
         }
         histories[channel] = history
         trimGaps(channel)
-        if history.messages.contains(where: { $0.id == message.id }) {
+        if histories[channel]?.messages.contains(where: { $0.id == message.id }) == true {
             pending.messages[channel, default: []].insert(message.id)
             pending.deletedMessages[channel]?.remove(message.id)
         }

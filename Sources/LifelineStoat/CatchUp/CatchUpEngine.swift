@@ -95,8 +95,9 @@ final class CatchUpEngine: Sendable {
 
     private func catchUp(generation: UInt64) async {
         await storedChatsLoaded.wait()
-        guard let credentials = credentials.value else { return }
-        guard !Task.isCancelled else {
+        guard let credentials = credentials.value, !Task.isCancelled else {
+            // Without a session for its REST calls (the session was started past the client) or interrupted:
+            // nothing caught up, said so.
             publish(CatchUpReport(channels: 0, messages: 0, isComplete: false, gaps: cache.read { $0.gapCount }))
             return
         }
