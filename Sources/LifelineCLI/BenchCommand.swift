@@ -141,5 +141,6 @@ enum Benchmarks {
         Benchmark(name: "expiry-refresh", run: ExpiryBenchmark.runRefreshes),
         Benchmark(name: "expiry-reschedule", run: ExpiryBenchmark.runReschedules),
         Benchmark(name: "storm", run: StormBenchmark.run),
+        Benchmark(name: "catch-up", run: CatchUpBenchmark.run),
     ]
 }

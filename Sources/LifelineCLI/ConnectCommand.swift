@@ -4,6 +4,7 @@ import Lifeline
 import LifelineCore
 import LifelineStoat
 import LifelineStore
+import Synchronization
 import UnixSignals
 
 /// `lifeline connect`: a session against a real server, to watch and to script.
@@ -19,15 +20,18 @@ struct Connect: AsyncParsableCommand {
             to the server that issued it, and --account LABEL@HOST picks the account of one server when a label \
             is on several. Commands on standard \
             input, one per line: logout, retry, offline, online, subscribe ID, unsubscribe ID, typing CHANNEL, \
-            send CHANNEL TEXT, discard NONCE, resend NONCE, history CHANNEL, open CHANNEL, username NAME, cancel, \
-            dismiss, quit. send goes through the outbox: it is queued (kept in the store with --store, so it is \
-            sent on the next run after quit, a signal or a crash), posted when CONNECTED, looked for rather than \
-            posted again when an answer is lost, and printed at every change of its state (queued, sending, sent, \
-            failed); discard drops a queued or failed message, resend posts a failed one again with a new key. A \
-            socket that answers Pings but does not deliver the user's own message within --delivery-deadline is \
-            dropped (deliveryStalled) and reconnected. The end of input does not end the session; quit, SIGINT \
-            and SIGTERM do (exit 0). A login refused in READY prints why and exits 1. With --json, standard \
-            output carries one JSON object per line and nothing else (format: README).
+            send CHANNEL TEXT, discard NONCE, resend NONCE, history CHANNEL, open CHANNEL, ack CHANNEL \
+            (acknowledges the newest message the cache knows), older CHANNEL (the page before the oldest cached \
+            message, the newest gap first), username NAME, cancel, dismiss, quit. send goes through the outbox: \
+            it is queued (kept in the store with --store, so it is sent on the next run after quit, a signal or \
+            a crash), posted when CONNECTED, looked for rather than posted again when an answer is lost, and \
+            printed at every change of its state (queued, sending, sent, failed); discard drops a queued or \
+            failed message, resend posts a failed one again with a new key. A socket that answers Pings but does \
+            not deliver the user's own message within --delivery-deadline is dropped (deliveryStalled) and \
+            reconnected. After every reconnect the client catches up over REST and prints what it found \
+            (message lines with caught_up, message_update, message_delete, catch_up). The end of input does not \
+            end the session; quit, SIGINT and SIGTERM do (exit 0). A login refused in READY prints why and exits \
+            1. With --json, standard output carries one JSON object per line and nothing else (format: README).
             """
     )
 
@@ -197,6 +201,8 @@ struct Connect: AsyncParsableCommand {
         let deadlineEvents = client.deadlineEvents
         // Subscribed now, so the entries the store gives back at sign-in are printed too.
         let outboxEvents = client.outboxEvents
+        // Subscribed now, so the first CONNECTED's catch-up is printed too.
+        let feed = client.messageFeed
         let username = username
         let firstScreenFromStore = store != nil
 
@@ -233,9 +239,14 @@ struct Connect: AsyncParsableCommand {
                     }
                 }
             }
-            group.addTask { await printer.printMessages() }
+            group.addTask { await printer.printMessages(feed) }
             group.addTask { await printer.printDeadlines(deadlineEvents) }
             group.addTask { await printer.printOutbox(outboxEvents) }
+            group.addTask {
+                // Unread states that change are printed once the first screen is out (a store's, or CONNECTED's).
+                for await _ in signedIn {}
+                await printer.printUnreadChanges()
+            }
             defer { stopping.finish() }
             for await _ in following {}
             for server in subscribe { await client.session.subscribe(server: server) }
@@ -480,6 +491,26 @@ struct Connect: AsyncParsableCommand {
             client.open(channel)
         case ("history", let channel?):
             printer.history(await client.history(of: channel))
+        case ("ack", let channel?):
+            guard let newest = client.newestMessage(in: channel) else {
+                accepted = false
+                reason = "the cache knows no message in \(channel)"
+                break
+            }
+            do {
+                try await client.ack(channel: channel, message: newest)
+                printer.firstScreen()
+            } catch {
+                accepted = false
+                reason = "\(error.cause.map { "\($0)" } ?? error.message)"
+            }
+        case ("older", let channel?):
+            do {
+                printer.history(try await printer.older(channel))
+            } catch {
+                accepted = false
+                reason = "\(error.cause.map { "\($0)" } ?? error.message)"
+            }
         case ("send", let channel?):
             guard words.count == 3 else {
                 timeline.command(line, accepted: false, reason: "send needs a channel and a text")
@@ -518,11 +549,16 @@ struct Connect: AsyncParsableCommand {
 /// JSON lines (keys sorted):
 /// - `{"type":"signin","outcome":…,"server":…,"session":…,"can_erase":true,"methods":[…]}` (`server`: the
 ///   normalised API server of the sign-in; `account_server`, for `otherServer`, the account's);
-/// - `{"type":"chats","recent":[{"id":…,"name":…,"last_message":TEXT_OR_NULL},…]}`: the 10 most recently
-///   active chats, from the store before any network (or from `Ready` without a store);
-/// - `{"type":"message","channel":ID,"id":ID,"author":ID,"content":TEXT}` for every message received;
-/// - `{"type":"history","channel":ID,"stale":BOOL,"messages":[{"id":…,"author":…,"content":…},…]}`, oldest
-///   first;
+/// - `{"type":"chats","recent":[{"id":…,"name":…,"last_message":TEXT_OR_NULL,"unread":BOOL,"mentions":N},…]}`:
+///   the 10 most recently active chats, from the store before any network (or from `Ready` without a store),
+///   again after each reconnect's catch-up, after an ack, and whenever a chat's unread state changes;
+/// - `{"type":"message","channel":ID,"id":ID,"author":ID,"content":TEXT}` for every message received, with
+///   `"caught_up":true` for one the catch-up after a reconnect found;
+/// - `{"type":"message_update","channel":ID,"id":ID,"content":TEXT_OR_NULL}` and
+///   `{"type":"message_delete","channel":ID,"id":ID}`, live or found by the re-verification after a reconnect;
+/// - `{"type":"catch_up","channels":N,"messages":N,"complete":BOOL,"gaps":N}` after each CONNECTED's catch-up;
+/// - `{"type":"history","channel":ID,"stale":BOOL,"messages":[{"id":…,"author":…,"content":…},…],"gaps":[{"after":
+///   ID,"before":ID}]}`, oldest first;
 /// - `{"type":"timeout","server":ID,"until":ISO8601}` when the server times the user out in a server (or moves
 ///   the timeout), and `{"type":"timeout_ended","server":ID}` when the server says it is over;
 /// - `{"type":"slowmode","channel":ID,"retry_after":S}` when a channel's slowmode holds the user back, and
@@ -534,6 +570,30 @@ struct Connect: AsyncParsableCommand {
 struct AccountPrinter: Sendable {
     let client: StoatClient
     let timeline: Timeline
+    /// What the last `chats` line said of each chat's unread state, and how far `older` paged back per channel.
+    private let state = Locked(PrinterState())
+
+    /// A value behind a lock, shared by the printer's copies.
+    private final class Locked<Value: Sendable>: Sendable {
+        private let mutex: Mutex<Value>
+        init(_ value: sending Value) { mutex = Mutex(value) }
+        func withLock<T>(_ body: (inout Value) -> T) -> T { mutex.withLock { body(&$0) } }
+    }
+
+    private struct PrinterState: Sendable {
+        var unread: [String: UnreadMark] = [:]
+        var scrolledTo: [String: String] = [:]
+    }
+
+    private struct UnreadMark: Equatable {
+        var unread: Bool
+        var mentions: Int
+    }
+
+    init(client: StoatClient, timeline: Timeline) {
+        self.client = client
+        self.timeline = timeline
+    }
 
     func signIn(_ outcome: SignInOutcome) {
         var line: [String: JSONLine.Value] = ["type": .string("signin"), "outcome": .string(outcome.name)]
@@ -562,34 +622,95 @@ struct AccountPrinter: Sendable {
     }
 
     func firstScreen() {
-        let recent = client.chats.prefix(10)
+        let chats = client.chats
+        state.withLock { $0.unread = Self.marks(chats) }
+        let recent = chats.prefix(10)
         let items: [JSONLine.Value] = recent.map { chat in
             .object([
                 "id": .string(chat.id), "name": .string(chat.name),
-                "last_message": .optional(chat.lastMessage?.content),
+                "last_message": .optional(chat.lastMessage?.content), "unread": .bool(chat.isUnread),
+                "mentions": .integer(chat.mentionCount),
             ])
         }
         let human =
             "first screen: \(recent.count) chats"
             + recent.map { chat in
-                "\n  \(terminalSafe(chat.name))" + (chat.lastMessage?.content.map { ": \(terminalSafe($0))" } ?? "")
+                let badge = chat.mentionCount > 0 ? " (\(chat.mentionCount))" : (chat.isUnread ? " •" : "")
+                return "\n  \(terminalSafe(chat.name))\(badge)"
+                    + (chat.lastMessage?.content.map { ": \(terminalSafe($0))" } ?? "")
             }.joined()
         timeline.record(["type": .string("chats"), "recent": .array(items)], human: human)
     }
 
+    private static func marks(_ chats: [Chat]) -> [String: UnreadMark] {
+        Dictionary(
+            uniqueKeysWithValues: chats.map { ($0.id, UnreadMark(unread: $0.isUnread, mentions: $0.mentionCount)) })
+    }
+
+    /// Prints the chats whenever a chat's unread state changes (a new message, an ack here or on another
+    /// device), until the client stops.
+    func printUnreadChanges() async {
+        for await chats in client.chatUpdates {
+            let marks = Self.marks(chats)
+            let changed = state.withLock { state in
+                // Chats that come and go are not unread changes; a chat's flag or count that moves is.
+                let moved = marks.contains { id, mark in state.unread[id].map { $0 != mark } ?? false }
+                state.unread = marks
+                return moved
+            }
+            if changed { firstScreen() }
+        }
+    }
+
+    /// Prints a reconnect's catch-up, then the chats as it left them.
+    func catchUp(_ report: CatchUpReport) {
+        timeline.record(
+            [
+                "type": .string("catch_up"), "channels": .integer(report.channels),
+                "messages": .integer(report.messages), "complete": .bool(report.isComplete),
+                "gaps": .integer(report.gaps),
+            ],
+            human:
+                "  caught up: \(report.messages) messages in \(report.channels) chats"
+                + (report.isComplete ? "" : " (interrupted)") + (report.gaps > 0 ? ", \(report.gaps) gaps" : ""))
+        firstScreen()
+    }
+
+    /// The page before what `older` showed last of `channel` (the newest gap's top first, else the oldest
+    /// cached message).
+    func older(_ channel: String) async throws(StoatClientError) -> ChannelHistory {
+        let history = client.cachedHistory(of: channel)
+        let scrolled = state.withLock { $0.scrolledTo[channel] }
+        let start =
+            history.gaps.last?.before ?? scrolled ?? history.messages.first?.id ?? client.newestMessage(in: channel)
+        guard let start else { return ChannelHistory(channelID: channel, isStale: false) }
+        let page = try await client.history(of: channel, before: start)
+        if let oldest = page.messages.first?.id { state.withLock { $0.scrolledTo[channel] = oldest } }
+        return page
+    }
+
     /// Prints every message the socket delivers until the client stops; an observer that fell behind says
     /// so and observes again (the cache kept every message).
-    func printMessages() async {
+    func printMessages(_ first: AsyncThrowingStream<MessageFeedItem, any Error>) async {
+        var feed = first
         while !Task.isCancelled {
             do {
-                for try await event in client.events {
-                    if case .message(let message) = event { self.message(message) }
+                for try await item in feed {
+                    switch item {
+                    case .message(.received(let message, let origin)):
+                        self.message(message, caughtUp: origin == .caughtUp)
+                    case .message(.updated(let change)): updated(change)
+                    case .message(.deleted(let id, let channel, _)): deleted(id, in: channel)
+                    case .catchUp(let report): catchUp(report)
+                    }
                 }
                 return
             } catch {
+                let message = (error as? StoatClientError)?.message ?? "\(error)"
                 timeline.record(
-                    ["type": .string("warning"), "text": .string(error.message)],
-                    human: "  (missed messages while printing: \(terminalSafe(error.message)))")
+                    ["type": .string("warning"), "text": .string(message)],
+                    human: "  (missed messages while printing: \(terminalSafe(message)))")
+                feed = client.messageFeed
             }
         }
     }
@@ -673,15 +794,33 @@ struct AccountPrinter: Sendable {
         client.chats.first { $0.id == channel }?.name ?? channel
     }
 
-    func message(_ message: Message) {
+    func message(_ message: Message, caughtUp: Bool = false) {
         let chat = client.chats.first { $0.id == message.channel }?.name ?? message.channel
         let author = client.user(message.author).map { $0.displayName ?? $0.username } ?? message.author
+        var line: [String: JSONLine.Value] = [
+            "type": .string("message"), "channel": .string(message.channel), "id": .string(message.id),
+            "author": .string(message.author), "content": .optional(message.content),
+        ]
+        if caughtUp { line["caught_up"] = .bool(true) }
+        timeline.record(
+            line,
+            human: "  #\(terminalSafe(chat)) \(terminalSafe(author)): \(terminalSafe(message.content ?? ""))"
+                + (caughtUp ? " (caught up)" : ""))
+    }
+
+    func updated(_ change: MessageChange) {
         timeline.record(
             [
-                "type": .string("message"), "channel": .string(message.channel), "id": .string(message.id),
-                "author": .string(message.author), "content": .optional(message.content),
+                "type": .string("message_update"), "channel": .string(change.channel), "id": .string(change.id),
+                "content": .optional(change.content),
             ],
-            human: "  #\(terminalSafe(chat)) \(terminalSafe(author)): \(terminalSafe(message.content ?? ""))")
+            human: "  edited in \(terminalSafe(change.channel)): \(terminalSafe(change.content ?? ""))")
+    }
+
+    func deleted(_ id: String, in channel: String) {
+        timeline.record(
+            ["type": .string("message_delete"), "channel": .string(channel), "id": .string(id)],
+            human: "  deleted in \(terminalSafe(channel)): \(terminalSafe(id))")
     }
 
     func history(_ history: ChannelHistory) {
@@ -697,12 +836,15 @@ struct AccountPrinter: Sendable {
                 let author = client.user(message.author)?.username ?? message.author
                 return "\n  \(terminalSafe(author)): \(terminalSafe(message.content ?? ""))"
             }.joined()
+        let gaps: [JSONLine.Value] = history.gaps.map {
+            .object(["after": .string($0.after), "before": .string($0.before)])
+        }
         timeline.record(
             [
                 "type": .string("history"), "channel": .string(history.channelID), "stale": .bool(history.isStale),
-                "messages": .array(messages),
+                "messages": .array(messages), "gaps": .array(gaps),
             ],
-            human: human)
+            human: human + (history.gaps.isEmpty ? "" : "\n  (\(history.gaps.count) gaps)"))
     }
 }
 

@@ -4,7 +4,10 @@ import UnixSignals
 
 /// `lifeline soak`: many sessions against the reference server under a seeded schedule of faults, checked all
 /// along — one socket per session, no stale event changing a state, flat memory and work, one replay per
-/// connection, no message lost or duplicated — and every session back to CONNECTED in time once the faults stop.
+/// connection, no message lost or duplicated, each message delivered to the message stream once — and every
+/// session back to CONNECTED in time once the faults stop. Every channel counts: each group has two, the session
+/// opens one, and at the end a message the server lists in either is in the session's history or inside a gap it
+/// records (else it is lost), and the open channel's edits and deletions have converged.
 ///
 /// Each violation is printed as its own line when it is found; the last line is one JSON object:
 /// `{"type":"soak","sessions":N,"seconds":S,"seed":SEED,"faults":K,"violations":V,"memory_growth":x,
@@ -19,11 +22,13 @@ struct Soak: AsyncParsableCommand {
             own device network) run in this one. For --seconds, a schedule drawn from --seed drops sockets, \
             refuses upgrades, makes the server silent or deaf to pings, delays Ready, sends garbage and oversized \
             frames, fails session lookups for a moment, takes devices offline, deafens some sockets (Pong only, no \
-            events) and loses the answers to some sends, while other users post messages and the sessions send \
-            through their outboxes. Then the faults stop and every session must be CONNECTED within the retry \
-            formula's bound, and every outbox message sent exactly once on the server (or failed with a reason). \
-            Timings are scaled down (retry unit 0.2 s, Ping every 2 s, 1–2 s deadlines, a 1.5 s delivery deadline \
-            and a delivery check every 3 s) so that a short run holds many cycles. \
+            events), loses the answers to some sends and states absurd numbers, while other users post messages in \
+            both channels of each group, edit and delete some, and the sessions send through their outboxes. After \
+            each reconnect the sessions catch up (pages of 25, 2 per chat, so a long outage leaves a gap). Then the \
+            faults stop and every session must be CONNECTED within the retry formula's bound, and every outbox \
+            message sent exactly once on the server (or failed with a reason). Timings are scaled down (retry unit \
+            0.2 s, Ping every 2 s, 1–2 s deadlines, a 1.5 s delivery deadline and a delivery check every 3 s) so \
+            that a short run holds many cycles. \
             Build in release mode for long runs: swift run -c release lifeline soak --sessions 1000 --seconds 600.
             """
     )

@@ -50,7 +50,7 @@ extension StoatClient {
         guard let credentials = currentCredentials else {
             throw StoatClientError(code: .notSignedIn, message: "a history needs a session")
         }
-        let (limit, generation) = cache.read { ($0.historyLimit, $0.generation) }
+        let (limit, generation) = cache.read { (min(100, $0.historyLimit), $0.generation) }
         var result = await fetchHistory(of: channel, limit: limit, credentials)
         // Joined a fetch that began before a reconnect: its page cannot make the history fresh, so ask again.
         if case .success = result, cachedHistory(of: channel).isStale, cache.read({ $0.generation }) == generation {
@@ -68,18 +68,18 @@ extension StoatClient {
         of channel: String, limit: Int, _ credentials: SessionCredentials
     ) async -> Result<Void, StoatClientError> {
         await historyFetches.run(key: channel) { [cache, api] in
-            cache.update { cache in
-                cache.historyFetchStarted(channel: channel)
-                return AccountCache.Changes()
-            }
+            let token = cache.mutate { ($0.historyFetchStarted(channel: channel), AccountCache.Changes()) }
             do {
                 let page = try await api.messages(
                     in: channel, query: .latest(limit: limit, includeUsers: true), credentials)
-                cache.update { $0.historyFetched(channel: channel, page: page.messages, users: page.users) }
+                cache.update {
+                    $0.historyFetched(
+                        channel: channel, page: page.messages, users: page.users, fetch: token, limit: limit)
+                }
                 return .success(())
             } catch {
                 cache.update { cache in
-                    cache.historyFetchFailed(channel: channel)
+                    cache.historyFetchFailed(channel: channel, fetch: token)
                     return AccountCache.Changes()
                 }
                 return .failure(
@@ -152,13 +152,7 @@ extension StoatClient {
 
     /// Fills an empty history from the account's store, if one is attached (stale until refetched).
     func loadStoredHistory(_ channel: String) async {
-        guard cachedHistory(of: channel).messages.isEmpty, let store = cache.store else { return }
-        do {
-            let messages = try await store.messages(in: channel, limit: cache.read { $0.historyLimit })
-            cache.update { $0.loadStored(messages: messages, channel: channel) }
-        } catch {
-            logger.info("a stored history could not be read", metadata: ["lifeline.error": "\(error)"])
-        }
+        await StoredHistoryLoader(cache: cache, logger: logger).load(channel)
     }
 
     // MARK: - Following the session
@@ -172,10 +166,13 @@ extension StoatClient {
                 for transition in snapshot.transitions {
                     switch (transition.event, transition.to) {
                     case (_, .connected):
-                        let open = openChannels.withLock { $0 }
-                        let generation = cache.read { $0.generation }
-                        for channel in open where cachedHistory(of: channel).isStale {
-                            group.addTask { await self.refetchOpenChannel(channel, generation: generation) }
+                        // With catch-up, the catch-up fetches the open channels first (and tries them again).
+                        if !catchUpPolicy.isEnabled {
+                            let open = openChannels.withLock { $0 }
+                            let generation = cache.read { $0.generation }
+                            for channel in open where cachedHistory(of: channel).isStale {
+                                group.addTask { await self.refetchOpenChannel(channel, generation: generation) }
+                            }
                         }
                         group.addTask { await self.labelStoredAccount() }
                     case (.logout, _), (.permanentFailure, .error):

@@ -67,6 +67,8 @@ extension StoatClient {
     /// rest of the chats.
     private func use(_ outcome: SignInOutcome) async -> SignInOutcome {
         if let database = outcome.database {
+            // The catch-up of the first CONNECTED starts from what the store holds: it waits for the chats.
+            storedChatsLoaded.close()
             await attach(database)
             await loadStoredChats(limit: Self.firstScreenChats)
         }
@@ -105,7 +107,11 @@ extension StoatClient {
         case .secondFactorRequired, .encryptionFailure, .migrationFailure, .storageFailure:
             break
         }
-        if outcome.database != nil { await loadStoredChats(limit: nil) }
+        if outcome.database != nil {
+            await loadStoredChats(limit: nil)
+            await loadStoredStates(of: nil)
+            storedChatsLoaded.open()
+        }
         return outcome
     }
 
@@ -114,11 +120,7 @@ extension StoatClient {
 
     /// Starts the session and remembers it for REST calls.
     private func start(_ credentials: SessionCredentials, cached: Bool) async {
-        if cached {
-            await resume(credentials)
-        } else if await session.logIn(credentials, cached: false) {
-            signedIn(credentials)
-        }
+        _ = await logIn(credentials, cached: cached)
     }
 
     /// Makes `database` the account's store: the cache writes to it from now on. A different database
@@ -150,8 +152,22 @@ extension StoatClient {
                 chats = try await store.chats(olderThan: oldest)
             }
             cache.update { $0.loadStored(chats: chats) }
+            // The first screen shows its unread states at once.
+            if limit != nil { await loadStoredStates(of: chats.map(\.id)) }
         } catch {
             logger.info("stored chats could not be read", metadata: ["lifeline.error": "\(error)"])
+        }
+    }
+
+    /// Reads chat states (read markers, mentions, gaps, catch-up cursors) from the store into the cache: of
+    /// `ids`, or of every chat with `nil`.
+    private func loadStoredStates(of ids: [String]?) async {
+        guard let store = cache.store else { return }
+        do {
+            let states = try await store.chatStates(ids)
+            cache.update { $0.loadStored(states: states) }
+        } catch {
+            logger.info("stored chat states could not be read", metadata: ["lifeline.error": "\(error)"])
         }
     }
 

@@ -25,8 +25,10 @@ import Synchronization
 ///
 /// The cache (``chats``, ``history(of:)``, ``members(of:)``, ``events``) is filled from `Ready`, the
 /// socket's events and REST; its histories and member lists are invalidated when the session reconnects,
-/// as the specification's RECONNECTING asks, and refetched when next asked for (an ``open(_:)`` channel at
-/// once).
+/// as the specification's RECONNECTING asks. After every CONNECTED the client catches up over REST
+/// (``CatchUpPolicy``): each chat with newer messages is paged forward from where the cache stopped, an
+/// ``open(_:)`` channel first, its newest messages and the first screen's re-verified for edits and deletions;
+/// every message found reaches ``messages`` once, marked caught up, and ``catchUps`` reports each reconnect.
 public final class StoatClient: Sendable {
     /// Everything tunable about the client.
     public struct Configuration: Sendable {
@@ -60,6 +62,9 @@ public final class StoatClient: Sendable {
         /// (`Session.Configuration.deliveryWatch`). Off by default: a bot sends (and so proves its socket) on its
         /// own, and every check is a request. A few minutes is a sensible value for an app.
         public var deliveryCheck: Duration?
+        /// How the client catches up after each CONNECTED (``CatchUpPolicy/standard``: 5 pages of 100 per chat, 4
+        /// requests in flight).
+        public var catchUp: CatchUpPolicy
 
         /// Creates a configuration.
         public init(
@@ -70,7 +75,8 @@ public final class StoatClient: Sendable {
             historyLimit: Int = 100,
             eventBufferLimit: Int = 10_000,
             deadlineRecheck: ExpiryRecheckPolicy = .standard,
-            deliveryCheck: Duration? = nil
+            deliveryCheck: Duration? = nil,
+            catchUp: CatchUpPolicy = .standard
         ) {
             self.connection = connection
             self.session = session
@@ -80,6 +86,7 @@ public final class StoatClient: Sendable {
             self.eventBufferLimit = eventBufferLimit
             self.deadlineRecheck = deadlineRecheck
             self.deliveryCheck = deliveryCheck
+            self.catchUp = catchUp
         }
     }
 
@@ -104,7 +111,7 @@ public final class StoatClient: Sendable {
     let friendlyName: String?
     let logger: Logger
     /// The channels the interface shows, refetched after every reconnect.
-    let openChannels = Mutex<Set<String>>([])
+    let openChannels = ChannelSet()
     /// Sleeps on the client's clock: the waits between refetches of an open channel.
     let sleep: @Sendable (Duration) async throws -> Void
     /// History fetches in flight, one per channel.
@@ -119,6 +126,12 @@ public final class StoatClient: Sendable {
     let deadlineEngine: DeadlineEngine
     /// The messages the user sent that the server has not confirmed (``outbox``).
     let outboxEngine: OutboxEngine
+    /// The catch-up after each CONNECTED (``catchUps``).
+    let catchUpEngine: CatchUpEngine
+    /// Whether the client catches up after each CONNECTED.
+    let catchUpPolicy: CatchUpPolicy
+    /// Closed while a sign-in reads the stored chats into the cache: the catch-up waits for them.
+    let storedChatsLoaded = LoadGate()
 
     /// The session the client uses for REST calls, if it has one.
     var currentCredentials: SessionCredentials? { credentials.value }
@@ -151,7 +164,9 @@ public final class StoatClient: Sendable {
         self.logger = logger
         friendlyName = configuration.friendlyName
         let cache = CacheEngine(
-            historyLimit: configuration.historyLimit, eventBufferLimit: configuration.eventBufferLimit, logger: logger)
+            historyLimit: configuration.historyLimit, eventBufferLimit: configuration.eventBufferLimit,
+            readyFields: ReadyFields(asked: configuration.connection.readyFields),
+            tracksCatchUp: configuration.catchUp.isEnabled, logger: logger)
         self.cache = cache
         let credentials = ClientCaches.Credentials()
         self.credentials = credentials
@@ -162,6 +177,13 @@ public final class StoatClient: Sendable {
             api: api, cache: cache, credentials: credentials, deadlines: deadlineEngine, clock: clock,
             deliveryCheck: configuration.deliveryCheck, logger: logger)
         outboxEngine = outbox
+        catchUpPolicy = configuration.catchUp
+        let openChannels = openChannels
+        let loader = StoredHistoryLoader(cache: cache, logger: logger)
+        catchUpEngine = CatchUpEngine(
+            api: api, cache: cache, credentials: credentials, policy: configuration.catchUp,
+            openChannels: { openChannels.withLock { $0 } }, loadStoredHistory: { await loader.load($0) },
+            storedChatsLoaded: storedChatsLoaded, sleep: { try await clock.sleep(for: $0) }, logger: logger)
         let eventsURL = Mutex<String?>(nil)
         let knownEventsURL: @Sendable () async throws -> String = {
             if let known = eventsURL.withLock({ $0 }) { return known }
@@ -216,6 +238,7 @@ public final class StoatClient: Sendable {
             group.addTask {
                 await self.outboxEngine.run(session: self.session) { self.openChannels.withLock { $0 } }
             }
+            group.addTask { await self.catchUpEngine.run(states: self.session.states) }
         }
         // The writes left over are made outside the cancelled task: GRDB refuses to start work in a
         // cancelled one, and these changes must not be lost.
@@ -263,7 +286,17 @@ public final class StoatClient: Sendable {
             await session.reportLoginFailure(error.loginFailure)
             return false
         }
-        guard await session.logIn(credentials, cached: true) else { return false }
+        return await logIn(credentials, cached: true)
+    }
+
+    /// Starts the session with `credentials`, which the client's REST calls use from before the session can
+    /// reach CONNECTED (the catch-up starts there); a login the session refuses leaves the previous ones.
+    func logIn(_ credentials: SessionCredentials, cached: Bool) async -> Bool {
+        let previous = self.credentials.exchange(credentials)
+        guard await session.logIn(credentials, cached: cached) else {
+            self.credentials.restore(previous, ifStill: credentials)
+            return false
+        }
         signedIn(credentials)
         return true
     }
@@ -285,8 +318,7 @@ public final class StoatClient: Sendable {
         do {
             switch try await login() {
             case .success(let credentials):
-                await session.logIn(credentials, cached: false)
-                signedIn(credentials)
+                _ = await logIn(credentials, cached: false)
                 return .connecting(credentials)
             case .mfa(let challenge):
                 return .needsMFA(challenge)
@@ -315,6 +347,21 @@ struct ClientCaches: CacheInvalidation {
             get { stored.withLock { $0 } }
             set { stored.withLock { $0 = newValue } }
         }
+
+        /// Sets `new`, answering what was there.
+        func exchange(_ new: SessionCredentials) -> SessionCredentials? {
+            stored.withLock { stored in
+                defer { stored = new }
+                return stored
+            }
+        }
+
+        /// Puts `previous` back, unless something replaced `current` since.
+        func restore(_ previous: SessionCredentials?, ifStill current: SessionCredentials) {
+            stored.withLock { stored in
+                if stored == current { stored = previous }
+            }
+        }
     }
 
     let cache: CacheEngine
@@ -330,5 +377,31 @@ struct ClientCaches: CacheInvalidation {
         credentials.value = nil
         await cache.discardCaches()
         outbox?.disposed()
+    }
+}
+
+/// A set of channel ids behind a lock, shared by reference (the client's open channels).
+final class ChannelSet: Sendable {
+    private let set = Mutex<Set<String>>([])
+
+    func withLock<T>(_ body: (inout Set<String>) -> T) -> T {
+        set.withLock { body(&$0) }
+    }
+}
+
+/// Fills an empty history from the account's store, if one is attached (stale until refetched, unless the
+/// catch-up found it whole).
+struct StoredHistoryLoader: Sendable {
+    let cache: CacheEngine
+    let logger: Logger
+
+    func load(_ channel: String) async {
+        guard cache.read({ $0.history(channel).messages.isEmpty }), let store = cache.store else { return }
+        do {
+            let messages = try await store.messages(in: channel, limit: cache.read { $0.historyLimit })
+            cache.update { $0.loadStored(messages: messages, channel: channel) }
+        } catch {
+            logger.info("a stored history could not be read", metadata: ["lifeline.error": "\(error)"])
+        }
     }
 }

@@ -24,6 +24,9 @@ public struct StoatClientError: Error, Sendable, CustomStringConvertible {
         /// The outbox refused what was asked of an entry: none has that nonce, or it is in a state that does
         /// not allow it (a discard while it is being sent, a resend of one that has not failed).
         public static let outboxRefused = Code(rawValue: "outboxRefused")
+        /// The server answered a page of messages that is not what was asked (out of order, outside the range
+        /// asked for, of another channel, longer than the limit); it was refused and the cache left as it was.
+        public static let unexpectedPage = Code(rawValue: "unexpectedPage")
 
         /// The code's stable name.
         public var description: String { rawValue }

@@ -74,18 +74,21 @@ public struct StoatConnectionFactory: ConnectionFactory {
 
     /// Counts of frames the connections tolerated rather than failed on.
     public final class Statistics: Sendable {
-        private let counts = Mutex((unknown: 0, undecodable: 0, binary: 0))
+        private let counts = Mutex((unknown: 0, undecodable: 0, binary: 0, skippedInBulk: 0))
         /// Frames of an event type Lifeline does not model.
         public var unknownEvents: Int { counts.withLock { $0.unknown } }
         /// Frames that were not a well-formed event.
         public var undecodableFrames: Int { counts.withLock { $0.undecodable } }
         /// Binary frames on a JSON socket (ignored there).
         public var binaryFrames: Int { counts.withLock { $0.binary } }
+        /// Events of `Bulk` frames that did not decode and were skipped (the frame's other events were applied).
+        public var skippedBulkEvents: Int { counts.withLock { $0.skippedInBulk } }
 
         init() {}
         func unknown() { counts.withLock { $0.unknown += 1 } }
         func undecodable() { counts.withLock { $0.undecodable += 1 } }
         func binary() { counts.withLock { $0.binary += 1 } }
+        func skippedInBulk() { counts.withLock { $0.skippedInBulk += 1 } }
     }
 
     let eventsURL: @Sendable () async throws -> String
@@ -462,10 +465,15 @@ final class StoatConnection: SessionConnection {
         case .text(let buffer):
             // Decoded straight from the bytes the message arrived in: no String, no second copy.
             let decoder = BonfireDecoder(maximumFrameSize: factory.configuration.maximumFrameSize)
-            let outcome = buffer.withUnsafeReadableBytes { bytes in
-                guard let base = bytes.baseAddress, bytes.count > 0 else { return decoder.decode(Data()) }
-                return decoder.decode(
+            let (outcome, skipped) = buffer.withUnsafeReadableBytes { bytes in
+                guard let base = bytes.baseAddress, bytes.count > 0 else { return decoder.decodeReportingSkips(Data()) }
+                return decoder.decodeReportingSkips(
                     Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
+            }
+            for reason in skipped {
+                // One bad event of a Bulk is skipped; the others are applied.
+                factory.statistics.skippedInBulk()
+                factory.logger.debug("an event of a Bulk frame skipped", metadata: ["lifeline.reason": "\(reason)"])
             }
             return await handle(outcome, outbound: outbound, report: report)
         }

@@ -175,6 +175,40 @@ extension AccountDatabase {
         }
     }
 
+    /// The states of the chats among `ids` (read marker, mentions, gaps, catch-up cursor), by chat id; chats
+    /// without a stored state are absent from the answer.
+    ///
+    /// - Parameter ids: The chats' ids.
+    public func chatStates(ids: some Collection<String>) async throws(StoreError) -> [String: CachedChatState] {
+        let sealer = try requireKeys().sealer
+        let tags = Set(ids).map { sealer.rowTag("chat", $0) }
+        return try await read("chat states") { db, sealer in
+            let statement = try db.cachedStatement(sql: "SELECT payload FROM chatState WHERE tag = ?")
+            var states: [String: CachedChatState] = [:]
+            for tag in tags {
+                guard let sealed = try Data.fetchOne(statement, arguments: [tag]) else { continue }
+                let state = try Self.decodeChatState(try sealer.open(sealed, Self.chatStateContext(tag: tag)))
+                states[state.chatID] = state
+            }
+            return states
+        }
+    }
+
+    /// Every stored chat state, by chat id.
+    public func allChatStates() async throws(StoreError) -> [String: CachedChatState] {
+        try await read("chat states") { db, sealer in
+            let rows = try Row.fetchCursor(db, sql: "SELECT tag, payload FROM chatState")
+            var states: [String: CachedChatState] = [:]
+            while let row = try rows.next() {
+                let tag: Data = try Self.column(row, 0, table: "chatState")
+                let sealed: Data = try Self.column(row, 1, table: "chatState")
+                let state = try Self.decodeChatState(try sealer.open(sealed, Self.chatStateContext(tag: tag)))
+                states[state.chatID] = state
+            }
+            return states
+        }
+    }
+
     /// One cached user; nil when it is not cached.
     ///
     /// - Parameter id: The user's id.
@@ -310,6 +344,8 @@ private struct CacheWriter {
     private let deleteMember: Statement
     private let upsertUser: Statement
     private let deleteUser: Statement
+    /// Prepared on first use: a batch without chat states never touches the `v4` table.
+    private var chatStateStatements: (upsert: Statement, delete: Statement)?
     /// Chat tags by chat id, kept across batches by the database (see ``AccountDatabase/chatTagCache``).
     private(set) var chatTags: [String: Data]
     /// The chats that received messages in this batch, in the order they first did.
@@ -340,6 +376,16 @@ private struct CacheWriter {
         deleteUser = try db.cachedStatement(sql: "DELETE FROM user WHERE tag = ?")
     }
 
+    private mutating func chatStateStatement() throws -> (upsert: Statement, delete: Statement) {
+        if let statements = chatStateStatements { return statements }
+        let statements = (
+            upsert: try db.cachedStatement(sql: "INSERT OR REPLACE INTO chatState (tag, payload) VALUES (?, ?)"),
+            delete: try db.cachedStatement(sql: "DELETE FROM chatState WHERE tag = ?")
+        )
+        chatStateStatements = statements
+        return statements
+    }
+
     mutating func apply(_ change: CacheChange) throws {
         switch change {
         case .upsertChat(let chat):
@@ -355,6 +401,7 @@ private struct CacheWriter {
             let tag = chatTag(id)
             try deleteChat.execute(arguments: [tag])
             try deleteChatMessages.execute(arguments: [tag])
+            try chatStateStatement().delete.execute(arguments: [tag])
         case .upsertMessage(let message):
             let tag = sealer.rowTag("message", message.id)
             let chatTag = chatTag(message.chatID)
@@ -393,6 +440,13 @@ private struct CacheWriter {
             try upsertUser.execute(arguments: [tag, sealed])
         case .deleteUser(let id):
             try deleteUser.execute(arguments: [sealer.rowTag("user", id)])
+        case .upsertChatState(let state):
+            let tag = chatTag(state.chatID)
+            let sealed = try sealer.seal(
+                AccountDatabase.chatStatePayload(state).bytes, AccountDatabase.chatStateContext(tag: tag))
+            try chatStateStatement().upsert.execute(arguments: [tag, sealed])
+        case .deleteChatState(let chatID):
+            try chatStateStatement().delete.execute(arguments: [chatTag(chatID)])
         }
     }
 

@@ -47,6 +47,10 @@ extension AccountDatabase {
         RecordContext(table: .user, row: tag)
     }
 
+    static func chatStateContext(tag: Data) -> RecordContext {
+        RecordContext(table: .chatState, row: tag)
+    }
+
     static func replayContext(position: Int64) -> RecordContext {
         RecordContext(table: .replay, row: bytes(position))
     }
@@ -74,6 +78,9 @@ extension AccountDatabase {
     static let spacePayloadVersion = 1
     static let memberPayloadVersion = 1
     static let userPayloadVersion = 1
+    /// Chat state payload 1 (schema v4): chat id, last read id, mention ids, gaps (after and before, in pairs),
+    /// catch-up cursor.
+    static let chatStatePayloadVersion = 1
 
     static func writeAccount(_ account: AccountRecord, _ db: Database, _ sealer: RecordSealer) throws {
         var payload = ByteWriter()
@@ -252,6 +259,34 @@ extension AccountDatabase {
                 displayName: try reader.readOptionalString(),
                 details: try reader.readData()
             )
+        }
+    }
+
+    static func chatStatePayload(_ state: CachedChatState) -> ByteWriter {
+        var payload = ByteWriter()
+        payload.append(chatStatePayloadVersion)
+        payload.append(state.chatID)
+        payload.append(state.lastReadID)
+        payload.append(state.mentionIDs)
+        payload.append(state.gaps.flatMap { [$0.after, $0.before] })
+        payload.append(state.catchUpCursor)
+        return payload
+    }
+
+    static func decodeChatState(_ plaintext: Data) throws(StoreError) -> CachedChatState {
+        try decodePayload(plaintext, table: "chatState") { reader, version in
+            guard version == 1 else { throw ByteReader.Malformed() }
+            let chatID = try reader.readString()
+            let lastReadID = try reader.readOptionalString()
+            let mentionIDs = try reader.readStrings()
+            let ends = try reader.readStrings()
+            guard ends.count.isMultiple(of: 2) else { throw ByteReader.Malformed() }
+            let gaps = stride(from: 0, to: ends.count, by: 2).map {
+                CachedChatState.Gap(after: ends[$0], before: ends[$0 + 1])
+            }
+            return CachedChatState(
+                chatID: chatID, lastReadID: lastReadID, mentionIDs: mentionIDs, gaps: gaps,
+                catchUpCursor: try reader.readOptionalString())
         }
     }
 

@@ -2,7 +2,7 @@
 /// one transaction, in order.
 ///
 /// Upserts insert a record or replace the one with the same id. Deletes of records that are not stored do
-/// nothing. Deleting a chat deletes its messages; deleting a space deletes its members (its chats are deleted by
+/// nothing. Deleting a chat deletes its messages and its state; deleting a space deletes its members (its chats are deleted by
 /// their own ids: the store cannot find a space's chats without decrypting every chat).
 public enum CacheChange: Sendable, Hashable {
     /// Inserts or replaces a chat, and its ``CachedChat/lastMessage`` if it has one.
@@ -25,4 +25,8 @@ public enum CacheChange: Sendable, Hashable {
     case upsertUser(CachedUser)
     /// Deletes a user.
     case deleteUser(id: String)
+    /// Inserts or replaces a chat's state (schema `v4`).
+    case upsertChatState(CachedChatState)
+    /// Deletes a chat's state.
+    case deleteChatState(chatID: String)
 }

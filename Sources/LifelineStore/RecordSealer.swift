@@ -24,6 +24,7 @@ struct RecordTable: Sendable {
     static let user = RecordTable("user")
     static let replay = RecordTable("replay")
     static let outbox = RecordTable("outbox")
+    static let chatState = RecordTable("chatState")
 }
 
 /// Where a sealed value lives: its table, column and row, and the row's plaintext columns.

@@ -16,12 +16,13 @@ struct StoreSchema: Sendable {
         migrator.registerMigration("v1", migrate: migrateToVersion1)
         migrator.registerMigration("v2", migrate: migrateToVersion2)
         migrator.registerMigration("v3", migrate: migrateToVersion3)
+        migrator.registerMigration("v4", migrate: migrateToVersion4)
         migrator.registerMigration("v5", migrate: migrateToVersion5)
         return StoreSchema(migrator: migrator)
     }()
 
-    /// The schema as version `v2` wrote it (the release before accounts were bound to a server and before the
-    /// outbox). Tests create files with it to check that today's code reads them.
+    /// The schema as version `v2` wrote it (the release before accounts were bound to a server, chat states
+    /// and the outbox). Tests create files with it to check that today's code reads them.
     static let version2: StoreSchema = {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1", migrate: migrateToVersion1)
@@ -102,6 +103,13 @@ struct StoreSchema: Sendable {
     /// has no row until a sign-in binds it to a server (the sealed record gets the server at the same time).
     private static func migrateToVersion3(_ db: Database) throws {
         try db.execute(sql: createServerTableSQL)
+    }
+
+    /// v4: each chat's state — read marker, mentions, history gaps, catch-up cursor (``CachedChatState``). A new
+    /// table only: every older row stays as it is.
+    private static func migrateToVersion4(_ db: Database) throws {
+        // tag: the chat's row tag (the same keyed hash as the chat table's). Nothing else in plaintext.
+        try db.execute(sql: "CREATE TABLE chatState (tag BLOB NOT NULL PRIMARY KEY, payload BLOB NOT NULL)")
     }
 
     /// v5: the outbox, the messages the user sent that the server has not confirmed yet. A new table only.

@@ -16,6 +16,7 @@ extension HTTPRoutes {
         addAdminObservation(to: router)
         addAdminFaults(to: router)
         addAdminWorld(to: router)
+        addAdminMessages(to: router)
         addAdminLoad(to: router)
     }
 
@@ -72,7 +73,9 @@ extension HTTPRoutes {
             Self.json(.object(["dropped": .integer(await state.dropAllSockets())]))
         }
         admin(router, .post, "fail-message-queries") { body, _ in
-            await state.failMessageQueries(try body.int("count", in: AdminLimits.count))
+            await state.failMessageQueries(
+                try body.int("count", in: AdminLimits.count),
+                after: try body.optionalInt("after", in: AdminLimits.count) ?? 0)
             return Response(status: .noContent)
         }
         admin(router, .post, "refuse-upgrades") { body, _ in
@@ -96,7 +99,7 @@ extension HTTPRoutes {
             return Self.json(.object(["deafened": .integer(await state.deafenListeningSockets(userIDs: userIDs))]))
         }
         admin(router, .post, "lose-send-answers") { body, _ in
-            await state.loseSendAnswers(try body.int("count"))
+            await state.loseSendAnswers(try body.int("count", in: AdminLimits.count))
             return Response(status: .noContent)
         }
         admin(router, .post, "ignore-pings") { body, _ in

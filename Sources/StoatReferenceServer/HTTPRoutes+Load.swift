@@ -9,7 +9,8 @@ extension HTTPRoutes {
             let population = try await Self.world {
                 try await state.addLoadPopulation(
                     users: try body.int("users", in: 0...100_000),
-                    groups: try body.optionalInt("groups", in: 0...10_000) ?? 0)
+                    groups: try body.optionalInt("groups", in: 0...10_000) ?? 0,
+                    channelsPerGroup: try body.optionalInt("channels_per_group", in: 1...100) ?? 1)
             }
             return Self.json(
                 .object([
@@ -17,7 +18,7 @@ extension HTTPRoutes {
                         population.groups.map {
                             .object([
                                 "server_id": .string($0.serverID), "channel_id": .string($0.channelID),
-                                "poster_id": .string($0.posterID),
+                                "poster_id": .string($0.posterID), "other_channel_ids": .strings($0.otherChannelIDs),
                             ])
                         }),
                     "users": .array(

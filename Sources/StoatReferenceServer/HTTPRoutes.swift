@@ -25,6 +25,7 @@ struct HTTPRoutes: Sendable {
         addSessionRoutes(to: router)
         addUserRoutes(to: router)
         addChannelRoutes(to: router)
+        addMessageRoutes(to: router)
         addServerRoutes(to: router)
         addSyncRoutes(to: router)
         addExtensionRoutes(to: router)
@@ -34,7 +35,7 @@ struct HTTPRoutes: Sendable {
 
     /// Registers a Stoat route whose failures answer as stoatchat's do: a ``RouteFailure/stoat(_:)`` as a
     /// Stoat error, a ``RouteFailure/framework(status:)`` as Rocket's catcher.
-    private func route(
+    func route(
         _ router: Router<ServerRequestContext>, _ method: HTTPRequest.Method, _ path: String,
         _ body: @escaping @Sendable (Request, ServerRequestContext) async throws(RouteFailure) -> Response
     ) {

@@ -10,6 +10,8 @@ public struct LoadPopulation: Sendable, Equatable {
         /// The user who owns the server and posts in the channel (no session: post as them through
         /// ``ReferenceServer/postMessage(as:in:content:nonce:)`` or the admin `messages` route).
         public var posterID: String
+        /// The server's other text channels, when the population asked for more than one per group.
+        public var otherChannelIDs: [String] = []
     }
 
     /// One user of the population.

@@ -66,3 +66,16 @@ struct SettingsRecord: Sendable, Codable {
         var value: String
     }
 }
+
+/// A user's read state of a channel (stoatchat's `ChannelUnread`): the last message they acknowledged, and the
+/// unacknowledged messages that mention them. `lastID` and `mentions` are absent until set, as in MongoDB, so
+/// they are left out of the answer until then.
+struct UnreadRecord: Sendable, Codable, Equatable {
+    var channel: String
+    var user: String
+    var lastID: String?
+    var mentions: [String]?
+
+    /// The record's key in the data file.
+    var key: String { "\(channel):\(user)" }
+}

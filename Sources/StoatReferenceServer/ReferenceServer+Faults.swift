@@ -15,8 +15,23 @@ extension ReferenceServer {
     /// Answers the next `count` message queries (`GET /channels/{id}/messages`) with stoatchat's
     /// `InternalError` (HTTP 500), as a database hiccup would: a client must not take one failed fetch as
     /// the end of it.
-    public func failNextMessageQueries(_ count: Int) async {
-        await state.failMessageQueries(count)
+    ///
+    /// - Parameters:
+    ///   - count: How many queries fail.
+    ///   - passing: How many queries are answered as usual first (default none): a fetch that fails mid-way.
+    public func failNextMessageQueries(_ count: Int, after passing: Int = 0) async {
+        await state.failMessageQueries(count, after: passing)
+    }
+
+    /// The Stoat REST requests the server answered since it started (or since ``resetRequestCounts()``), by
+    /// route with ids written `{id}`: `GET /channels/{id}/messages`, `GET /sync/unreads`…
+    public func requestCounts() async -> [String: Int] {
+        await state.requestCounts
+    }
+
+    /// Forgets the counts ``requestCounts()`` reports.
+    public func resetRequestCounts() async {
+        await state.resetRequestCounts()
     }
 
     /// While on, newly accepted sockets stay silent for their whole life: no `Authenticated`, no `Ready`, no

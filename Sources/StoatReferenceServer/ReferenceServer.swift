@@ -149,8 +149,13 @@ public final class ReferenceServer: Sendable {
                 portContinuation.yield(channel.localAddress?.port ?? configuration.port)
             }
         )
-        let serviceGroup = ServiceGroup(
-            configuration: .init(services: [server], gracefulShutdownSignals: [], logger: logger))
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [server], gracefulShutdownSignals: [], logger: logger)
+        // A graceful shutdown waits for every open connection, and a client's pool may hold one that never
+        // carried a request (opened for a request another connection then served) until its idle timeout, a
+        // minute: past two seconds the server cancels, which closes them.
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(2)
+        let serviceGroup = ServiceGroup(configuration: groupConfiguration)
         let runTask = Task {
             do {
                 try await serviceGroup.run()

@@ -27,6 +27,22 @@ enum ServerEvent: Sendable {
     case deleteAllSessions(userID: String, excludeSessionID: String?)
     /// Lifeline's extension: an operation ended.
     case operationFinished(id: String, result: OperationResult)
+    /// Several events in one frame (bonfire's `Bulk`, after a permission change).
+    case bulk([ServerEvent])
+    /// Embeds added to a message (`MessageAppend`; `append` is `AppendMessage`).
+    case messageAppend(id: String, channel: String, embeds: [Wire])
+    /// A user reacted to a message.
+    case messageReact(id: String, channel: String, user: String, emoji: String)
+    /// A user took back a reaction.
+    case messageUnreact(id: String, channel: String, user: String, emoji: String)
+    /// Every reaction with an emoji was removed.
+    case messageRemoveReaction(id: String, channel: String, emoji: String)
+    /// Several messages of a channel were deleted.
+    case bulkMessageDelete(channel: String, ids: [String])
+    /// The user acknowledged a message in a channel.
+    case channelAck(channel: String, user: String, messageID: String)
+    /// A server was deleted.
+    case serverDelete(id: String)
 
     /// One channel's slowmode for a user (`ChannelSlowmode`).
     struct Slowmode: Sendable, Equatable {
@@ -62,6 +78,14 @@ enum ServerEvent: Sendable {
         case .deleteSession: "DeleteSession"
         case .deleteAllSessions: "DeleteAllSessions"
         case .operationFinished: "OperationFinished"
+        case .bulk: "Bulk"
+        case .messageAppend: "MessageAppend"
+        case .messageReact: "MessageReact"
+        case .messageUnreact: "MessageUnreact"
+        case .messageRemoveReaction: "MessageRemoveReaction"
+        case .bulkMessageDelete: "BulkMessageDelete"
+        case .channelAck: "ChannelAck"
+        case .serverDelete: "ServerDelete"
         }
     }
 
@@ -146,6 +170,31 @@ enum ServerEvent: Sendable {
         case .operationFinished(let id, let result):
             add("id", .string(id))
             add("result", .string(result.rawValue))
+        case .bulk(let events):
+            add("v", .array(events.map(\.wire)))
+        case .messageAppend(let id, let channel, let embeds):
+            add("id", .string(id))
+            add("channel", .string(channel))
+            add("append", .object(["embeds": .array(embeds)]))
+        case .messageReact(let id, let channel, let user, let emoji),
+            .messageUnreact(let id, let channel, let user, let emoji):
+            add("id", .string(id))
+            add("channel_id", .string(channel))
+            add("user_id", .string(user))
+            add("emoji_id", .string(emoji))
+        case .messageRemoveReaction(let id, let channel, let emoji):
+            add("id", .string(id))
+            add("channel_id", .string(channel))
+            add("emoji_id", .string(emoji))
+        case .bulkMessageDelete(let channel, let ids):
+            add("channel", .string(channel))
+            add("ids", .strings(ids))
+        case .channelAck(let channel, let user, let messageID):
+            add("id", .string(channel))
+            add("user", .string(user))
+            add("message_id", .string(messageID))
+        case .serverDelete(let id):
+            add("id", .string(id))
         }
         return .object(fields)
     }

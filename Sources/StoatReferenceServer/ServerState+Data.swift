@@ -27,6 +27,7 @@ extension ServerState {
             insert(message)
         }
         for record in try store.all(.settings, as: SettingsRecord.self) { settings[record.userID] = record }
+        for record in try store.all(.unread, as: UnreadRecord.self) { insert(record) }
         for operation in try store.all(.operation, as: StoatOperation.self) { operations[operation.id] = operation }
     }
 
@@ -75,6 +76,17 @@ extension ServerState {
         if emojis.updateValue(emoji, forKey: emoji.id) == nil {
             emojiIDsByServer[emoji.serverID, default: []].append(emoji.id)
         }
+    }
+
+    func insert(_ record: UnreadRecord) {
+        if unreads.updateValue(record, forKey: record.key) == nil {
+            unreadKeysByUser[record.user, default: []].append(record.key)
+        }
+    }
+
+    func upsert(unread record: UnreadRecord) {
+        insert(record)
+        persist(.unread, id: record.key, record)
     }
 
     func insert(_ message: StoatMessage) {

@@ -77,6 +77,18 @@ extension ServerState {
             connection.topics.insert(channel.id)
         case .channelDelete(let channelID):
             connection.topics.remove(channelID)
+        case .serverDelete(let serverID):
+            connection.topics.remove(serverID)
+            connection.topics.remove("\(serverID)u")
+            connection.activeServers.removeAll { $0.id == serverID }
+            for channelID in servers[serverID]?.channels ?? [] { connection.topics.remove(channelID) }
+        case .serverUpdate:
+            if let bulk = recalculated(event, for: &connection) {
+                connections[id] = connection
+                retopic(id, from: topics)
+                connection.socket.send(bulk.wire)
+                return
+            }
         default:
             break
         }

@@ -11,10 +11,13 @@ extension ServerState {
         changed()
     }
 
-    func failMessageQueries(_ count: Int) {
+    func failMessageQueries(_ count: Int, after passing: Int = 0) {
         faults.failMessageQueries = max(0, count)
+        faults.passMessageQueries = max(0, passing)
         changed()
     }
+
+    func resetRequestCounts() { requestCounts = [:] }
 
     func setSilent(_ silent: Bool) { faults.silent = silent }
 

@@ -29,11 +29,14 @@ struct LoadObservation: Sendable {
 /// equivalent; these serve `lifeline bench --only storm` and `lifeline soak`.
 extension ServerState {
     /// Creates `count` onboarded users, each with an account (an email and a password nobody is told) and a
-    /// session, and `groups` servers, each with one text channel and a poster who owns it; user `i` joins
+    /// session, and `groups` servers, each with `channelsPerGroup` text channels and a poster who owns it; user `i` joins
     /// group `i % groups`. Silent: nobody is connected to hear of it, and a load of events would say nothing.
-    func addLoadPopulation(users count: Int, groups: Int) throws(ReferenceServerError) -> LoadPopulation {
-        guard (0...100_000).contains(count), (0...10_000).contains(groups) else {
-            throw ReferenceServerError(code: .refused, message: "A population is 0–100 000 users in 0–10 000 groups")
+    func addLoadPopulation(
+        users count: Int, groups: Int, channelsPerGroup: Int = 1
+    ) throws(ReferenceServerError) -> LoadPopulation {
+        guard (0...100_000).contains(count), (0...10_000).contains(groups), (1...10).contains(channelsPerGroup) else {
+            throw ReferenceServerError(
+                code: .refused, message: "A population is 0–100 000 users in 0–10 000 groups of 1–10 channels")
         }
         let batch = Identifiers.token().prefix(8).lowercased()
         let joined = now()
@@ -53,7 +56,15 @@ extension ServerState {
             upsert(
                 channel: .textChannel(id: channelID, server: serverID, name: "load-\(index)", description: nil))
             upsert(member: StoatMember(serverID: serverID, userID: poster, joinedAt: joined))
-            made.append(.init(serverID: serverID, channelID: channelID, posterID: poster))
+            var others: [String] = []
+            for extra in 1..<channelsPerGroup {
+                let other = Identifiers.ulid(at: joined)
+                upsert(
+                    channel: .textChannel(id: other, server: serverID, name: "load-\(index)-\(extra)", description: nil)
+                )
+                others.append(other)
+            }
+            made.append(.init(serverID: serverID, channelID: channelID, posterID: poster, otherChannelIDs: others))
         }
         var people: [LoadPopulation.User] = []
         people.reserveCapacity(count)

@@ -104,8 +104,12 @@ extension ServerState {
     {
         let location = "crates/delta/src/routes/channels/message_query.rs"
         if faults.failMessageQueries > 0 {
-            faults.failMessageQueries -= 1
-            throw APIError(.internalError, at: "fault: fail-message-queries")
+            if faults.passMessageQueries > 0 {
+                faults.passMessageQueries -= 1
+            } else {
+                faults.failMessageQueries -= 1
+                throw APIError(.internalError, at: "fault: fail-message-queries")
+            }
         }
         if let limit = options.limit, !(1...100).contains(limit) {
             throw .validation(
@@ -257,6 +261,7 @@ extension ServerState {
         let author = view(user, by: nil)
         let authorMember = channel.serverID.flatMap { member(server: $0, user: user.id) }
         publish(.message(message, user: author, member: authorMember), to: [channel.id])
+        addMention(message.id, in: channel.id, for: mentionRecipients(of: message, in: channel))
         return (message, message.wire(user: author, member: authorMember))
     }
 
@@ -431,9 +436,4 @@ extension ServerState {
         publish(.userSettingsUpdate(id: user.id, update: update), to: ["\(user.id)!"])
     }
 
-    /// `GET /sync/unreads`: the user's unread markers. This server records no acknowledgements, so the list is
-    /// empty.
-    func fetchUnreads(_ user: StoatUser) -> Wire {
-        .array([])
-    }
 }

@@ -51,6 +51,8 @@ struct LiveSocket: Sendable {
 struct Faults: Sendable {
     var refuseUpgrades = 0
     var failMessageQueries = 0
+    /// Message queries let through before ``failMessageQueries`` starts failing them.
+    var passMessageQueries = 0
     var silent = false
     var ignorePings = false
     /// Drop every socket right after its Ready (a server that accepts and drops at once).
@@ -144,6 +146,10 @@ actor ServerState {
     var messages: [String: StoatMessage] = [:]
     var messageIDsByChannel: [String: [String]] = [:]
     var settings: [String: SettingsRecord] = [:]
+    /// Read states by `channel:user`, and each user's keys in the order their records were made (MongoDB's
+    /// natural order, in which `GET /sync/unreads` lists them).
+    var unreads: [String: UnreadRecord] = [:]
+    var unreadKeysByUser: [String: [String]] = [:]
     var operations: [String: StoatOperation] = [:]
     /// Slowmodes in force: user → channel → until when (stoatchat keeps them in Redis with a TTL).
     var slowmodes: [String: [String: Date]] = [:]
@@ -185,6 +191,8 @@ actor ServerState {
     var outageSocketRefusals = 0
     var rateLimited = 0
     var lostSendAnswers = 0
+    /// Stoat REST requests by route (`GET /channels/{id}/messages`), since the last reset.
+    var requestCounts: [String: Int] = [:]
     /// What load tests check (`ServerState+Load`).
     var load = LoadObservation()
 

@@ -69,6 +69,8 @@ public struct StoatErrorKind: Sendable, Hashable, CustomStringConvertible {
     public static let alreadyInServer = StoatErrorKind(name: "AlreadyInServer", status: 409)
     /// The change has no effect (400).
     public static let noEffect = StoatErrorKind(name: "NoEffect", status: 400)
+    /// A route bots may not call, such as an acknowledgement (400).
+    public static let isBot = StoatErrorKind(name: "IsBot", status: 400)
 
     /// The kinds the admin API can name, by wire name.
     static let known: [String: StoatErrorKind] = Dictionary(
@@ -77,7 +79,7 @@ public struct StoatErrorKind: Sendable, Hashable, CustomStringConvertible {
             compromisedPassword, blockedByShield, captchaFailed, disallowedMFAMethod, usernameTaken, invalidUsername,
             alreadyOnboarded, failedValidation, internalError, notFound, missingPermission, invalidOperation,
             emptyMessage, payloadTooLarge, cannotEditMessage, inSlowmode, invalidProperty, isNotBot, tooManyReplies,
-            alreadyInServer, noEffect,
+            alreadyInServer, noEffect, isBot,
         ].map { ($0.name, $0) })
 }
 

@@ -8,7 +8,7 @@
 ///
 /// Written in stoatchat's field order: `_id`, `nonce`, `channel`, `author`, then `user` and `member` where the
 /// answer includes them (the `Message` event and the answer to a send), `content`, `edited`, `embeds`,
-/// `mentions`, `replies`, and `flags` (left out when 0). Its id is a ULID whose time part is when it was sent
+/// `mentions`, `replies`, `reactions` (left out when empty) and `flags` (left out when 0). Its id is a ULID whose time part is when it was sent
 /// in the server's clock.
 public struct StoatMessage: Sendable, Equatable, Codable {
     /// The message's id.
@@ -27,10 +27,28 @@ public struct StoatMessage: Sendable, Equatable, Codable {
     public var mentions: [String]?
     /// The ids of the messages it replies to.
     public var replies: [String]?
-    /// Message flag bits (1 suppresses notifications); left out on the wire when 0.
+    /// Message flag bits (2 suppresses notifications, 4 mentions everyone: stoatchat's `MessageFlags` are bit
+    /// positions); left out on the wire when 0.
     public var flags: UInt32
     /// The embeds; an edit leaves an empty list, as stoatchat's does.
     var embeds: [JSONValue]?
+    /// The reactions, in the order their emojis were first used; nil or empty is left out on the wire (optional
+    /// so that data files written before reactions still decode).
+    public var reactions: [Reaction]?
+
+    /// The users who reacted with one emoji, in the order they did (stoatchat's `IndexSet`).
+    public struct Reaction: Sendable, Equatable, Codable {
+        /// The emoji: a Unicode emoji or a custom emoji's id.
+        public var emoji: String
+        /// The users who reacted with it.
+        public var users: [String]
+
+        /// Creates a reaction.
+        public init(emoji: String, users: [String]) {
+            self.emoji = emoji
+            self.users = users
+        }
+    }
 
     /// Creates a message.
     public init(
@@ -63,6 +81,9 @@ public struct StoatMessage: Sendable, Equatable, Codable {
             "embeds": embeds.map { list in .array(list.map(\.wire)) },
             "mentions": mentions.map { .strings($0) },
             "replies": replies.map { .strings($0) },
+            "reactions": reactions.flatMap { list in
+                list.isEmpty ? nil : .object(list.map { Wire.Field(key: $0.emoji, value: .strings($0.users)) })
+            },
             "flags": flags == 0 ? nil : .uint(UInt64(flags)),
         ])
     }

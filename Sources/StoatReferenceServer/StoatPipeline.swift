@@ -33,6 +33,7 @@ struct StoatPipeline: RouterMiddleware {
                 return AdminFailure.notFound.response
             }
         }
+        await state.countRequest(method: request.method.rawValue, path: path)
         let hostile = await state.hostileAnswer()
         if hostile == .refuse {
             var response = HTTPRoutes.json(HostileFault.refusalBody, status: 429)
@@ -108,5 +109,14 @@ extension ServerState {
             changed()
         }
         return outcome
+    }
+}
+
+extension ServerState {
+    /// Counts a Stoat REST request under its route, ids written `{id}` (what ``ReferenceServer/requestCounts()``
+    /// reports).
+    func countRequest(method: String, path: String) {
+        let route = path.split(separator: "/").map { $0.count == 26 ? "{id}" : String($0) }.joined(separator: "/")
+        requestCounts["\(method) /\(route)", default: 0] += 1
     }
 }

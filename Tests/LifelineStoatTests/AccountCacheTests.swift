@@ -60,6 +60,19 @@ struct World {
 struct AccountCacheTests {
     let world = World()
 
+    @Test("A ULID's neighbours: predecessor and successor borrow and carry in base 32; the floor of its millisecond")
+    func ulidNeighbours() {
+        #expect(ULID.predecessor(of: Ids.ulid(5, 1)) == Ids.ulid(5, 0))
+        #expect(ULID.predecessor(of: Ids.ulid(5, 0)) == String(Ids.ulid(4).prefix(10)) + "ZZZZZZZZZZZZZZZZ")
+        #expect(ULID.successor(of: Ids.ulid(5, 31)) == Ids.ulid(5, 32))
+        #expect(ULID.successor(of: Ids.ulid(5, 0).lowercased()) == Ids.ulid(5, 1))
+        #expect(ULID.floor(of: Ids.ulid(5, 77)) == ULID.predecessor(of: Ids.ulid(5, 0)))
+        #expect(ULID.predecessor(of: String(repeating: "0", count: 26)) == nil)
+        #expect(ULID.successor(of: "7" + String(repeating: "Z", count: 25)) == nil)
+        #expect(ULID.predecessor(of: "GENERAL0N9FRY2326EBBV7HH3G") == nil)
+        #expect(ULID.floor(of: "short") == nil)
+    }
+
     @Test("ULIDs give their time, in any case, and anything else gives nil")
     func ulidTime() {
         #expect(ULID.milliseconds(of: Ids.ulid(1_700_000_000_123)) == 1_700_000_000_123)
@@ -119,7 +132,10 @@ struct AccountCacheTests {
         _ = cache.ready(world.ready)
         let second = world.message(20_000, in: world.general, "second")
         let first = world.message(10_000, in: world.general, "first")
-        #expect(cache.apply(.message(second)) == AccountCache.Changes(chats: true, histories: [world.general]))
+        #expect(
+            cache.apply(.message(second))
+                == AccountCache.Changes(
+                    chats: true, histories: [world.general], messageEvents: [.received(second, origin: .live)]))
         _ = cache.apply(.message(first))
         _ = cache.apply(.message(second))  // a duplicate changes nothing
         #expect(cache.history(world.general).messages.map(\.content) == ["first", "second"])
@@ -274,7 +290,10 @@ struct AccountCacheTests {
             id: world.general, kind: .textChannel, name: "general (stored)", serverID: world.server,
             lastActivity: Date(timeIntervalSince1970: 50), lastMessage: world.message(50_000, in: world.general, "hi"))
         #expect(cache.loadStored(chats: [stored]).chats)
-        #expect(cache.sortedChats == [stored])
+        // No read state was stored for it: a chat with messages and no acknowledgement is unread.
+        var shown = stored
+        shown.isUnread = true
+        #expect(cache.sortedChats == [shown])
         _ = cache.ready(world.ready)
         #expect(cache.chats[world.general]?.name == "general")
         // Ready's channel has no newer last message than the stored one: the stored last message stays.

@@ -8,7 +8,7 @@ import Testing
 struct CacheObservationTests {
     @Test("every events observer gets every event in order; one that falls behind ends loudly, the others go on")
     func eventsBroadcast() async throws {
-        let hub = EventHub(limit: 3)
+        let hub = EventHub<BonfireEvent>(limit: 3)
         var fast = StoatEvents(hub: hub).makeAsyncIterator()
         var slow = StoatEvents(hub: hub).makeAsyncIterator()
         #expect(hub.observerCount == 2)

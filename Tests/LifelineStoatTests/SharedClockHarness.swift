@@ -17,6 +17,8 @@ final class SharedClockHarness: Sendable {
     let clock = TestClock()
     let server: ReferenceServer
     let client: StoatClient
+    /// Whether the client catches up after each CONNECTED.
+    let catchesUp: Bool
     let recorder: SnapshotRecorder
     /// The account the client signs in with: a member of the lobby, not its owner.
     let account: SeededAccount
@@ -38,6 +40,7 @@ final class SharedClockHarness: Sendable {
         var clientConfiguration = StoatClient.Configuration()
         clientConfiguration.connection.heartbeatInterval = .seconds(86_400)
         configureClient(&clientConfiguration)
+        catchesUp = clientConfiguration.catchUp.isEnabled
         client = StoatClient(
             apiURL: server.apiURL, configuration: clientConfiguration, clock: clock,
             random: SeededRandomNumberGenerator(seed: 11))
@@ -46,10 +49,15 @@ final class SharedClockHarness: Sendable {
         runner = Task { await client.run() }
     }
 
-    /// Resumes the default account's session and waits for CONNECTED.
+    /// Logs in and waits for CONNECTED and, when the client catches up, for that catch-up to end: its REST
+    /// calls are then done, and a fault the test applies next meets only what the test makes happen.
     func connect() async {
+        let reports = client.catchUps
         await client.resume(SessionCredentials(token: account.token, userID: account.userID))
         await recorder.next(.connected)
+        if catchesUp {
+            for await _ in reports { break }
+        }
     }
 
     /// Moves the test clock (and so the server's clock) to `seconds`.

@@ -35,6 +35,16 @@ struct StoatClientModelTests {
             client.cache.receive(.ready(world.ready))
         }
         #expect(Set(model.chats.map(\.id)) == [world.general, world.random, world.dm, world.notes])
+        // The unread state the first screen shows moves with the client: a message, then an ack elsewhere.
+        let message = world.message(20_000, in: world.dm, "hi")
+        await change(of: { _ = model.chats }) { client.cache.receive(.message(message)) }
+        #expect(model.chats.first { $0.id == world.dm }?.isUnread == true)
+        #expect(model.chats.first { $0.id == world.dm }?.mentionCount == 1)
+        await change(of: { _ = model.chats }) {
+            client.cache.receive(.channelAck(channel: world.dm, user: world.me.id, messageID: message.id))
+        }
+        #expect(model.chats.first { $0.id == world.dm }?.isUnread == false)
+        #expect(model.chats.first { $0.id == world.dm }?.mentionCount == 0)
 
         await change(of: { _ = model.presentation }) {
             await client.session.reportLoginFailure(LoginFailure(code: "InvalidCredentials", message: "Wrong."))

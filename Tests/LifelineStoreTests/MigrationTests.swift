@@ -189,4 +189,53 @@ struct MigrationTests {
         try database.close()
         #expect(try directory.store().accounts().map(\.label) == ["ada"])
     }
+
+    @Test(
+        "A v2 file migrates at unlock through v4: its messages and session still read, and chat states are kept and deleted with their chat"
+    )
+    func fromVersion2() async throws {
+        // The previous release's file: schema v2, an account record without a server, named by the email alone.
+        let file = try UnboundFile(store: directory.store(), label: "ada")
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        try file.write { db, sealer in
+            let tag = sealer.rowTag("message", "m1")
+            let chatTag = sealer.rowTag("chat", "chat-1")
+            let sentAt = start.storedMilliseconds
+            var payload = ByteWriter()
+            payload.append(1)
+            payload.append("m1")
+            payload.append("chat-1")
+            payload.append("u1")
+            payload.append("hello from v2")
+            let sealed = try sealer.seal(
+                payload.bytes, AccountDatabase.messageContext(tag: tag, chatTag: chatTag, sentAt: sentAt))
+            try db.execute(
+                sql: "INSERT INTO message (tag, chatTag, sentAt, payload) VALUES (?, ?, ?, ?)",
+                arguments: [tag, chatTag, sentAt, sealed])
+        }
+        let message = CachedMessage(id: "m1", chatID: "chat-1", authorID: "u1", body: "hello from v2", sentAt: start)
+
+        let outcome = await directory.store().signIn(email: testEmail, password: testPassword, verifier: FakeServer())
+        #expect(outcome.verifiedSession == testSession)
+        let database = try outcome.requireDatabase
+        #expect(
+            try await database.queue.read { try StoreSchema.current.foundVersion($0) }.version
+                == StoreSchema.current.expectedVersion)
+        #expect(try await database.messages(inChat: "chat-1", limit: 10) == [message])
+        #expect(try await database.chatStates(ids: ["chat-1"]).isEmpty)
+
+        let chat = CachedChat(
+            id: "chat-1", kind: .channel, name: "general", parentID: "s", lastActivity: start, lastMessageID: "m1",
+            lastMessage: message)
+        try await database.apply([.upsertChat(chat)])
+        let state = CachedChatState(
+            chatID: "chat-1", lastReadID: "m0", mentionIDs: ["m1"], gaps: [.init(after: "m0", before: "m1")],
+            catchUpCursor: "m0")
+        try await database.apply([.upsertChatState(state)])
+        #expect(try await database.chatStates(ids: ["chat-1", "chat-2"]) == ["chat-1": state])
+        #expect(try await database.allChatStates() == ["chat-1": state])
+        try await database.apply([.deleteChat(id: "chat-1")])
+        #expect(try await database.allChatStates().isEmpty)
+        try database.close()
+    }
 }

@@ -31,15 +31,12 @@ final class SoakChecks: Sendable {
     let violations: ViolationLog
     let origin: ContinuousClock.Instant
     private let byUser: [String: SoakSession]
-    private let groupIndexes: [String: Int]
     private let state = Mutex(State())
 
     init(
         server: ReferenceServerProcess, population: SoakPopulation, sessions: [SoakSession], posted: PostedMessages,
         violations: ViolationLog, origin: ContinuousClock.Instant
     ) {
-        groupIndexes = Dictionary(
-            uniqueKeysWithValues: population.groups.enumerated().map { ($0.element.channelID, $0.offset) })
         self.server = server
         self.sessions = sessions
         self.posted = posted
@@ -231,12 +228,13 @@ final class SoakChecks: Sendable {
                 }
                 continue
             }
-            guard time - since >= SoakRun.deliveryAllowance, let group = groupIndex(of: session) else { continue }
+            guard time - since >= SoakRun.deliveryAllowance else { continue }
             // A socket the soak deafened misses messages until its delivery deadline notices (a transition).
             if let deafened = session.deafenedAt.withLock({ $0 }), deafened == before.transitions { continue }
             // The history keeps the newest `limit`: a message is owed while fewer than `limit` are newer, one of
-            // which may be on its way unacknowledged.
-            let newest = posted.messages(of: group).sorted { $0.id > $1.id }.prefix(SoakTimings.historyLimit - 1)
+            // which may be on its way unacknowledged. Half the window: deletions move it back a little.
+            let newest = posted.messages(in: session.channelID).sorted { $0.id > $1.id }
+                .prefix(SoakTimings.historyLimit / 2)
             let due = newest.filter { time - $0.acknowledged >= SoakRun.deliveryAllowance }
             let missing = due.filter { !seen.contains($0.id) }
             for message in missing {
@@ -260,45 +258,79 @@ final class SoakChecks: Sendable {
         }
     }
 
-    /// Compares every session's history with the server's newest messages in its channel (as many as a history
-    /// keeps); returns the messages lost (on the server, not in the history) and duplicated (twice in a history).
+    /// Compares every session's history of every channel of its group with the server's newest messages there (as
+    /// many as a history keeps): a message the server lists at or above the oldest message the history holds
+    /// (below it is older history) must be in the history or inside a gap it records, else it is lost; one the
+    /// history holds that the server does not list was deleted and not noticed; in the open channel, a text the
+    /// server has edited must be the history's too. Returns the messages lost and duplicated (twice in a history).
     func finalMessageCheck(population: SoakPopulation) async throws -> (lost: Int, duplicates: Int) {
-        var truth: [String: [String]] = [:]
-        for (index, group) in population.groups.enumerated() {
+        struct Truth {
+            var ids: [String]
+            var contents: [String: String]
+        }
+        var truth: [String: Truth] = [:]
+        let limit = SoakTimings.historyLimit
+        for group in population.groups {
             guard let member = sessions.first(where: { $0.channelID == group.channelID }) else { continue }
-            let limit = SoakTimings.historyLimit
-            let page = try await server.get(
-                "/channels/\(group.channelID)/messages?limit=\(limit)&sort=Latest", token: member.token)
-            let ids = ((page as? [[String: Any]]) ?? []).compactMap { $0["_id"] as? String }.sorted()
-            let record = posted.messages(of: index).map(\.id).sorted().suffix(limit)
-            if Array(record) != ids {
-                violations.record(
-                    "server",
-                    "the server's newest \(limit) messages in \(group.channelID) are not the ones it acknowledged")
+            for channel in group.channelIDs {
+                let page = try await server.get(
+                    "/channels/\(channel)/messages?limit=\(limit)&sort=Latest", token: member.token)
+                let items = (page as? [[String: Any]]) ?? []
+                let ids = items.compactMap { $0["_id"] as? String }.sorted()
+                let record = posted.messages(in: channel).map(\.id).sorted().suffix(limit)
+                if Array(record) != ids {
+                    violations.record(
+                        "server", "the server's newest \(limit) messages in \(channel) are not the ones it acknowledged"
+                    )
+                }
+                var contents: [String: String] = [:]
+                for item in items {
+                    if let id = item["_id"] as? String { contents[id] = item["content"] as? String }
+                }
+                truth[channel] = Truth(ids: ids, contents: contents)
             }
-            truth[group.channelID] = ids
         }
         var lost = 0
         var duplicates = 0
         for session in sessions {
-            let ids = session.client.cachedHistory(of: session.channelID).messages.map(\.id)
-            let expected = truth[session.channelID] ?? []
-            let held = Set(ids)
-            duplicates += ids.count - held.count
-            let missing = expected.filter { !held.contains($0) }
-            lost += missing.count
-            if !missing.isEmpty {
-                violations.record(
-                    "lost", session: session.index,
-                    "its history lacks \(missing.count) of the channel's \(expected.count) messages at the end: "
-                        + missing.prefix(5).joined(separator: ", "))
-            }
-            let unknown = held.subtracting(expected)
-            if !unknown.isEmpty {
-                violations.record(
-                    "unknown", session: session.index,
-                    "its history holds \(unknown.count) messages the server does not list: "
-                        + unknown.prefix(5).joined(separator: ", "))
+            for channel in session.channelIDs {
+                let history = session.client.cachedHistory(of: channel)
+                let ids = history.messages.map(\.id)
+                let server = truth[channel] ?? Truth(ids: [], contents: [:])
+                let held = Set(ids)
+                duplicates += ids.count - held.count
+                let window = server.ids.filter { id in ids.first.map { id >= $0 } ?? true }
+                let missing = window.filter { id in !held.contains(id) && !history.gaps.contains { $0.contains(id) } }
+                lost += missing.count
+                if !missing.isEmpty {
+                    violations.record(
+                        "lost", session: session.index,
+                        "its history of \(channel) lacks \(missing.count) of the channel's \(window.count) newest "
+                            + "messages at the end, outside every gap: " + missing.prefix(5).joined(separator: ", "))
+                }
+                if ids.last != server.ids.last {
+                    violations.record(
+                        "lost", session: session.index,
+                        "its history of \(channel) ends at \(ids.last ?? "nothing"), the server's at "
+                            + "\(server.ids.last ?? "nothing")")
+                }
+                let unknown = held.subtracting(server.ids).filter { id in server.ids.first.map { id >= $0 } ?? true }
+                if !unknown.isEmpty {
+                    violations.record(
+                        "unknown", session: session.index,
+                        "its history of \(channel) holds \(unknown.count) messages the server does not list: "
+                            + unknown.sorted().prefix(5).joined(separator: ", "))
+                }
+                guard channel == session.channelID else { continue }
+                let stale = history.messages.filter { message in
+                    server.contents[message.id].map { $0 != message.content } ?? false
+                }
+                if !stale.isEmpty {
+                    violations.record(
+                        "edit", session: session.index,
+                        "its open channel holds \(stale.count) messages with a text the server has since edited: "
+                            + stale.prefix(5).map(\.id).joined(separator: ", "))
+                }
             }
         }
         return (lost, duplicates)
@@ -382,9 +414,5 @@ final class SoakChecks: Sendable {
             }
         }
         return figures
-    }
-
-    private func groupIndex(of session: SoakSession) -> Int? {
-        groupIndexes[session.channelID]
     }
 }

@@ -10,6 +10,12 @@ struct SoakPopulation: Sendable {
         /// A second channel of the server, where the group's sessions send through their outboxes (apart from
         /// the open channel, whose newest messages the histories are checked against).
         var outboxChannelID = ""
+        /// The server's other channels, which the sessions do not open: caught up after each reconnect all the
+        /// same.
+        var otherChannelIDs: [String] = []
+
+        /// Every channel of the group, the open one first.
+        var channelIDs: [String] { [channelID] + otherChannelIDs }
     }
 
     struct User: Sendable {
@@ -22,15 +28,22 @@ struct SoakPopulation: Sendable {
     var users: [User]
 
     /// Asks the server's admin API for `users` users in `groups` groups.
-    static func make(on server: ReferenceServerProcess, users: Int, groups: Int) async throws -> SoakPopulation {
-        let answer = try await server.admin("load/population", ["users": users, "groups": groups]) as? [String: Any]
+    static func make(
+        on server: ReferenceServerProcess, users: Int, groups: Int, channelsPerGroup: Int = 1
+    ) async throws -> SoakPopulation {
+        let answer =
+            try await server.admin(
+                "load/population", ["users": users, "groups": groups, "channels_per_group": channelsPerGroup])
+            as? [String: Any]
         guard let groupList = answer?["groups"] as? [[String: Any]], let userList = answer?["users"] as? [[String: Any]]
         else { throw ReferenceServerProcess.Failure(description: "the population's answer has no groups or users") }
         let madeGroups = try groupList.map { object in
             guard let server = object["server_id"] as? String, let channel = object["channel_id"] as? String,
                 let poster = object["poster_id"] as? String
             else { throw ReferenceServerProcess.Failure(description: "a group without its ids") }
-            return Group(serverID: server, channelID: channel, posterID: poster)
+            return Group(
+                serverID: server, channelID: channel, posterID: poster,
+                otherChannelIDs: object["other_channel_ids"] as? [String] ?? [])
         }
         var groups = madeGroups
         for index in groups.indices {
@@ -52,28 +65,48 @@ struct SoakPopulation: Sendable {
     }
 }
 
-/// The messages the soak's posters sent, per group, with when the server acknowledged each.
+/// The messages the soak's posters sent, per channel, with when the server acknowledged each; those deleted
+/// since are forgotten, those edited carry their last text.
 final class PostedMessages: Sendable {
     struct Posted: Sendable {
         var id: String
         /// When the server answered, from the run's origin.
         var acknowledged: Duration
+        var content: String
     }
 
-    private let byGroup = Mutex<[Int: [Posted]]>([:])
+    private let byChannel = Mutex<[String: [Posted]]>([:])
     private let failures = Atomic<Int>(0)
+    private let edits = Atomic<Int>(0)
+    private let deletions = Atomic<Int>(0)
 
-    func record(_ id: String, group: Int, at time: Duration) {
-        byGroup.withLock { $0[group, default: []].append(Posted(id: id, acknowledged: time)) }
+    func record(_ id: String, channel: String, content: String, at time: Duration) {
+        byChannel.withLock { $0[channel, default: []].append(Posted(id: id, acknowledged: time, content: content)) }
+    }
+
+    func edited(_ id: String, channel: String, content: String) {
+        byChannel.withLock { posted in
+            guard let index = posted[channel]?.firstIndex(where: { $0.id == id }) else { return }
+            posted[channel]?[index].content = content
+        }
+        edits.add(1, ordering: .relaxed)
+    }
+
+    func deleted(_ id: String, channel: String) {
+        byChannel.withLock { $0[channel]?.removeAll { $0.id == id } }
+        deletions.add(1, ordering: .relaxed)
     }
 
     func failed() { failures.add(1, ordering: .relaxed) }
 
-    /// A group's messages, in the order they were acknowledged.
-    func messages(of group: Int) -> [Posted] { byGroup.withLock { $0[group] ?? [] } }
+    /// A channel's messages, in the order they were acknowledged.
+    func messages(in channel: String) -> [Posted] { byChannel.withLock { $0[channel] ?? [] } }
 
-    /// How many were posted in all.
-    var count: Int { byGroup.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+    /// How many were posted in all (deleted ones not counted).
+    var count: Int { byChannel.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+
+    /// How many were edited, and deleted.
+    var changes: (edits: Int, deletions: Int) { (edits.load(ordering: .relaxed), deletions.load(ordering: .relaxed)) }
 
     /// How many posts failed (the server did not answer with a message).
     var failedPosts: Int { failures.load(ordering: .relaxed) }

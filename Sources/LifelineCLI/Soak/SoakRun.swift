@@ -28,6 +28,10 @@ struct SoakSummary: Sendable {
     /// Messages the sessions sent through their outboxes: sent exactly once, failed with a reason, neither
     /// (lost), or on the server more than once (duplicated).
     var outbox = OutboxFigures()
+    /// Messages edited and deleted during the run, and the gaps the sessions' histories record at the end.
+    var edits = 0
+    var deletions = 0
+    var gaps = 0
 
     struct OutboxFigures: Sendable {
         var sent = 0
@@ -61,7 +65,9 @@ struct SoakSummary: Sendable {
             "cpu_s": rounded(cpuSeconds, 10), "outbox_sent": .integer(outbox.sent),
             "outbox_failed": .integer(outbox.failed), "outbox_lost": .integer(outbox.lost),
             "outbox_duplicated": .integer(outbox.duplicated), "lost_answers": .integer(outbox.lostAnswers),
-            "delivery_stalls": .integer(outbox.deliveryStalls),
+            "delivery_stalls": .integer(outbox.deliveryStalls), "edits": .integer(edits),
+            "deletions": .integer(deletions),
+            "gaps": .integer(gaps),
         ])
     }
 }
@@ -104,16 +110,20 @@ struct SoakRun: Sendable {
         let server = try ReferenceServerProcess.start(rateLimits: rateLimits)
         defer { server.stop() }
         let population = try await SoakPopulation.make(
-            on: server, users: sessionCount, groups: max(1, sessionCount / 20))
+            on: server, users: sessionCount, groups: max(1, sessionCount / 20), channelsPerGroup: 2)
         let sessions = population.users.enumerated().map { index, user in
             let group = population.groups[user.group]
             return SoakSession(
                 index: index, userID: user.userID, token: user.token, serverID: group.serverID,
-                channelID: group.channelID, outboxChannelID: group.outboxChannelID, api: server.api, seed: seed,
+                channelID: group.channelID, otherChannelIDs: group.otherChannelIDs,
+                outboxChannelID: group.outboxChannelID, api: server.api, seed: seed,
                 violations: violations, origin: origin)
         }
         return try await withThrowingTaskGroup(of: Void.self) { group in
-            for session in sessions { group.addTask { await session.client.run() } }
+            for session in sessions {
+                group.addTask { await session.client.run() }
+                group.addTask { await session.followMessages() }
+            }
             defer { group.cancelAll() }
             return try await phases(server: server, population: population, sessions: sessions)
         }
@@ -130,7 +140,10 @@ struct SoakRun: Sendable {
         var sequence = 0
         for _ in 0..<SoakTimings.historyLimit {
             for index in population.groups.indices {
-                await post(in: index, of: population, sequence: &sequence, to: posted, server: server)
+                for channel in population.groups[index].channelIDs {
+                    await post(
+                        in: index, channel: channel, of: population, sequence: &sequence, to: posted, server: server)
+                }
             }
         }
         progress("connected \(sessions.count) sessions in \(population.groups.count) groups; faults for \(seconds) s")
@@ -221,7 +234,11 @@ struct SoakRun: Sendable {
         }
         violations.summariseUnprinted()
         let readings = sessions.map(\.journal.reading)
-        return SoakSummary(
+        let changes = posted.changes
+        let gaps = sessions.reduce(0) { total, session in
+            total + session.channelIDs.reduce(0) { $0 + session.client.cachedHistory(of: $1).gaps.count }
+        }
+        var summary = SoakSummary(
             sessions: sessions.count, seconds: seconds, seed: seed, faults: faults, violations: violations.count,
             memoryGrowth: memoryGrowth, taskGrowth: taskGrowth, lostMessages: lost, duplicateMessages: duplicates,
             reconnected: reconnected, messages: posted.count, transitions: readings.reduce(0) { $0 + $1.transitions },
@@ -229,6 +246,10 @@ struct SoakRun: Sendable {
             staleEventsDropped: metrics.total("lifeline_session_stale_events_total"),
             allBack: allBack.secondsValue, bound: (bounds.max() ?? .zero).secondsValue,
             residentMegabytes: Double(residentBytes()) / 1_048_576, cpuSeconds: cpuSeconds(), outbox: outbox)
+        summary.edits = changes.edits
+        summary.deletions = changes.deletions
+        summary.gaps = gaps
+        return summary
     }
 
     /// Starts the sessions a hundred at a time, each hundred CONNECTED before the next starts.
@@ -354,7 +375,8 @@ struct SoakRun: Sendable {
     }
 
     /// Posts messages as each group's poster until `end`, on average one every two seconds per group, in
-    /// groups drawn at random.
+    /// groups and channels drawn at random; one in ten steps edits a recent message of a group's open channel
+    /// instead, one in twenty deletes one.
     private func post(
         _ population: SoakPopulation, to posted: PostedMessages, server: ReferenceServerProcess, until end: Duration,
         sequence start: Int
@@ -368,27 +390,56 @@ struct SoakRun: Sendable {
             guard next < end else { return }
             try? await Task.sleep(until: origin + next)
             let index = Int.random(in: 0..<population.groups.count, using: &random)
-            await post(in: index, of: population, sequence: &sequence, to: posted, server: server)
+            let group = population.groups[index]
+            let roll = Int.random(in: 0..<20, using: &random)
+            let recent = posted.messages(in: group.channelID).suffix(SoakTimings.historyLimit / 2)
+            if roll < 3, let target = recent.randomElement(using: &random) {
+                await change(
+                    target, in: group, deleting: roll == 0, sequence: &sequence, posted: posted, server: server)
+                continue
+            }
+            let channel = group.channelIDs.randomElement(using: &random) ?? group.channelID
+            await post(in: index, channel: channel, of: population, sequence: &sequence, to: posted, server: server)
         }
     }
 
-    /// Posts one message as group `index`'s poster in its channel.
+    /// Edits (or deletes) one of a group's messages as its poster, while the sessions may be away: the open
+    /// channel's re-verification after their next reconnect must find it.
+    private func change(
+        _ target: PostedMessages.Posted, in group: SoakPopulation.Group, deleting: Bool, sequence: inout Int,
+        posted: PostedMessages, server: ReferenceServerProcess
+    ) async {
+        sequence += 1
+        do {
+            if deleting {
+                _ = try await server.admin("messages/\(target.id)/delete")
+                posted.deleted(target.id, channel: group.channelID)
+            } else {
+                let content = "soak edit \(sequence)"
+                _ = try await server.admin("messages/\(target.id)/edit", ["content": content])
+                posted.edited(target.id, channel: group.channelID, content: content)
+            }
+        } catch {
+            posted.failed()
+        }
+    }
+
+    /// Posts one message as group `index`'s poster in `channel` (its open channel when not said).
     private func post(
-        in index: Int, of population: SoakPopulation, sequence: inout Int, to posted: PostedMessages,
-        server: ReferenceServerProcess
+        in index: Int, channel: String? = nil, of population: SoakPopulation, sequence: inout Int,
+        to posted: PostedMessages, server: ReferenceServerProcess
     ) async {
         let group = population.groups[index]
+        let channel = channel ?? group.channelID
         sequence += 1
+        let content = "soak message \(sequence) in group \(index)"
         do {
             let message =
                 try await server.admin(
-                    "messages",
-                    [
-                        "user_id": group.posterID, "channel_id": group.channelID,
-                        "content": "soak message \(sequence) in group \(index)",
-                    ]) as? [String: Any]
+                    "messages", ["user_id": group.posterID, "channel_id": channel, "content": content])
+                as? [String: Any]
             guard let id = message?["_id"] as? String else { throw CancellationError() }
-            posted.record(id, group: index, at: now)
+            posted.record(id, channel: channel, content: content, at: now)
         } catch {
             posted.failed()
         }

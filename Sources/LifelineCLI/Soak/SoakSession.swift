@@ -53,8 +53,12 @@ enum SoakTimings {
             session: .init(
                 retryPolicy: retry, sessionCheck: sessionCheck, replayTimeout: replayTimeout,
                 replayRetryDelay: replayRetryDelay, subscriptionRenewal: nil, deliveryWatch: deliveryWatch),
-            friendlyName: "lifeline soak", historyLimit: historyLimit, deliveryCheck: deliveryCheck)
+            friendlyName: "lifeline soak", historyLimit: historyLimit, deliveryCheck: deliveryCheck, catchUp: catchUp)
     }
+
+    /// The catch-up (default: 5 pages of 100): pages of 25, at most 2 per chat, so that a long outage meets the
+    /// budget and leaves a gap, while an open channel's whole history (20) is still re-verified in one page.
+    static let catchUp = CatchUpPolicy(pagesPerChat: 2, pageSize: 25)
 
     /// How long after the faults stop a session that had `failures` failures may take to be CONNECTED again:
     /// a fault still acting (``residual``), then the longest retry delay the formula draws after one more
@@ -70,18 +74,25 @@ final class SoakSession: Sendable {
     let userID: String
     let token: String
     let serverID: String
+    /// The channel the session keeps open.
     let channelID: String
+    /// The group's other channels, which the session does not open.
+    let otherChannelIDs: [String]
     /// Where the session sends through its outbox.
     let outboxChannelID: String
     let client: StoatClient
     let network: ManualNetworkMonitor
     let journal: SessionJournal
+    let violations: ViolationLog
+    /// The message ids ``StoatClient/messages`` delivered.
+    private let delivered = Mutex<Set<String>>([])
     /// The journal's transition count when the soak deafened the session's socket: until a transition, its
     /// history may miss what the socket did not deliver (the delivery deadline is what notices it).
     let deafenedAt = Mutex<Int?>(nil)
 
     init(
-        index: Int, userID: String, token: String, serverID: String, channelID: String, outboxChannelID: String,
+        index: Int, userID: String, token: String, serverID: String, channelID: String,
+        otherChannelIDs: [String] = [], outboxChannelID: String,
         api: URL, seed: UInt64, violations: ViolationLog, origin: ContinuousClock.Instant
     ) {
         self.index = index
@@ -89,7 +100,9 @@ final class SoakSession: Sendable {
         self.token = token
         self.serverID = serverID
         self.channelID = channelID
+        self.otherChannelIDs = otherChannelIDs
         self.outboxChannelID = outboxChannelID
+        self.violations = violations
         network = ManualNetworkMonitor(.online)
         let journal = SessionJournal(
             index: index,
@@ -105,6 +118,30 @@ final class SoakSession: Sendable {
             apiURL: api, configuration: SoakTimings.client, network: network,
             random: BenchmarkRandomNumberGenerator(seed: seeds.next()), logger: logger)
     }
+
+    /// Every channel of the session's group, the open one first.
+    var channelIDs: [String] { [channelID] + otherChannelIDs }
+
+    /// Follows ``StoatClient/messages`` until the client stops: a message id received twice — live and caught up,
+    /// or caught up twice — is a violation.
+    func followMessages() async {
+        do {
+            for try await event in client.messages {
+                guard case .received(let message, let origin) = event else { continue }
+                let first = delivered.withLock { $0.insert(message.id).inserted }
+                if !first {
+                    violations.record(
+                        "delivery", session: index,
+                        "message \(message.id) reached the message stream twice (the second time \(origin))")
+                }
+            }
+        } catch {
+            violations.record("delivery", session: index, "the message stream ended: \(error.message)")
+        }
+    }
+
+    /// How many message ids the stream delivered.
+    var deliveredCount: Int { delivered.withLock { $0.count } }
 
     /// Opens the group's channel, subscribes to its server and resumes the session (LOGIN_CACHED).
     func start() async {

@@ -71,12 +71,28 @@ public struct BonfireDecoder: Sendable {
 
     /// Decodes one frame with `JSONDecoder` alone: the reference the fast path must agree with.
     static func decodeWithFoundation(_ bytes: Data) -> Outcome {
+        decodeReportingSkips(bytes).outcome
+    }
+
+    /// Decodes one frame, with the reasons of the events a `Bulk` frame carried that did not decode: each
+    /// of a `Bulk`'s events is decoded on its own, so one bad event is skipped and the rest are applied.
+    func decodeReportingSkips(_ bytes: Data) -> (outcome: Outcome, skipped: [String]) {
+        guard bytes.count <= maximumFrameSize else { return (.tooLarge(bytes: bytes.count), []) }
+        if FastReadyDecoder.mightBeReady(bytes), let ready = try? FastReadyDecoder.decode(bytes) {
+            return (.event(.ready(ready)), [])
+        }
+        return Self.decodeReportingSkips(bytes)
+    }
+
+    /// ``decodeReportingSkips(_:)`` with `JSONDecoder` alone.
+    static func decodeReportingSkips(_ bytes: Data) -> (outcome: Outcome, skipped: [String]) {
         do {
-            return .event(try JSONDecoder().decode(EventEnvelope.self, from: bytes).event)
+            let envelope = try JSONDecoder().decode(EventEnvelope.self, from: bytes)
+            return (.event(envelope.event), envelope.skipped)
         } catch let error as DecodingError {
-            return .undecodable(reason: Self.reason(error))
+            return (.undecodable(reason: Self.reason(error)), [])
         } catch {
-            return .undecodable(reason: "\(type(of: error))")
+            return (.undecodable(reason: "\(type(of: error))"), [])
         }
     }
 
@@ -98,6 +114,22 @@ public struct BonfireDecoder: Sendable {
 /// The wire shape of every server event: a JSON object tagged by `type`, decoded in one pass.
 struct EventEnvelope: Decodable {
     let event: BonfireEvent
+    /// Why each event of a `Bulk` that did not decode was skipped.
+    var skipped: [String] = []
+
+    /// One event of a `Bulk`: decoded, or the reason it was not.
+    private struct BulkElement: Decodable {
+        var envelope: EventEnvelope?
+        var failure: String?
+
+        init(from decoder: any Decoder) throws {
+            do {
+                envelope = try EventEnvelope(from: decoder)
+            } catch let error as DecodingError {
+                failure = BonfireDecoder.reason(error)
+            }
+        }
+    }
 
     private enum Key: String, CodingKey {
         case type, data, v, id, channel, user, result, clear, append, ids, member, reason, server, channels, emojis
@@ -150,7 +182,12 @@ struct EventEnvelope: Decodable {
                 event = .error(BonfireError(kind: (try? container.decode(String.self, forKey: .data)) ?? "Unknown"))
             }
         case "Bulk":
-            event = .bulk(try container.decode([EventEnvelope].self, forKey: .v).map(\.event))
+            // Each event on its own: one that does not decode is skipped (and said), the others are applied.
+            let elements = try container.decode([BulkElement].self, forKey: .v)
+            event = .bulk(elements.compactMap { $0.envelope?.event })
+            skipped = elements.flatMap { element in
+                element.failure.map { [$0] } ?? (element.envelope?.skipped ?? [])
+            }
         case "Message": event = .message(try Message(from: decoder))
         case "MessageUpdate":
             event = .messageUpdate(

@@ -24,13 +24,16 @@ struct AccountCache: Sendable {
         var histories: Set<String> = []
         /// These servers' member lists changed.
         var members: Set<String> = []
+        /// What happened to messages, in order, for ``StoatClient/messages``: each message id received once.
+        var messageEvents: [MessageEvent] = []
 
-        var isEmpty: Bool { !chats && histories.isEmpty && members.isEmpty }
+        var isEmpty: Bool { !chats && histories.isEmpty && members.isEmpty && messageEvents.isEmpty }
 
         mutating func formUnion(_ other: Changes) {
             chats = chats || other.chats
             histories.formUnion(other.histories)
             members.formUnion(other.members)
+            messageEvents += other.messageEvents
         }
     }
 
@@ -48,10 +51,13 @@ struct AccountCache: Sendable {
         /// Member user ids by server.
         var members: [String: Set<String>] = [:]
         var deletedMembers: [String: Set<String>] = [:]
+        /// Chats whose state (read marker, mentions, gaps, catch-up cursor) changed.
+        var chatStates: Set<String> = []
 
         var isEmpty: Bool {
             chats.isEmpty && deletedChats.isEmpty && servers.isEmpty && deletedServers.isEmpty && users.isEmpty
                 && messages.isEmpty && deletedMessages.isEmpty && members.isEmpty && deletedMembers.isEmpty
+                && chatStates.isEmpty
         }
     }
 
@@ -101,12 +107,13 @@ struct AccountCache: Sendable {
     private(set) var users: [String: User] = [:]
     private(set) var servers: [String: Server] = [:]
     private(set) var channels: [String: Channel] = [:]
-    private(set) var chats: [String: Chat] = [:]
-    private(set) var histories: [String: ChannelHistory] = [:]
+    var chats: [String: Chat] = [:]
+    var histories: [String: ChannelHistory] = [:]
     private(set) var members: [String: [String: Member]] = [:]
     private(set) var staleMembers: Set<String> = []
-    /// Fetches in flight, by channel.
-    private(set) var fetches: [String: HistoryFetch] = [:]
+    /// Fetches in flight, by channel, then by the token ``historyFetchStarted(channel:)`` gave.
+    private(set) var fetches: [String: [Int: HistoryFetch]] = [:]
+    private var nextFetchToken = 0
     /// How many times the cache was invalidated (or discarded): a fetch that began in an earlier generation
     /// merges its data but leaves the history or member list stale.
     private(set) var generation: UInt64 = 0
@@ -115,9 +122,40 @@ struct AccountCache: Sendable {
     /// Events that named something the cache does not know (a message for an unknown channel…).
     private(set) var ignoredEvents = 0
 
-    init(historyLimit: Int = 100) {
+    // MARK: Read state and catch-up (AccountCache+CatchUp.swift)
+
+    /// The `Ready` fields the client asked for: the others, absent or empty, say nothing.
+    let readyFields: ReadyFields
+    /// Whether the client catches up after each CONNECTED (and so keeps the bookkeeping for it).
+    let tracksCatchUp: Bool
+    /// Each channel's read state: the last message acknowledged, the mentions not yet acknowledged.
+    var readStates: [String: ReadState] = [:]
+    /// Each channel's holes in its cached history, oldest first.
+    var gaps: [String: [HistoryGap]] = [:]
+    /// Where each chat's catch-up resumes, while one is under way (stored, so a restart resumes too).
+    var catchUpCursors: [String: String] = [:]
+    /// What each chat's history was known whole up to when `Ready` came (or when its stored row was read
+    /// after `Ready`): the next plan's cursors, for chats without a stored one.
+    var readyCursors: [String: CatchUpPlan.Cursor] = [:]
+    /// Between `Ready` and the catch-up's plan: live messages are noted so the plan's pages do not deliver
+    /// them again.
+    var awaitingCatchUp = false
+    /// Message ids delivered to ``StoatClient/messages`` while a chat's catch-up is planned or under way.
+    var deliveredDuringCatchUp: [String: Set<String>] = [:]
+    /// The newest message id the cache knew when `Ready` came: of a chat new to the cache, only messages newer
+    /// than it were posted while the client was away.
+    var deliveryBaseline: String?
+    /// Chats whose history is known whole in this generation (caught up, or nothing new): a history read from
+    /// the store for them is fresh.
+    var knownWhole: Set<String> = []
+    /// Whether `Ready` gave the read states (`ready=channel_unreads`), so `GET /sync/unreads` is not needed.
+    var readyGaveUnreads = false
+
+    init(historyLimit: Int = 100, readyFields: ReadyFields = .bonfireDefault, tracksCatchUp: Bool = false) {
         precondition(historyLimit > 0, "historyLimit must be positive, got \(historyLimit)")
         self.historyLimit = historyLimit
+        self.readyFields = readyFields
+        self.tracksCatchUp = tracksCatchUp
     }
 
     // MARK: - Reading
@@ -127,7 +165,9 @@ struct AccountCache: Sendable {
 
     /// A channel's history; an unknown or never-loaded channel has an empty, stale one.
     func history(_ channel: String) -> ChannelHistory {
-        histories[channel] ?? ChannelHistory(channelID: channel)
+        var history = histories[channel] ?? ChannelHistory(channelID: channel)
+        history.gaps = gaps[channel] ?? []
+        return history
     }
 
     /// A server's members, by user id.
@@ -149,9 +189,24 @@ struct AccountCache: Sendable {
     /// cache already holds from the server are kept as they are.
     mutating func loadStored(chats stored: [Chat]) -> Changes {
         var changed = false
-        for chat in stored where chats[chat.id] == nil {
-            chats[chat.id] = chat
-            changed = true
+        for chat in stored {
+            guard var held = chats[chat.id] else {
+                chats[chat.id] = chat
+                refreshUnread(chat.id)
+                changed = true
+                continue
+            }
+            // `Ready` came first: the stored last message is what the cache knew before this connection,
+            // where its catch-up starts; it is shown until a newer one comes.
+            if let last = chat.lastMessage, tracksCatchUp, readyCursors[chat.id] == nil {
+                readyCursors[chat.id] = .message(last.id)
+            }
+            if let last = chat.lastMessage, held.lastMessage.map({ $0.id < last.id }) ?? true {
+                held.lastMessage = last
+                chats[chat.id] = held
+                refreshUnread(chat.id)
+                changed = true
+            }
         }
         return Changes(chats: changed)
     }
@@ -160,9 +215,10 @@ struct AccountCache: Sendable {
     /// stale (the store may be behind the server).
     mutating func loadStored(messages stored: [Message], channel: String) -> Changes {
         guard histories[channel]?.messages.isEmpty ?? true, !stored.isEmpty else { return Changes() }
-        var history = ChannelHistory(channelID: channel)
+        var history = ChannelHistory(channelID: channel, isStale: !knownWhole.contains(channel))
         history.messages = Self.bounded(stored.sorted { $0.id < $1.id }, limit: historyLimit)
         histories[channel] = history
+        trimGaps(channel)
         return Changes(histories: [channel])
     }
 
@@ -186,6 +242,7 @@ struct AccountCache: Sendable {
     mutating func invalidate() -> Changes {
         var changes = Changes()
         generation &+= 1
+        knownWhole = []
         for (id, history) in histories where !history.isStale {
             histories[id]?.isStale = true
             changes.histories.insert(id)
@@ -201,7 +258,7 @@ struct AccountCache: Sendable {
     /// written after this.
     mutating func discard() {
         let next = generation &+ 1
-        self = AccountCache(historyLimit: historyLimit)
+        self = AccountCache(historyLimit: historyLimit, readyFields: readyFields, tracksCatchUp: tracksCatchUp)
         generation = next
     }
 
@@ -215,26 +272,45 @@ struct AccountCache: Sendable {
 
     /// Takes `Ready`'s users, servers, channels and memberships as the truth: chats and servers it no
     /// longer lists are removed (with their histories), the rest updated.
+    ///
+    /// Only the fields the client asked for (``readyFields``) are taken: a field it did not ask for says
+    /// nothing, whether the server left it out (bonfire) or sent it empty (the new gateway), so it never reads
+    /// as "no chats" or "all read".
     mutating func ready(_ ready: Ready) -> Changes {
         var changes = Changes(chats: true)
-        userID = userID ?? ready.users.first { $0.relationship == "User" }?.id
-        // Room for every user at once: a large Ready grows these from empty after each sign-in, and growing
-        // them step by step cost as much as the inserts (measured on `lifeline bench`'s time-to-connected).
-        users.reserveCapacity(users.count + ready.users.count)
-        pending.users.reserveCapacity(pending.users.count + ready.users.count)
-        for user in ready.users { upsert(user) }
-        let serverIDs = Set(ready.servers.map(\.id))
-        for id in servers.keys where !serverIDs.contains(id) { removeServer(id, into: &changes) }
-        for server in ready.servers {
-            servers[server.id] = server
-            pending.servers.insert(server.id)
+        if tracksCatchUp { noteCatchUpStart() }
+        if readyFields.contains(.users) {
+            // The viewer is the one user whose relationship is `User` (bonfire lists it last, the gateway
+            // first); the id the session signed in with, when known, wins.
+            userID = userID ?? ready.users.first { $0.relationship == "User" }?.id
+            // Room for every user at once: a large Ready grows these from empty after each sign-in, and growing
+            // them step by step cost as much as the inserts (measured on `lifeline bench`'s time-to-connected).
+            users.reserveCapacity(users.count + ready.users.count)
+            pending.users.reserveCapacity(pending.users.count + ready.users.count)
+            for user in ready.users { upsert(user) }
         }
-        let channelIDs = Set(ready.channels.map(\.id))
-        for id in Set(channels.keys).union(chats.keys) where !channelIDs.contains(id) {
-            removeChannel(id, into: &changes)
+        if readyFields.contains(.servers) {
+            let serverIDs = Set(ready.servers.map(\.id))
+            for id in servers.keys where !serverIDs.contains(id) { removeServer(id, into: &changes) }
+            for server in ready.servers {
+                servers[server.id] = server
+                pending.servers.insert(server.id)
+            }
         }
-        for channel in ready.channels { upsert(channel) }
-        for member in ready.members { upsert(member, into: &changes) }
+        if readyFields.contains(.channels) {
+            let channelIDs = Set(ready.channels.map(\.id))
+            for id in Set(channels.keys).union(chats.keys) where !channelIDs.contains(id) {
+                removeChannel(id, into: &changes)
+            }
+            for channel in ready.channels { upsert(channel) }
+        }
+        if readyFields.contains(.members) {
+            for member in ready.members { upsert(member, into: &changes) }
+        }
+        if readyFields.contains(.channelUnreads) {
+            readyGaveUnreads = true
+            unreadsFetched(ready.channelUnreads)
+        }
         return changes
     }
 
@@ -256,30 +332,40 @@ struct AccountCache: Sendable {
                 ignoredEvents += 1
                 return changes
             }
-            insert(message, into: &changes)
+            insert(message, origin: .live, into: &changes)
         case .messageUpdate(let id, let channel, let data, let clear):
-            fetches[channel]?.updates.append(.update(id: id, data: data, clear: clear))
+            noteUpdate(.update(id: id, data: data, clear: clear), channel: channel)
             edit(message: id, channel: channel, into: &changes) { $0.apply(data, clearing: clear) }
+            let message = histories[channel]?.messages.first { $0.id == id }
+            changes.messageEvents.append(
+                .updated(MessageChange(id: id, channel: channel, data: data, message: message, origin: .live)))
         case .messageAppend(let id, let channel, let embeds):
-            fetches[channel]?.updates.append(.append(id: id, embeds: embeds))
+            noteUpdate(.append(id: id, embeds: embeds), channel: channel)
             edit(message: id, channel: channel, into: &changes) { $0.embeds = ($0.embeds ?? []) + embeds }
         case .messageReact(let id, let channel, let user, let emoji):
-            fetches[channel]?.updates.append(.react(id: id, user: user, emoji: emoji, added: true))
+            noteUpdate(.react(id: id, user: user, emoji: emoji, added: true), channel: channel)
             edit(message: id, channel: channel, into: &changes) {
                 Self.react(&$0, user: user, emoji: emoji, added: true)
             }
         case .messageUnreact(let id, let channel, let user, let emoji):
-            fetches[channel]?.updates.append(.react(id: id, user: user, emoji: emoji, added: false))
+            noteUpdate(.react(id: id, user: user, emoji: emoji, added: false), channel: channel)
             edit(message: id, channel: channel, into: &changes) {
                 Self.react(&$0, user: user, emoji: emoji, added: false)
             }
         case .messageRemoveReaction(let id, let channel, let emoji):
-            fetches[channel]?.updates.append(.removeReaction(id: id, emoji: emoji))
+            noteUpdate(.removeReaction(id: id, emoji: emoji), channel: channel)
             edit(message: id, channel: channel, into: &changes) { $0.reactions?[emoji] = nil }
         case .messageDelete(let id, let channel):
             delete(message: id, channel: channel, into: &changes)
+            changes.messageEvents.append(.deleted(id: id, channel: channel, origin: .live))
         case .bulkMessageDelete(let channel, let ids):
-            for id in ids { delete(message: id, channel: channel, into: &changes) }
+            for id in ids {
+                delete(message: id, channel: channel, into: &changes)
+                changes.messageEvents.append(.deleted(id: id, channel: channel, origin: .live))
+            }
+        case .channelAck(let channel, let user, let messageID):
+            guard user == userID || userID == nil else { return changes }
+            acknowledged(channel: channel, message: messageID, into: &changes)
 
         case .channelCreate(let channel):
             upsert(channel)
@@ -291,6 +377,7 @@ struct AccountCache: Sendable {
             }
             channel.apply(data, clearing: clear)
             upsert(channel)
+            refreshUnread(id)
             changes.chats = true
         case .channelDelete(let id):
             removeChannel(id, into: &changes)
@@ -348,7 +435,7 @@ struct AccountCache: Sendable {
         case .userPlatformWipe(let user, _):
             wipe(user: user, into: &changes)
 
-        case .authenticated, .pong, .ping, .logout, .error, .channelStartTyping, .channelStopTyping, .channelAck,
+        case .authenticated, .pong, .ping, .logout, .error, .channelStartTyping, .channelStopTyping,
             .userSlowmodes, .emojiCreate, .emojiDelete, .operationFinished, .unknown:
             break
         }
@@ -357,36 +444,93 @@ struct AccountCache: Sendable {
 
     // MARK: - REST
 
-    /// A fetch of `channel`'s latest messages starts: live events are noted until it ends.
-    mutating func historyFetchStarted(channel: String) {
-        fetches[channel] = HistoryFetch(generation: generation)
+    /// A fetch of `channel`'s messages starts: live events are noted until it ends. Returns the fetch's token,
+    /// which its end (``historyFetched(channel:page:users:fetch:)``, ``historyFetchFailed(channel:fetch:)``) names.
+    @discardableResult
+    mutating func historyFetchStarted(channel: String) -> Int {
+        nextFetchToken &+= 1
+        fetches[channel, default: [:]][nextFetchToken] = HistoryFetch(generation: generation)
+        return nextFetchToken
     }
 
-    /// The latest page of `channel`'s messages arrived: it replaces the history, merged with what
-    /// happened live while it was on its way — messages that arrived meanwhile are kept, messages
-    /// deleted meanwhile are not brought back. The history is fresh afterwards.
-    ///
-    /// - Parameters:
-    ///   - channel: The channel.
-    ///   - page: The server's latest messages, in any order.
-    ///   - users: The users the page named (`include_users`), if any.
-    mutating func historyFetched(channel: String, page: [Message], users pageUsers: [User] = []) -> Changes {
-        let fetch = fetches.removeValue(forKey: channel) ?? HistoryFetch(generation: generation)
-        for user in pageUsers { upsert(user) }
+    /// Notes a live change of a message for every fetch of its channel in flight.
+    mutating func noteUpdate(_ update: HistoryFetch.Update, channel: String) {
+        forEachFetch(of: channel) { $0.updates.append(update) }
+    }
+
+    private mutating func forEachFetch(of channel: String, _ body: (inout HistoryFetch) -> Void) {
+        guard var list = fetches[channel] else { return }
+        for key in list.keys {
+            if var fetch = list[key] {
+                body(&fetch)
+                list[key] = fetch
+            }
+        }
+        fetches[channel] = list
+    }
+
+    /// Ends fetch `token` of `channel` (without a token, the newest one): what happened live meanwhile.
+    mutating func endFetch(_ token: Int?, channel: String) -> HistoryFetch {
+        guard let token = token ?? fetches[channel]?.keys.max(),
+            let fetch = fetches[channel]?.removeValue(forKey: token)
+        else { return HistoryFetch(generation: generation) }
+        if fetches[channel]?.isEmpty == true { fetches[channel] = nil }
+        return fetch
+    }
+
+    /// The page's messages of `channel`, with what happened live while it was on its way replayed on them:
+    /// messages deleted meanwhile are dropped, changes applied again to the page's (older) copies, and
+    /// messages that arrived meanwhile kept as the cache has them.
+    func merged(_ page: [Message], channel: String, fetch: HistoryFetch) -> [String: Message] {
         var byID: [String: Message] = [:]
         for message in page where message.channel == channel && !fetch.deleted.contains(message.id) {
             byID[message.id] = message
         }
-        // The page may predate changes that happened live: replay them on its copies.
         for update in fetch.updates where !fetch.arrived.contains(update.id) {
             if var message = byID[update.id] {
                 update.apply(to: &message)
                 byID[update.id] = message
             }
         }
-        let previous = histories[channel]?.messages ?? []
-        for message in previous where fetch.arrived.contains(message.id) {
+        for message in histories[channel]?.messages ?? [] where fetch.arrived.contains(message.id) {
             byID[message.id] = message
+        }
+        return byID
+    }
+
+    /// The latest page of `channel`'s messages arrived: it replaces the history, merged with what
+    /// happened live while it was on its way — messages that arrived meanwhile are kept, messages
+    /// deleted meanwhile are not brought back. The history is fresh afterwards, unless the fetch began before
+    /// a reconnect. Messages the client had not seen reach ``StoatClient/messages`` as caught up; a full page
+    /// that does not reach the history's newest message leaves a ``HistoryGap`` below it.
+    ///
+    /// - Parameters:
+    ///   - channel: The channel.
+    ///   - page: The server's latest messages, in any order.
+    ///   - users: The users the page named (`include_users`), if any.
+    ///   - fetch: The token ``historyFetchStarted(channel:)`` gave.
+    ///   - limit: How many messages the page asked for (a page this long may not reach older ones).
+    mutating func historyFetched(
+        channel: String, page: [Message], users pageUsers: [User] = [], fetch token: Int? = nil, limit: Int? = nil
+    ) -> Changes {
+        let fetch = endFetch(token, channel: channel)
+        for user in pageUsers { upsert(user) }
+        let byID = merged(page, channel: channel, fetch: fetch)
+        let previous = histories[channel]?.messages ?? []
+        let knownIDs = Set(previous.map(\.id))
+        var changes = Changes(histories: [channel])
+        // What the client had not seen: inside or above the window of messages it held (older ones are older
+        // history), not held, and not delivered live meanwhile. Without a window, newer than the newest message
+        // it knew anywhere.
+        let above = [previous.first?.id, catchUpCursors[channel]].compactMap { $0 }.min() ?? deliveryBaseline
+        let fresh = byID.values.filter { message in
+            !knownIDs.contains(message.id) && !fetch.arrived.contains(message.id)
+                && above.map { message.id > $0 } ?? false
+                && !(deliveredDuringCatchUp[channel]?.contains(message.id) ?? false)
+        }
+        for message in fresh.sorted(by: { $0.id < $1.id }) {
+            noteDelivered(message, channel: channel)
+            changes.messageEvents.append(.received(message, origin: .caughtUp))
         }
         let merged = Self.bounded(byID.values.sorted { $0.id < $1.id }, limit: historyLimit)
         let kept = Set(merged.map(\.id))
@@ -397,14 +541,21 @@ struct AccountCache: Sendable {
         pending.deletedMessages[channel]?.subtract(kept)
         histories[channel] = ChannelHistory(
             channelID: channel, messages: merged, isStale: fetch.generation != generation)
-        var changes = Changes(histories: [channel])
+        // What the page covers is known; a full page above everything held leaves a hole below it.
+        let oldest = page.map(\.id).min()
+        let isFull = limit.map { page.count >= $0 } ?? false
+        cover(channel, from: isFull ? oldest : nil, through: nil)
+        if isFull, let oldest, let newestHeld = previous.last?.id, newestHeld < oldest {
+            addGap(HistoryGap(after: newestHeld, before: oldest), channel: channel)
+        }
+        trimGaps(channel)
         if let newest = merged.last { noteLastMessage(newest, into: &changes) }
         return changes
     }
 
     /// A fetch of `channel`'s history failed: the history stays as it was (stale).
-    mutating func historyFetchFailed(channel: String) {
-        fetches[channel] = nil
+    mutating func historyFetchFailed(channel: String, fetch token: Int? = nil) {
+        _ = endFetch(token, channel: channel)
     }
 
     /// The server's member list arrived: it replaces the list, which is fresh afterwards — unless the cache
@@ -433,7 +584,7 @@ struct AccountCache: Sendable {
     /// `Message` event for it changes nothing more).
     mutating func sent(_ message: Message) -> Changes {
         var changes = Changes()
-        insert(message, into: &changes)
+        insert(message, origin: .live, into: &changes)
         return changes
     }
 
@@ -447,16 +598,32 @@ struct AccountCache: Sendable {
 
     // MARK: - Internals
 
-    private mutating func insert(_ message: Message, into changes: inout Changes) {
+    /// Inserts a message into its history (bounded), and delivers it to ``StoatClient/messages`` when the client
+    /// had not seen it: live, or caught up.
+    mutating func insert(
+        _ message: Message, origin: MessageOrigin, deliver: Bool = true, into changes: inout Changes
+    ) {
         let channel = message.channel
-        fetches[channel]?.arrived.insert(message.id)
-        fetches[channel]?.deleted.remove(message.id)
-        var history = histories[channel] ?? ChannelHistory(channelID: channel)
+        forEachFetch(of: channel) { fetch in
+            fetch.arrived.insert(message.id)
+            fetch.deleted.remove(message.id)
+        }
+        // Taken out of the dictionary while it changes, so that its messages are not copied (a history shared
+        // by the dictionary and a copy would be, on the first insertion: a hundred messages for one).
+        var history = histories.removeValue(forKey: channel) ?? ChannelHistory(channelID: channel)
         let index = Self.insertionIndex(of: message.id, in: history.messages)
         if index < history.messages.count, history.messages[index].id == message.id {
-            guard history.messages[index] != message else { return }
+            guard history.messages[index] != message else {
+                histories[channel] = history
+                return
+            }
             history.messages[index] = message
         } else {
+            if deliver, !(deliveredDuringCatchUp[channel]?.contains(message.id) ?? false) {
+                noteDelivered(message, channel: channel)
+                noteMention(message)
+                changes.messageEvents.append(.received(message, origin: origin))
+            }
             history.messages.insert(message, at: index)
             if history.messages.count > historyLimit {
                 let dropped = history.messages.removeFirst()
@@ -465,7 +632,8 @@ struct AccountCache: Sendable {
             }
         }
         histories[channel] = history
-        if history.messages.contains(where: { $0.id == message.id }) {
+        trimGaps(channel)
+        if histories[channel]?.messages.contains(where: { $0.id == message.id }) == true {
             pending.messages[channel, default: []].insert(message.id)
             pending.deletedMessages[channel]?.remove(message.id)
         }
@@ -474,7 +642,7 @@ struct AccountCache: Sendable {
     }
 
     /// Changes a message the history holds, in place.
-    private mutating func edit(
+    mutating func edit(
         message id: String, channel: String, into changes: inout Changes, _ body: (inout Message) -> Void
     ) {
         guard let index = histories[channel]?.messages.firstIndex(where: { $0.id == id }),
@@ -518,9 +686,11 @@ struct AccountCache: Sendable {
         }
     }
 
-    private mutating func delete(message id: String, channel: String, into changes: inout Changes) {
-        fetches[channel]?.deleted.insert(id)
-        fetches[channel]?.arrived.remove(id)
+    mutating func delete(message id: String, channel: String, into changes: inout Changes) {
+        forEachFetch(of: channel) { fetch in
+            fetch.deleted.insert(id)
+            fetch.arrived.remove(id)
+        }
         guard let index = histories[channel]?.messages.firstIndex(where: { $0.id == id }) else { return }
         histories[channel]?.messages.remove(at: index)
         pending.messages[channel]?.remove(id)
@@ -529,12 +699,13 @@ struct AccountCache: Sendable {
         if chats[channel]?.lastMessage?.id == id {
             chats[channel]?.lastMessage = histories[channel]?.messages.last
             pending.chats.insert(channel)
+            refreshUnread(channel)
             changes.chats = true
         }
     }
 
     /// Makes `message` its chat's last message if it is the newest the chat has seen.
-    private mutating func noteLastMessage(_ message: Message, into changes: inout Changes) {
+    mutating func noteLastMessage(_ message: Message, into changes: inout Changes) {
         guard var chat = chats[message.channel] else { return }
         if let last = chat.lastMessage, last.id > message.id { return }
         guard chat.lastMessage != message else { return }
@@ -545,10 +716,11 @@ struct AccountCache: Sendable {
         }
         chats[message.channel] = chat
         pending.chats.insert(chat.id)
+        refreshUnread(message.channel)
         changes.chats = true
     }
 
-    private mutating func upsert(_ user: User) {
+    mutating func upsert(_ user: User) {
         // One lookup: the new value goes in, and the old one says whether anything changed.
         guard users.updateValue(user, forKey: user.id) != user else { return }
         pending.users.insert(user.id)
@@ -571,15 +743,17 @@ struct AccountCache: Sendable {
             if chats.removeValue(forKey: channel.id) != nil { pending.deletedChats.insert(channel.id) }
             return
         }
-        // Keep the last message the cache knows when it is still the channel's last one, or newer.
-        if let known = chats[channel.id]?.lastMessage ?? histories[channel.id]?.messages.last,
-            known.id >= (channel.lastMessageID ?? "")
-        {
+        // Keep the last message the cache knows: the channel's last one, or newer, or — until the catch-up
+        // brings the newer one — the last the client has seen.
+        if let known = chats[channel.id]?.lastMessage ?? histories[channel.id]?.messages.last {
             chat.lastMessage = known
             chat.lastActivity = max(chat.lastActivity, ULID.date(of: known.id) ?? chat.lastActivity)
         }
+        chat.isUnread = chats[channel.id]?.isUnread ?? false
+        chat.mentionCount = chats[channel.id]?.mentionCount ?? 0
         guard chats[channel.id] != chat else { return }
         chats[channel.id] = chat
+        refreshUnread(channel.id)
         pending.chats.insert(channel.id)
     }
 
@@ -627,6 +801,13 @@ struct AccountCache: Sendable {
             changes.histories.insert(id)
         }
         fetches[id] = nil
+        // The store deletes a chat's state with the chat; a chat deleted during its catch-up ends it quietly.
+        readStates[id] = nil
+        gaps[id] = nil
+        catchUpCursors[id] = nil
+        readyCursors[id] = nil
+        deliveredDuringCatchUp[id] = nil
+        pending.chatStates.remove(id)
     }
 
     /// The chat a channel is shown as, or `nil` for a channel that is not a conversation (a voice

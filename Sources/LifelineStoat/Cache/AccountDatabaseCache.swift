@@ -39,6 +39,8 @@ package struct AccountDatabaseCache: CachePersistence {
         for chat in batch.chats { changes.append(.upsertChat(try Self.stored(chat, encoder))) }
         for message in batch.messages { changes.append(.upsertMessage(try Self.stored(message, encoder))) }
         for member in batch.members { changes.append(.upsertMember(try Self.stored(member, encoder))) }
+        for id in batch.deletedChatStates { changes.append(.deleteChatState(chatID: id)) }
+        for state in batch.chatStates { changes.append(.upsertChatState(Self.stored(state))) }
         try await database.apply(changes, messagesPerChat: messagesPerChat)
     }
 
@@ -67,6 +69,30 @@ package struct AccountDatabaseCache: CachePersistence {
 
     func users(_ ids: [String]) async throws -> [User] {
         try await database.users(ids: ids).values.map(Self.user)
+    }
+
+    func chatStates(_ ids: [String]?) async throws -> [AccountCache.ChatState] {
+        let stored: [String: CachedChatState]
+        if let ids {
+            stored = try await database.chatStates(ids: ids)
+        } else {
+            stored = try await database.allChatStates()
+        }
+        return stored.values.sorted { $0.chatID < $1.chatID }.map(Self.chatState)
+    }
+
+    static func stored(_ state: AccountCache.ChatState) -> CachedChatState {
+        CachedChatState(
+            chatID: state.chatID, lastReadID: state.readState.lastRead, mentionIDs: state.readState.mentions,
+            gaps: state.gaps.map { CachedChatState.Gap(after: $0.after, before: $0.before) },
+            catchUpCursor: state.catchUpCursor)
+    }
+
+    static func chatState(_ stored: CachedChatState) -> AccountCache.ChatState {
+        AccountCache.ChatState(
+            chatID: stored.chatID, readState: ReadState(lastRead: stored.lastReadID, mentions: stored.mentionIDs),
+            gaps: stored.gaps.map { HistoryGap(after: $0.after, before: $0.before) },
+            catchUpCursor: stored.catchUpCursor)
     }
 
     // MARK: - Stoat to store

@@ -37,12 +37,19 @@ final class CacheEngine: CacheInvalidation {
     private let writerWakeups: AsyncStream<Void>
     private let wakeWriter: AsyncStream<Void>.Continuation
     let signals = ChangeSignals()
-    let events: EventHub
+    let events: EventHub<BonfireEvent>
+    /// What happened to messages (``StoatClient/messages``), published after the cache applied it, and each
+    /// catch-up's report after the messages it found.
+    let messages: EventHub<MessageFeedItem>
     private let logger: Logger
 
-    init(historyLimit: Int, eventBufferLimit: Int, logger: Logger) {
-        state = Mutex(AccountCache(historyLimit: historyLimit))
+    init(
+        historyLimit: Int, eventBufferLimit: Int, readyFields: ReadyFields = .bonfireDefault,
+        tracksCatchUp: Bool = false, logger: Logger
+    ) {
+        state = Mutex(AccountCache(historyLimit: historyLimit, readyFields: readyFields, tracksCatchUp: tracksCatchUp))
         events = EventHub(limit: eventBufferLimit)
+        messages = EventHub(limit: eventBufferLimit)
         (writerWakeups, wakeWriter) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         self.logger = logger
     }
@@ -68,9 +75,32 @@ final class CacheEngine: CacheInvalidation {
     /// Applies a change, wakes the observers of what it touched and the writer.
     @discardableResult
     func update(_ body: (inout AccountCache) -> AccountCache.Changes) -> AccountCache.Changes {
-        let changes = state.withLock { body(&$0) }
+        // Message events are published under the cache's lock, so that two updates' events reach the stream in
+        // the order the cache applied them.
+        let changes = state.withLock { cache in
+            let changes = body(&cache)
+            for event in changes.messageEvents { messages.publish(.message(event)) }
+            return changes
+        }
         announce(changes)
         return changes
+    }
+
+    /// Publishes a catch-up's report on the message feed, after every message event published before.
+    func publish(_ report: CatchUpReport) {
+        state.withLock { _ in messages.publish(.catchUp(report)) }
+    }
+
+    /// Applies a change that also answers a value (a fetch's token…), and announces what it touched.
+    func mutate<T>(_ body: (inout AccountCache) -> (T, AccountCache.Changes)) -> T {
+        var result: T?
+        update { cache in
+            let (value, changes) = body(&cache)
+            result = value
+            return changes
+        }
+        guard let result else { preconditionFailure("CacheEngine.mutate: the body gave no value") }
+        return result
     }
 
     /// Applies an event from the socket, then hands it to the event observers.
@@ -148,6 +178,7 @@ final class CacheEngine: CacheInvalidation {
         wakeWriter.finish()
         signals.finish()
         events.finish()
+        messages.finish()
     }
 
     // MARK: - CacheInvalidation

@@ -21,6 +21,10 @@ protocol CachePersistence: Sendable {
 
     /// The users among `ids` that are stored.
     func users(_ ids: [String]) async throws -> [User]
+
+    /// The stored states (read marker, mentions, gaps, catch-up cursor) of the chats among `ids`, or of every
+    /// chat when `ids` is nil.
+    func chatStates(_ ids: [String]?) async throws -> [AccountCache.ChatState]
 }
 
 /// One batch of the cache's changes for the store.
@@ -34,6 +38,8 @@ struct CacheWriteBatch: Sendable, Equatable {
     var deletedMessages: [MessageKey] = []
     var members: [Member] = []
     var deletedMembers: [Member.ID] = []
+    var chatStates: [AccountCache.ChatState] = []
+    var deletedChatStates: [String] = []
 
     /// A message's place: its channel and id.
     struct MessageKey: Sendable, Hashable {
@@ -46,7 +52,8 @@ struct CacheWriteBatch: Sendable, Equatable {
     /// How many rows the batch writes or deletes.
     var rowCount: Int {
         chats.count + deletedChats.count + servers.count + deletedServers.count + users.count + messages.count
-            + deletedMessages.count + members.count + deletedMembers.count
+            + deletedMessages.count + members.count + deletedMembers.count + chatStates.count
+            + deletedChatStates.count
     }
 }
 
@@ -73,6 +80,13 @@ extension AccountCache {
         for (server, ids) in pending.deletedMembers {
             batch.deletedMembers += ids.sorted().map { Member.ID(server: server, user: $0) }
         }
+        for id in pending.chatStates.sorted() where !pending.deletedChats.contains(id) {
+            if let state = chatState(id) {
+                batch.chatStates.append(state)
+            } else {
+                batch.deletedChatStates.append(id)
+            }
+        }
         return batch
     }
 }
@@ -97,5 +111,6 @@ extension AccountCache.PendingWrites {
         for (server, ids) in older.deletedMembers {
             deletedMembers[server, default: []].formUnion(ids.subtracting(members[server] ?? []))
         }
+        chatStates.formUnion(older.chatStates)
     }
 }

@@ -22,14 +22,24 @@ public struct Chat: Sendable, Hashable, Identifiable {
     public var serverID: String?
     /// When the chat last had activity: its last message, or its creation when it has none.
     public var lastActivity: Date
-    /// The chat's last message, when it is known (the channel's `last_message_id` can be newer than the
-    /// last message the client has seen until the history is fetched).
+    /// The chat's last message, when it is known. After a reconnect the channel's `last_message_id` can be
+    /// newer than the last message the client has seen: the chat keeps showing the one it has until its
+    /// catch-up fetches the newer one.
     public var lastMessage: Message?
+    /// Whether the chat has messages the user has not read: its last message (the channel's
+    /// `last_message_id`) is newer than the last one the user acknowledged, on this device or another
+    /// (``StoatClient/ack(channel:message:)``, `ChannelAck`, `GET /sync/unreads`). A chat never acknowledged
+    /// with messages is unread, as Stoat's clients show it; a last message the user wrote is read; saved notes
+    /// are never unread.
+    public var isUnread: Bool
+    /// How many unacknowledged messages mention the user (in a direct message or a group, every message of
+    /// the others, as Stoat counts them).
+    public var mentionCount: Int
 
     /// Creates a chat.
     public init(
         id: String, kind: Channel.Kind, name: String, serverID: String? = nil, lastActivity: Date,
-        lastMessage: Message? = nil
+        lastMessage: Message? = nil, isUnread: Bool = false, mentionCount: Int = 0
     ) {
         self.id = id
         self.kind = kind
@@ -37,6 +47,8 @@ public struct Chat: Sendable, Hashable, Identifiable {
         self.serverID = serverID
         self.lastActivity = lastActivity
         self.lastMessage = lastMessage
+        self.isUnread = isUnread
+        self.mentionCount = mentionCount
     }
 
     /// Orders chats most recently active first, then by id so the order is total.

@@ -14,7 +14,7 @@ public struct StoatEvents: AsyncSequence, Sendable {
     /// The error that ends a too-slow observer's iteration.
     public typealias Failure = StoatClientError
 
-    let hub: EventHub
+    let hub: EventHub<BonfireEvent>
 
     /// Starts an iteration with the next event.
     public func makeAsyncIterator() -> Iterator {
@@ -59,9 +59,9 @@ public struct StoatEvents: AsyncSequence, Sendable {
 
 /// Delivers events to every observer through a bounded buffer of its own; an overflowing observer's
 /// stream ends with ``StoatClientError/Code/observerTooSlow``.
-final class EventHub: Sendable {
+final class EventHub<Event: Sendable>: Sendable {
     private struct State {
-        var observers: [Int: AsyncThrowingStream<BonfireEvent, any Error>.Continuation] = [:]
+        var observers: [Int: AsyncThrowingStream<Event, any Error>.Continuation] = [:]
         var nextID = 0
         var finished = false
     }
@@ -77,9 +77,9 @@ final class EventHub: Sendable {
     /// How many observers are iterating.
     var observerCount: Int { state.withLock { $0.observers.count } }
 
-    func subscribe() -> AsyncThrowingStream<BonfireEvent, any Error> {
+    func subscribe() -> AsyncThrowingStream<Event, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(
-            of: BonfireEvent.self, throwing: (any Error).self, bufferingPolicy: .bufferingOldest(limit))
+            of: Event.self, throwing: (any Error).self, bufferingPolicy: .bufferingOldest(limit))
         let id: Int? = state.withLock { state in
             guard !state.finished else { return nil }
             defer { state.nextID += 1 }
@@ -97,9 +97,9 @@ final class EventHub: Sendable {
     }
 
     /// Delivers an event to every observer.
-    func publish(_ event: BonfireEvent) {
-        let overflowed: [AsyncThrowingStream<BonfireEvent, any Error>.Continuation] = state.withLock { state in
-            var overflowed: [AsyncThrowingStream<BonfireEvent, any Error>.Continuation] = []
+    func publish(_ event: Event) {
+        let overflowed: [AsyncThrowingStream<Event, any Error>.Continuation] = state.withLock { state in
+            var overflowed: [AsyncThrowingStream<Event, any Error>.Continuation] = []
             for (id, continuation) in state.observers {
                 if case .dropped = continuation.yield(event) {
                     overflowed.append(continuation)
@@ -110,7 +110,7 @@ final class EventHub: Sendable {
         }
         let error = StoatClientError(
             code: .observerTooSlow,
-            message: "an events observer fell \(limit) events behind; read the cache and observe again")
+            message: "an observer fell \(limit) events behind; read the cache and observe again")
         for continuation in overflowed { continuation.finish(throwing: error) }
     }
 
@@ -123,4 +123,54 @@ final class EventHub: Sendable {
         }
         for continuation in all { continuation.finish() }
     }
+}
+
+/// Every message the client receives, edits and deletions, for any number of observers (``StoatClient/messages``):
+/// each message id ``MessageEvent/received(_:origin:)`` once, live or caught up after a reconnect.
+///
+/// Each observer has its own buffer of ``StoatClient/Configuration/eventBufferLimit`` events; one that falls
+/// that far behind is told (its iteration throws ``StoatClientError/Code/observerTooSlow`` after what it
+/// buffered) rather than silently missing messages.
+public struct StoatMessages: AsyncSequence, Sendable {
+    /// The element: what happened to a message.
+    public typealias Element = MessageEvent
+    /// The error that ends a too-slow observer's iteration.
+    public typealias Failure = StoatClientError
+
+    let hub: EventHub<MessageFeedItem>
+
+    /// Starts an iteration with the next event.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(base: hub.subscribe().makeAsyncIterator())
+    }
+
+    /// Delivers the events; ends when the client stops, or throws when the observer fell too far behind.
+    public struct Iterator: AsyncIteratorProtocol {
+        var base: AsyncThrowingStream<MessageFeedItem, any Error>.Iterator
+
+        /// The next event, or `nil` once the client stopped.
+        ///
+        /// - Throws: ``StoatClientError/Code/observerTooSlow`` after the last buffered event when the
+        ///   buffer overflowed.
+        public mutating func next() async throws(StoatClientError) -> MessageEvent? {
+            do {
+                while let item = try await base.next() {
+                    if case .message(let event) = item { return event }
+                }
+                return nil
+            } catch {
+                throw error as? StoatClientError
+                    ?? StoatClientError(code: .observerTooSlow, message: "the message stream ended", cause: error)
+            }
+        }
+    }
+}
+
+/// What the client's message feed carries: the events of ``StoatClient/messages``, and each catch-up's report
+/// in its place among them — after every message it found (`package`: `lifeline connect` prints them in order).
+package enum MessageFeedItem: Sendable {
+    /// What happened to a message.
+    case message(MessageEvent)
+    /// A catch-up ended.
+    case catchUp(CatchUpReport)
 }

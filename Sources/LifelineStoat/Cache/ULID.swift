@@ -33,6 +33,60 @@ public enum ULID {
         return value >> 48 == 0 ? value : nil
     }
 
+    /// The ULID just below `id` (one less in its last digit, borrowing as base 32 does), in Crockford's
+    /// canonical upper case: a bound that includes `id` itself in a query for the messages `after` it. `nil`
+    /// for a string that is not a ULID, and for the smallest ULID.
+    ///
+    /// - Parameter id: A 26-character ULID.
+    public static func predecessor(of id: String) -> String? {
+        guard milliseconds(of: id) != nil else { return nil }
+        var digits = id.utf8.compactMap(digit)
+        guard digits.count == 26 else { return nil }
+        var index = digits.count - 1
+        while index >= 0 {
+            if digits[index] > 0 {
+                digits[index] -= 1
+                return String(decoding: digits.map { alphabet[Int($0)] }, as: UTF8.self)
+            }
+            digits[index] = 31
+            index -= 1
+        }
+        return nil
+    }
+
+    /// The ULID just above `id` (one more in its last digit, carrying as base 32 does), in Crockford's
+    /// canonical upper case. `nil` for a string that is not a ULID, and for the largest ULID.
+    ///
+    /// - Parameter id: A 26-character ULID.
+    public static func successor(of id: String) -> String? {
+        guard milliseconds(of: id) != nil else { return nil }
+        var digits = id.utf8.compactMap(digit)
+        guard digits.count == 26 else { return nil }
+        var index = digits.count - 1
+        while index >= 0 {
+            if digits[index] < 31 {
+                digits[index] += 1
+                let result = String(decoding: digits.map { alphabet[Int($0)] }, as: UTF8.self)
+                return milliseconds(of: result) != nil ? result : nil
+            }
+            digits[index] = 0
+            index -= 1
+        }
+        return nil
+    }
+
+    /// The ULID just below every ULID of `id`'s millisecond: a bound for the messages `after` it that holds
+    /// those sent in the same millisecond. `nil` for a string that is not a ULID, or of the first millisecond.
+    ///
+    /// - Parameter id: A 26-character ULID.
+    public static func floor(of id: String) -> String? {
+        guard milliseconds(of: id) != nil else { return nil }
+        return predecessor(of: String(id.uppercased().prefix(10)) + String(repeating: "0", count: 16))
+    }
+
+    /// Crockford's alphabet, by value.
+    private static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
+
     private static func digit(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")

@@ -38,7 +38,7 @@ final class DeadlineEngine: Sendable {
     private let commands: AsyncStream<Command>
     private let post: AsyncStream<Command>.Continuation
     private let announcements = Broadcaster<StoatDeadlineEvent>()
-    private let hub: EventHub
+    private let hub: EventHub<BonfireEvent>
     /// The socket's events, subscribed to when the client was made, so none is missed before ``run``.
     private let firstEvents: AsyncThrowingStream<BonfireEvent, any Error>
     private let api: StoatAPI

@@ -120,6 +120,24 @@ extension StoatAPI {
         return try response.decode([String: SyncedSetting].self, expecting: 200)
     }
 
+    /// Acknowledges a message: the user has read `channel` up to `message` (`PUT /channels/{id}/ack/{message}`).
+    /// The user's sockets receive `ChannelAck`, and `GET /sync/unreads` says so (stoatchat writes it a few
+    /// seconds later). The request shares the channel's `channels` rate-limit bucket with its message fetches.
+    ///
+    /// - Parameters:
+    ///   - message: The newest message read (stoatchat does not look it up).
+    ///   - channel: The channel's id.
+    ///   - credentials: The session (a bot cannot acknowledge: ``StoatAPIError/Code/isBot``).
+    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/missingPermission`` without `ViewChannel`,
+    ///   ``StoatAPIError/Code/notFound`` for an unknown channel.
+    public func acknowledge(
+        _ message: String, in channel: String, _ credentials: some StoatAuthorizing
+    ) async throws(StoatAPIError) {
+        let path = "/channels/\(Self.percentEncoded(channel))/ack/\(Self.percentEncoded(message))"
+        let response = try await send(.PUT, path: path, auth: credentials.authorization)
+        try response.expect(204)
+    }
+
     /// The current user's read state of every channel they read (`GET /sync/unreads`).
     ///
     /// - Throws: ``StoatAPIError``.

@@ -1,0 +1,310 @@
+/// The account cache's read states, gaps and catch-up bookkeeping: pure, like the rest of ``AccountCache``.
+extension AccountCache {
+    /// What the store keeps of a chat besides its messages.
+    struct ChatState: Sendable, Hashable {
+        var chatID: String
+        var readState: ReadState
+        var gaps: [HistoryGap]
+        var catchUpCursor: String?
+    }
+
+    // MARK: - Catch-up
+
+    /// `Ready` came: notes what each chat's history was known whole up to before this connection, and the
+    /// newest message the cache knew; live messages are noted from now until the plan is made.
+    mutating func noteCatchUpStart() {
+        deliveryBaseline = newestKnownMessage ?? deliveryBaseline
+        readyCursors = [:]
+        for (id, chat) in chats {
+            if let newest = [histories[id]?.messages.last?.id, chat.lastMessage?.id].compactMap({ $0 }).max() {
+                readyCursors[id] = .message(newest)
+            } else if let channel = channels[id], channel.lastMessageID == nil {
+                readyCursors[id] = .start(id)
+            }
+        }
+        // What was delivered live since an interrupted catch-up's cursor stays: its pages come again.
+        deliveredDuringCatchUp = deliveredDuringCatchUp.filter { catchUpCursors[$0.key] != nil }
+        awaitingCatchUp = true
+    }
+
+    /// The newest message id the cache holds anywhere.
+    private var newestKnownMessage: String? {
+        var newest: String?
+        for chat in chats.values { if let id = chat.lastMessage?.id, newest.map({ id > $0 }) ?? true { newest = id } }
+        for history in histories.values {
+            if let id = history.messages.last?.id, newest.map({ id > $0 }) ?? true { newest = id }
+        }
+        return newest
+    }
+
+    /// Makes this connection's catch-up plan: each chat's cursor is where a stored catch-up stopped, else what
+    /// the cache knew when `Ready` came. The chats to fetch get a stored cursor, so that a drop before their turn
+    /// resumes there; the others keep a stale history, refetched when opened.
+    mutating func planCatchUp(open: Set<String>, policy: CatchUpPolicy) -> (CatchUpPlan, Changes) {
+        var inputs: [CatchUpPlan.Chat] = []
+        inputs.reserveCapacity(chats.count)
+        for (id, chat) in chats {
+            let cursor = catchUpCursors[id].map(CatchUpPlan.Cursor.message) ?? readyCursors[id] ?? .unknown
+            inputs.append(
+                CatchUpPlan.Chat(
+                    id: id, serverLast: channels[id]?.lastMessageID, cursor: cursor, isOpen: open.contains(id),
+                    lastActivity: chat.lastActivity))
+        }
+        let plan = CatchUpPlan(chats: inputs, policy: policy)
+        let changes = Changes()
+        for id in plan.wholeWithoutFetch {
+            // Nothing newer by `last_message_id` — which stoatchat writes 5–30 s late: a message posted just
+            // before `Ready` may not show in it. The history stays stale, so it is refetched when opened.
+            deliveredDuringCatchUp[id] = nil
+            if catchUpCursors.removeValue(forKey: id) != nil { pending.chatStates.insert(id) }
+        }
+        let cursors = Dictionary(inputs.map { ($0.id, $0.cursor) }, uniquingKeysWith: { $1 })
+        for id in plan.order {
+            if case .message(let cursor) = cursors[id], catchUpCursors[id] != cursor {
+                catchUpCursors[id] = cursor
+                pending.chatStates.insert(id)
+            }
+        }
+        let planned = Set(plan.order)
+        deliveredDuringCatchUp = deliveredDuringCatchUp.filter { planned.contains($0.key) }
+        awaitingCatchUp = false
+        readyCursors = [:]
+        return (plan, changes)
+    }
+
+    /// A chat's history is whole in this generation: fresh, and fresh when read from the store later.
+    private mutating func markWhole(_ id: String, into changes: inout Changes) {
+        knownWhole.insert(id)
+        deliveredDuringCatchUp[id] = nil
+        if histories[id]?.isStale == true {
+            histories[id]?.isStale = false
+            changes.histories.insert(id)
+        }
+    }
+
+    /// Applies what a catch-up page means (``CatchUpPlan/Outcome``): cached messages it proves deleted leave,
+    /// edited ones are taken (each reported once to ``StoatClient/messages``), new ones join the history and
+    /// reach the stream as caught up — unless they were delivered live meanwhile — the gap it leaves is
+    /// recorded and the gaps it covers shrink, and the chat's cursor moves on (or goes, once it is done).
+    ///
+    /// A page of an earlier generation (a reconnect happened since it was asked) or of a chat deleted meanwhile
+    /// changes nothing.
+    mutating func applyCatchUp(_ outcome: CatchUpPlan.Outcome, fetch token: Int?, generation asked: UInt64) -> Changes {
+        let channel = outcome.chat
+        let fetch = endFetch(token, channel: channel)
+        var changes = Changes()
+        guard asked == generation, chats[channel] != nil || channels[channel] != nil else { return changes }
+        let copies = merged(outcome.verified + outcome.added, channel: channel, fetch: fetch)
+        for id in outcome.deleted where !fetch.arrived.contains(id) {
+            guard histories[channel]?.messages.contains(where: { $0.id == id }) == true else { continue }
+            delete(message: id, channel: channel, into: &changes)
+            changes.messageEvents.append(.deleted(id: id, channel: channel, origin: .caughtUp))
+        }
+        for message in outcome.verified {
+            guard let copy = copies[message.id], !fetch.arrived.contains(message.id),
+                let cached = histories[channel]?.messages.first(where: { $0.id == message.id }), cached != copy
+            else { continue }
+            insert(copy, origin: .caughtUp, deliver: false, into: &changes)
+            if cached.content != copy.content || cached.edited != copy.edited {
+                changes.messageEvents.append(
+                    .updated(
+                        MessageChange(
+                            id: copy.id, channel: channel,
+                            data: PartialMessage(content: copy.content, edited: copy.edited),
+                            message: copy, origin: .caughtUp)))
+            }
+        }
+        for message in outcome.added {
+            guard let copy = copies[message.id] else { continue }
+            let deliver = !outcome.fromUnknownCursor || deliveryBaseline.map { copy.id > $0 } ?? false
+            insert(copy, origin: .caughtUp, deliver: deliver, into: &changes)
+        }
+        // The newest message, before the pages below it: the chat shows it at once.
+        if let preview = outcome.preview { noteLastMessage(preview, into: &changes) }
+        cover(channel, from: outcome.from, through: outcome.through)
+        if let gap = outcome.gap { addGap(gap, channel: channel) }
+        trimGaps(channel)
+        if catchUpCursors[channel] != outcome.cursor {
+            catchUpCursors[channel] = outcome.cursor
+            pending.chatStates.insert(channel)
+        }
+        if outcome.isDone, fetch.generation == generation { markWhole(channel, into: &changes) }
+        return changes
+    }
+
+    /// A chat's catch-up was given up for this connection: what it delivered meanwhile is forgotten with it
+    /// once the cursor is gone; the cursor stays for the next CONNECTED.
+    mutating func catchUpAbandoned(_ channel: String, fetch token: Int?) {
+        _ = endFetch(token, channel: channel)
+    }
+
+    /// Notes a message delivered to ``StoatClient/messages`` while its chat's catch-up is planned or under way.
+    mutating func noteDelivered(_ message: Message, channel: String) {
+        guard awaitingCatchUp || catchUpCursors[channel] != nil else { return }
+        deliveredDuringCatchUp[channel, default: []].insert(message.id)
+    }
+
+    // MARK: - Gaps
+
+    /// Records a hole in a channel's history (merging with one it overlaps).
+    mutating func addGap(_ gap: HistoryGap, channel: String) {
+        guard gap.after < gap.before else { return }
+        var list = gaps[channel] ?? []
+        var merged = gap
+        list.removeAll { other in
+            guard other.after < merged.before, merged.after < other.before else { return false }
+            merged = HistoryGap(after: min(other.after, merged.after), before: max(other.before, merged.before))
+            return true
+        }
+        list.append(merged)
+        gaps[channel] = list.sorted { $0.after < $1.after }
+        pending.chatStates.insert(channel)
+    }
+
+    /// A page covered the ids above `from` (exclusive; nil from the start) up to `through` (inclusive; nil to
+    /// the present): the gaps shrink by it, and those it covers whole are filled.
+    mutating func cover(_ channel: String, from: String?, through: String?) {
+        guard let list = gaps[channel], !list.isEmpty else { return }
+        var remaining: [HistoryGap] = []
+        for gap in list {
+            // What stays below the page: ids in (gap.after, from].
+            if let from, from > gap.after {
+                let upper = min(gap.before, ULID.successor(of: from) ?? gap.before)
+                if gap.after < upper { remaining.append(HistoryGap(after: gap.after, before: upper)) }
+            }
+            // What stays above it: ids in (through, gap.before).
+            if let through, through < gap.before {
+                let lower = max(gap.after, through)
+                if lower < gap.before, ULID.successor(of: lower) != gap.before {
+                    remaining.append(HistoryGap(after: lower, before: gap.before))
+                }
+            }
+        }
+        let cleaned = remaining.filter { $0.after < $0.before && ULID.successor(of: $0.after) != $0.before }
+        guard cleaned != list else { return }
+        gaps[channel] = cleaned.isEmpty ? nil : cleaned.sorted { $0.after < $1.after }
+        pending.chatStates.insert(channel)
+    }
+
+    /// Forgets the gaps below a full history's oldest message: older history is not a gap.
+    mutating func trimGaps(_ channel: String) {
+        guard let list = gaps[channel], let history = histories[channel], history.messages.count >= historyLimit,
+            let oldest = history.messages.first?.id
+        else { return }
+        let kept = list.filter { $0.before >= oldest }
+        guard kept.count != list.count else { return }
+        gaps[channel] = kept.isEmpty ? nil : kept
+        pending.chatStates.insert(channel)
+    }
+
+    /// How many gaps the cache records in all.
+    var gapCount: Int { gaps.values.reduce(0) { $0 + $1.count } }
+
+    // MARK: - Read state
+
+    /// `GET /sync/unreads` (or `Ready`'s `channel_unreads`) answered: each listed channel's marker moves forward
+    /// to the server's (never back: the server's acknowledgements are debounced), and its mentions are the
+    /// server's and those seen since, above the marker. Channels the answer does not list keep their state.
+    mutating func unreadsFetched(_ unreads: [ChannelUnread]) {
+        for unread in unreads {
+            let channel = unread.id.channel
+            if let userID, unread.id.user != userID { continue }
+            var state = readStates[channel] ?? ReadState()
+            if let last = unread.lastID, state.lastRead.map({ $0 < last }) ?? true { state.lastRead = last }
+            var mentions = state.mentions
+            for id in unread.mentions where !mentions.contains(id) { mentions.append(id) }
+            state.mentions = mentions.filter { id in state.lastRead.map { id > $0 } ?? true }.sorted()
+            setReadState(state, channel: channel)
+        }
+    }
+
+    /// The user acknowledged `message` in `channel`, here or on another device (`ChannelAck`).
+    mutating func acknowledged(channel: String, message: String, into changes: inout Changes) {
+        var state = readStates[channel] ?? ReadState()
+        if state.lastRead.map({ $0 < message }) ?? true { state.lastRead = message }
+        state.mentions.removeAll { $0 <= message }
+        if setReadState(state, channel: channel) { changes.chats = true }
+    }
+
+    /// Sets a channel's read state; whether its chat's unread state changed.
+    @discardableResult
+    private mutating func setReadState(_ state: ReadState, channel: String) -> Bool {
+        guard readStates[channel] != state else { return false }
+        readStates[channel] = state
+        pending.chatStates.insert(channel)
+        return refreshUnread(channel)
+    }
+
+    /// A message the user had not seen counts as a mention when stoatchat counts it so: not the user's own, not
+    /// silent (`SuppressNotifications`, bit 1: the value 2), newer than the marker, and in a direct message or a
+    /// group, or naming the user.
+    mutating func noteMention(_ message: Message) {
+        guard let userID, message.author != userID, message.flags & 2 == 0 else { return }
+        let kind = channels[message.channel]?.kind ?? chats[message.channel]?.kind
+        guard kind == .directMessage || kind == .group || (message.mentions ?? []).contains(userID) else { return }
+        var state = readStates[message.channel] ?? ReadState()
+        guard state.lastRead.map({ message.id > $0 }) ?? true, !state.mentions.contains(message.id) else { return }
+        state.mentions.append(message.id)
+        state.mentions.sort()
+        setReadState(state, channel: message.channel)
+    }
+
+    /// Recomputes a chat's unread flag and mention count; whether they changed.
+    @discardableResult
+    mutating func refreshUnread(_ channel: String) -> Bool {
+        guard var chat = chats[channel] else { return false }
+        let state = readStates[channel] ?? ReadState()
+        let last = [channels[channel]?.lastMessageID, chat.lastMessage?.id].compactMap { $0 }.max()
+        var unread = false
+        if let last, chat.kind != .savedMessages, state.lastRead.map({ $0 < last }) ?? true {
+            // The user's own last message is read.
+            unread = !(chat.lastMessage?.id == last && chat.lastMessage?.author == userID && userID != nil)
+        }
+        let mentions = state.mentions.filter { id in state.lastRead.map { id > $0 } ?? true }.count
+        guard chat.isUnread != unread || chat.mentionCount != mentions else { return false }
+        chat.isUnread = unread
+        chat.mentionCount = mentions
+        chats[channel] = chat
+        return true
+    }
+
+    /// The newest message the cache knows in `channel` (for an acknowledgement).
+    func newestMessage(in channel: String) -> String? {
+        [histories[channel]?.messages.last?.id, chats[channel]?.lastMessage?.id, channels[channel]?.lastMessageID]
+            .compactMap { $0 }.max()
+    }
+
+    // MARK: - The store
+
+    /// What the store keeps of a chat besides its messages; nil when there is nothing to keep.
+    func chatState(_ channel: String) -> ChatState? {
+        let state = ChatState(
+            chatID: channel, readState: readStates[channel] ?? ReadState(), gaps: gaps[channel] ?? [],
+            catchUpCursor: catchUpCursors[channel])
+        let empty = state.readState == ReadState() && state.gaps.isEmpty && state.catchUpCursor == nil
+        return empty ? nil : state
+    }
+
+    /// Chat states read from the store: read markers and mentions merge with what the cache has (markers
+    /// never move back); gaps and cursors are taken where the cache has none.
+    mutating func loadStored(states stored: [ChatState]) -> Changes {
+        var changes = Changes()
+        for state in stored {
+            let channel = state.chatID
+            var read = readStates[channel] ?? ReadState()
+            if let last = state.readState.lastRead, read.lastRead.map({ $0 < last }) ?? true { read.lastRead = last }
+            for id in state.readState.mentions where !read.mentions.contains(id) { read.mentions.append(id) }
+            read.mentions = read.mentions.filter { id in read.lastRead.map { id > $0 } ?? true }.sorted()
+            if readStates[channel] != read {
+                readStates[channel] = read
+                if refreshUnread(channel) { changes.chats = true }
+            }
+            if gaps[channel] == nil, !state.gaps.isEmpty {
+                gaps[channel] = state.gaps
+                changes.histories.insert(channel)
+            }
+            if catchUpCursors[channel] == nil, let cursor = state.catchUpCursor { catchUpCursors[channel] = cursor }
+        }
+        return changes
+    }
+}
