@@ -1,6 +1,7 @@
 #if os(Linux)
     import Dispatch
     import Glibc
+    public import Logging
     import Synchronization
 
     /// The device's network on Linux, from the kernel's routing socket (rtnetlink).
@@ -12,8 +13,15 @@
     /// and comes back online when one returns. No polling and no thread: a Dispatch read source wakes on the
     /// kernel's messages.
     public struct LinuxNetworkMonitor: NetworkMonitor {
+        private let logger: Logger
+
         /// Creates a monitor.
-        public init() {}
+        ///
+        /// - Parameter logger: Where the monitor says that it cannot open the routing socket (at `warning`);
+        ///   silent by default.
+        public init(logger: Logger = Logger(label: "lifeline.network", factory: { _ in SwiftLogNoOpLogHandler() })) {
+            self.logger = logger
+        }
 
         /// The status now, read from the interfaces.
         public static var currentStatus: NetworkStatus {
@@ -46,10 +54,14 @@
         /// The current status, then each change, until the iterating task is cancelled.
         ///
         /// If the routing socket cannot be opened, the stream reports ``NetworkStatus/online`` once and never
-        /// changes: the session then never goes OFFLINE by itself, which is the safe failure.
+        /// changes, and the monitor logs it: the session then never goes OFFLINE by itself, which is the safe
+        /// failure.
         public func statuses() -> AsyncStream<NetworkStatus> {
             let (stream, continuation) = AsyncStream.makeStream(of: NetworkStatus.self)
             guard let watcher = RoutingSocketWatcher(onChange: { continuation.yield($0) }) else {
+                logger.warning(
+                    "the routing socket (rtnetlink) cannot be opened: the network is assumed online",
+                    metadata: ["lifeline.errno": "\(errno)"])
                 continuation.yield(.online)
                 return stream
             }

@@ -146,7 +146,9 @@ public actor Session {
     ///     ending a session.
     ///   - health: The health service polled at high failure counts; `nil` for none.
     ///   - caches: Invalidated on every entry into RECONNECTING and discarded on DISPOSE; `nil` for none.
-    ///   - network: The device's network; ``ManualNetworkMonitor`` (always online) by default.
+    ///   - network: The device's network; `nil` (the default) is the platform's own,
+    ///     ``SystemNetworkMonitor/make(logger:)`` logging to `logger`. Pass a ``ManualNetworkMonitor`` for a
+    ///     network you drive yourself (tests, or an app that knows better).
     ///   - clock: The clock for every timer; `ContinuousClock` by default, a test clock in tests.
     ///   - random: The random source for the retry jitter.
     ///   - configuration: The lifecycle's tunables.
@@ -157,7 +159,7 @@ public actor Session {
         authenticator: any Authenticator,
         health: (any HealthService)? = nil,
         caches: (any CacheInvalidation)? = nil,
-        network: any NetworkMonitor = ManualNetworkMonitor(.online),
+        network: (any NetworkMonitor)? = nil,
         clock: some Clock<Duration> = ContinuousClock(),
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
         configuration: Configuration = Configuration(),
@@ -168,7 +170,7 @@ public actor Session {
         self.authenticator = authenticator
         self.health = health
         self.caches = caches
-        self.network = network
+        self.network = network ?? SystemNetworkMonitor.make(logger: logger)
         self.clock = SessionClock(clock)
         self.random = random
         self.configuration = configuration

@@ -28,16 +28,3 @@ struct Network: AsyncParsableCommand {
         }
     }
 }
-
-/// The platform's network monitor.
-enum SystemNetworkMonitor {
-    static func make() -> any NetworkMonitor {
-        #if os(Linux)
-            LinuxNetworkMonitor()
-        #elseif canImport(Network)
-            AppleNetworkMonitor()
-        #else
-            ManualNetworkMonitor(.online)
-        #endif
-    }
-}

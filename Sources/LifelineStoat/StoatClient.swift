@@ -10,7 +10,7 @@ import Synchronization
 /// cache, wired together from one API URL.
 ///
 /// ```swift
-/// let client = StoatClient(apiURL: URL(string: "https://api.stoat.chat")!, network: LinuxNetworkMonitor())
+/// let client = StoatClient(apiURL: URL(string: "https://api.stoat.chat")!)  // the platform's network monitor
 /// Task { await client.run() }
 /// _ = await client.signIn(to: store, email: email, password: password)  // first screen: client.chats
 /// for await snapshot in client.session.states { render(snapshot.presentation) }
@@ -141,7 +141,9 @@ public final class StoatClient: Sendable {
     /// - Parameters:
     ///   - apiURL: The API's base URL (for Stoat, `https://api.stoat.chat`).
     ///   - configuration: Timing, health, renewal.
-    ///   - network: The device's network.
+    ///   - network: The device's network; `nil` (the default) is the platform's own
+    ///     (`SystemNetworkMonitor.make(logger:)`: rtnetlink on Linux, `NWPathMonitor` on Apple's systems, and
+    ///     online, logged, where neither can be opened). Pass a `ManualNetworkMonitor` for a network you drive.
     ///   - clock: The clock every timer runs on: the session's, the socket's, the deadlines' and the REST
     ///     calls' rate-limit waits.
     ///   - random: The retry jitter's random source.
@@ -151,7 +153,7 @@ public final class StoatClient: Sendable {
     public init(
         apiURL: URL,
         configuration: Configuration = Configuration(),
-        network: any NetworkMonitor = ManualNetworkMonitor(.online),
+        network: (any NetworkMonitor)? = nil,
         clock: some Clock<Duration> = ContinuousClock(),
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
         httpClient: HTTPClient? = nil,
@@ -219,7 +221,7 @@ public final class StoatClient: Sendable {
             connections: connections, authenticator: StoatAuthenticator(api: api),
             health: configuration.healthURL.map { StoatHealthService(api: api, url: $0) },
             caches: ClientCaches(cache: cache, credentials: credentials, outbox: outbox),
-            network: network,
+            network: network ?? SystemNetworkMonitor.make(logger: logger),
             clock: clock, random: random, configuration: sessionConfiguration, logger: logger)
     }
 

@@ -47,7 +47,8 @@ final class CatchUpWorld: Sendable {
             apiURL: server.apiURL,
             configuration: StoatClient.Configuration(
                 connection: .init(readyFields: readyFields), historyLimit: historyLimit, catchUp: catchUp),
-            clock: clock, random: SeededRandomNumberGenerator(seed: 21), httpClient: http)
+            network: ManualNetworkMonitor(.online), clock: clock, random: SeededRandomNumberGenerator(seed: 21),
+            httpClient: http)
         recorder = SnapshotRecorder(client.session.states)
         reports = client.catchUps
         let client = client
@@ -327,7 +328,8 @@ struct CatchUpTests {
         let filtered = StoatClient(
             apiURL: server.apiURL,
             configuration: StoatClient.Configuration(connection: .init(readyFields: ["users"])),
-            clock: TestClock(), random: SeededRandomNumberGenerator(seed: 5), httpClient: http)
+            network: ManualNetworkMonitor(.online), clock: TestClock(), random: SeededRandomNumberGenerator(seed: 5),
+            httpClient: http)
         let recorder = SnapshotRecorder(filtered.session.states)
         let reports = filtered.catchUps
         let running = Task { await filtered.run() }
@@ -358,7 +360,7 @@ struct ClientCredentialsTests {
     )
     func credentialsBeforeConnecting() async throws {
         let server = try await ReferenceServer.start()
-        let client = StoatClient(apiURL: server.apiURL, clock: TestClock())
+        let client = StoatClient(apiURL: server.apiURL, network: ManualNetworkMonitor(.online), clock: TestClock())
         let recorder = SnapshotRecorder(client.session.states)
         let running = Task { await client.run() }
         let first = SessionCredentials(token: server.defaultAccount.token, userID: server.defaultAccount.userID)

@@ -21,7 +21,7 @@ struct HostileServerTests {
         let server = try await ReferenceServer.start()
         let channel = server.lobbyChannelID
         // The continuous clock: a test clock takes any instant, `ContinuousClock` trapped on this one.
-        let client = StoatClient(apiURL: server.apiURL)
+        let client = StoatClient(apiURL: server.apiURL, network: ManualNetworkMonitor(.online))
         let recorder = SnapshotRecorder(client.session.states)
         var events = client.deadlineEvents.makeAsyncIterator()
         let runner = Task { await client.run() }

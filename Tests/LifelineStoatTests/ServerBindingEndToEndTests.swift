@@ -85,7 +85,8 @@ struct ServerBindingEndToEndTests {
             let clock = TestClock()
             let factory = StoatConnectionFactory(eventsURL: { eventsB }, server: server, clock: clock)
             let session = Session(
-                connections: factory, authenticator: ScriptedAuthenticator(), clock: clock,
+                connections: factory, authenticator: ScriptedAuthenticator(), network: ManualNetworkMonitor(.online),
+                clock: clock,
                 random: SeededRandomNumberGenerator(seed: 7))
             let recorder = SnapshotRecorder(session.states)
             let runner = Task { await session.run() }
@@ -107,7 +108,8 @@ struct ServerBindingEndToEndTests {
         let eventsA = serverA.eventsURL.absoluteString
         let factory = StoatConnectionFactory(eventsURL: { eventsA }, server: apiA.server, clock: clock)
         let session = Session(
-            connections: factory, authenticator: ScriptedAuthenticator(), clock: clock,
+            connections: factory, authenticator: ScriptedAuthenticator(), network: ManualNetworkMonitor(.online),
+            clock: clock,
             random: SeededRandomNumberGenerator(seed: 7))
         let recorder = SnapshotRecorder(session.states)
         let runner = Task { await session.run() }

@@ -42,7 +42,8 @@ final class SharedClockHarness: Sendable {
         configureClient(&clientConfiguration)
         catchesUp = clientConfiguration.catchUp.isEnabled
         client = StoatClient(
-            apiURL: server.apiURL, configuration: clientConfiguration, clock: clock,
+            apiURL: server.apiURL, configuration: clientConfiguration, network: ManualNetworkMonitor(.online),
+            clock: clock,
             random: SeededRandomNumberGenerator(seed: 11))
         recorder = SnapshotRecorder(client.session.states)
         let client = client

@@ -35,7 +35,8 @@ final class CacheHarness: Sendable {
     init(server: ReferenceServer, apiURL: URL? = nil) {
         self.server = server
         client = StoatClient(
-            apiURL: apiURL ?? server.apiURL, configuration: StoatClient.Configuration(), clock: clock,
+            apiURL: apiURL ?? server.apiURL, configuration: StoatClient.Configuration(),
+            network: ManualNetworkMonitor(.online), clock: clock,
             random: SeededRandomNumberGenerator(seed: 11))
         recorder = SnapshotRecorder(client.session.states)
         let client = client

@@ -13,7 +13,7 @@ struct StoatClientModelOutboxTests {
     @Test("a message sent while not connected shows as pending in its channel, queued, and leaves when discarded")
     func pendingMessages() async throws {
         // No server: the outbox keeps the message queued in memory until a session connects.
-        let client = StoatClient(apiURL: URL(string: "http://127.0.0.1:9")!)
+        let client = StoatClient(apiURL: URL(string: "http://127.0.0.1:9")!, network: ManualNetworkMonitor(.online))
         let model = StoatClientModel(client: client)
         let running = Task { await client.run() }
         let following = Task { await model.run() }

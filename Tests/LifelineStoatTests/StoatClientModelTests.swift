@@ -24,7 +24,7 @@ struct StoatClientModelTests {
     @Test("the model's chats and presentation change with the client, and Observation reports each change")
     func followsTheClient() async throws {
         // No server is needed: the cache and READY's notice change without a network.
-        let client = StoatClient(apiURL: URL(string: "http://127.0.0.1:9")!)
+        let client = StoatClient(apiURL: URL(string: "http://127.0.0.1:9")!, network: ManualNetworkMonitor(.online))
         let model = StoatClientModel(client: client)
         #expect(model.chats.isEmpty)
         let running = Task { await client.run() }

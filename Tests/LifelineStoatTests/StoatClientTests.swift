@@ -20,7 +20,7 @@ final class ClientHarness: Sendable {
         var configuration = StoatClient.Configuration(healthURL: server.healthURL)
         configuration.session.healthThreshold = healthThreshold
         client = StoatClient(
-            apiURL: server.apiURL, configuration: configuration, clock: clock,
+            apiURL: server.apiURL, configuration: configuration, network: ManualNetworkMonitor(.online), clock: clock,
             random: SeededRandomNumberGenerator(seed: 5))
         recorder = SnapshotRecorder(client.session.states)
         let client = client

@@ -84,7 +84,7 @@ final class StoatListHarness: Sendable {
     /// A client of this server, running, with its states recorded. Its clock is a test clock of its own that
     /// never moves: it reconnects only when told.
     func runningClient() -> (StoatClient, SnapshotRecorder, Task<Void, Never>) {
-        let client = StoatClient(apiURL: server.apiURL, clock: TestClock())
+        let client = StoatClient(apiURL: server.apiURL, network: ManualNetworkMonitor(.online), clock: TestClock())
         let recorder = SnapshotRecorder(client.session.states)
         return (client, recorder, Task { await client.run() })
     }

@@ -212,7 +212,8 @@ struct StoatRealServerTests {
         }
         await harness.recorder.next(.connected)
         // Another client of the same machine logs in: the server's bucket for this caller is empty.
-        let other = StoatClient(apiURL: harness.server.apiURL, clock: harness.clock)
+        let other = StoatClient(
+            apiURL: harness.server.apiURL, network: ManualNetworkMonitor(.online), clock: harness.clock)
         let runner = Task { await other.run() }
         let second = Task { await other.logIn(email: harness.account.email, password: harness.account.password) }
         let now = harness.clock.now

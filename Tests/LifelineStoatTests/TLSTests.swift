@@ -60,7 +60,9 @@ struct TLSTests {
         let server = try await Self.server(
             authority, Case(name: "trusted", hosts: ["127.0.0.1", "localhost"], expected: ""))
         #expect(server.apiURL.scheme == "https")
-        let client = StoatClient(apiURL: server.apiURL, configuration: try Self.configuration(trusting: authority))
+        let client = StoatClient(
+            apiURL: server.apiURL, configuration: try Self.configuration(trusting: authority),
+            network: ManualNetworkMonitor(.online))
         let recorder = SnapshotRecorder(client.session.states)
         let runner = Task { await client.run() }
         let account = server.defaultAccount
@@ -85,7 +87,8 @@ struct TLSTests {
         let error = try await apiError { () async throws(StoatAPIError) in try await api.configuration() }
         #expect(error.code.rawValue == testCase.expected, "\(error)")
 
-        let client = StoatClient(apiURL: server.apiURL, configuration: configuration)
+        let client = StoatClient(
+            apiURL: server.apiURL, configuration: configuration, network: ManualNetworkMonitor(.online))
         let recorder = SnapshotRecorder(client.session.states)
         let runner = Task { await client.run() }
         let account = server.defaultAccount

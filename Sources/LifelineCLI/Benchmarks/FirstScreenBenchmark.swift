@@ -1,4 +1,5 @@
 import Foundation
+import Lifeline
 import LifelineCore
 import LifelineStoat
 import LifelineStore
@@ -68,7 +69,7 @@ enum FirstScreenBenchmark {
     /// Fills the store as a client does: `Ready` with the chats, then the messages as events, the cache's
     /// writer storing them in batches.
     private static func fill(_ database: AccountDatabase, chats: Int, messages: Int) async throws {
-        let client = StoatClient(apiURL: URL(string: "http://127.0.0.1:9")!)
+        let client = StoatClient(apiURL: URL(string: "http://127.0.0.1:9")!, network: ManualNetworkMonitor(.online))
         await client.attach(database)
         let me = User(id: ulid(1, 0), username: "bench", discriminator: "0001")
         let start: Int64 = 1_700_000_000_000

@@ -139,7 +139,8 @@ struct BenchIdle: AsyncParsableCommand {
                 kind == "lifeline"
                 ? StoatConnectionFactory(eventsURL: { eventsURL }) : NIOStoatConnectionFactory(eventsURL: { eventsURL })
             for _ in 0..<count {
-                let session = Session(connections: factory, authenticator: authenticator)
+                let session = Session(
+                    connections: factory, authenticator: authenticator, network: ManualNetworkMonitor(.online))
                 sessions.append(session)
                 if !withoutRunning { keepAlive.append(Task { await session.run() }) }
             }

@@ -45,7 +45,8 @@ enum ReconnectReplayBenchmark {
             session: Session.Configuration(
                 retryPolicy: try RetryPolicy(unit: .milliseconds(1), ceiling: .milliseconds(1)), replayMode: mode),
             friendlyName: "bench")
-        let client = StoatClient(apiURL: server.apiURL, configuration: configuration)
+        let client = StoatClient(
+            apiURL: server.apiURL, configuration: configuration, network: ManualNetworkMonitor(.online))
         let runner = Task { await client.run() }
         var states = client.session.states.makeAsyncIterator()
         await client.resume(SessionCredentials(token: account.token, userID: account.userID))

@@ -152,7 +152,9 @@ struct BenchStorm: AsyncParsableCommand {
         var keepAlive: [Task<Void, Never>] = []
         for _ in 0..<count {
             let created = ContinuousClock.now
-            let session = Session(connections: factory, authenticator: authenticator, metrics: metrics)
+            let session = Session(
+                connections: factory, authenticator: authenticator, network: ManualNetworkMonitor(.online),
+                metrics: metrics)
             sessions.append((session, created))
             keepAlive.append(Task { await session.run() })
         }

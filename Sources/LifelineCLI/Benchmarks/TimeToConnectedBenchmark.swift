@@ -37,7 +37,8 @@ enum TimeToConnectedBenchmark {
         let readyBytes = try await server.readyFrame(for: user).count
         let client = StoatClient(
             apiURL: server.apiURL,
-            configuration: StoatClient.Configuration(connection: .init(format: format), friendlyName: "bench"))
+            configuration: StoatClient.Configuration(connection: .init(format: format), friendlyName: "bench"),
+            network: ManualNetworkMonitor(.online))
         let runner = Task { await client.run() }
         var states = client.session.states.makeAsyncIterator()
         func next(_ state: SessionState) async {
