@@ -197,23 +197,8 @@ struct MigrationTests {
         // The previous release's file: schema v2, an account record without a server, named by the email alone.
         let file = try UnboundFile(store: directory.store(), label: "ada")
         let start = Date(timeIntervalSince1970: 1_700_000_000)
-        try file.write { db, sealer in
-            let tag = sealer.rowTag("message", "m1")
-            let chatTag = sealer.rowTag("chat", "chat-1")
-            let sentAt = start.storedMilliseconds
-            var payload = ByteWriter()
-            payload.append(1)
-            payload.append("m1")
-            payload.append("chat-1")
-            payload.append("u1")
-            payload.append("hello from v2")
-            let sealed = try sealer.seal(
-                payload.bytes, AccountDatabase.messageContext(tag: tag, chatTag: chatTag, sentAt: sentAt))
-            try db.execute(
-                sql: "INSERT INTO message (tag, chatTag, sentAt, payload) VALUES (?, ?, ?, ?)",
-                arguments: [tag, chatTag, sentAt, sealed])
-        }
-        let message = CachedMessage(id: "m1", chatID: "chat-1", authorID: "u1", body: "hello from v2", sentAt: start)
+        let message = try file.writeMessage(
+            id: "m1", chatID: "chat-1", authorID: "u1", body: "hello from v2", sentAt: start)
 
         let outcome = await directory.store().signIn(email: testEmail, password: testPassword, verifier: FakeServer())
         #expect(outcome.verifiedSession == testSession)

@@ -79,22 +79,8 @@ struct OutboxStoreTests {
         // The previous release's file: schema v2, an account record without a server, named by the email alone.
         let file = try UnboundFile(store: directory.store(), label: "ada")
         let start = Date(timeIntervalSince1970: 1_700_000_000)
-        try file.write { db, sealer in
-            let tag = sealer.rowTag("message", "m1")
-            let chatTag = sealer.rowTag("chat", "c1")
-            let sentAt = start.storedMilliseconds
-            var payload = ByteWriter()
-            payload.append(1)
-            payload.append("m1")
-            payload.append("c1")
-            payload.append("a")
-            payload.append("before the outbox")
-            let sealed = try sealer.seal(
-                payload.bytes, AccountDatabase.messageContext(tag: tag, chatTag: chatTag, sentAt: sentAt))
-            try db.execute(
-                sql: "INSERT INTO message (tag, chatTag, sentAt, payload) VALUES (?, ?, ?, ?)",
-                arguments: [tag, chatTag, sentAt, sealed])
-        }
+        let message = try file.writeMessage(
+            id: "m1", chatID: "c1", authorID: "a", body: "before the outbox", sentAt: start)
 
         let outcome = await directory.store().signIn(email: testEmail, password: testPassword, verifier: FakeServer())
         #expect(outcome.verifiedSession == testSession)
@@ -102,7 +88,6 @@ struct OutboxStoreTests {
         #expect(
             try await database.queue.read { try StoreSchema.current.foundVersion($0) }.version
                 == StoreSchema.current.expectedVersion)
-        let message = CachedMessage(id: "m1", chatID: "c1", authorID: "a", body: "before the outbox", sentAt: start)
         #expect(try await database.messages(inChat: "c1", limit: 10) == [message])
         #expect(try await database.outboxEntries().entries.isEmpty)
         try await database.saveOutboxEntry(entry("n-1", 1))

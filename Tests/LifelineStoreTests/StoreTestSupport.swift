@@ -311,6 +311,32 @@ struct UnboundFile {
         try queue.close()
     }
 
+    /// Writes a message row as the `v2` code did (payload version 1), and returns the message it reads back as.
+    @discardableResult
+    func writeMessage(
+        id: String, chatID: String, authorID: String, body: String, sentAt: Date
+    ) throws
+        -> CachedMessage
+    {
+        try write { db, sealer in
+            let tag = sealer.rowTag("message", id)
+            let chatTag = sealer.rowTag("chat", chatID)
+            let milliseconds = sentAt.storedMilliseconds
+            var payload = ByteWriter()
+            payload.append(1)
+            payload.append(id)
+            payload.append(chatID)
+            payload.append(authorID)
+            payload.append(body)
+            let sealed = try sealer.seal(
+                payload.bytes, AccountDatabase.messageContext(tag: tag, chatTag: chatTag, sentAt: milliseconds))
+            try db.execute(
+                sql: "INSERT INTO message (tag, chatTag, sentAt, payload) VALUES (?, ?, ?, ?)",
+                arguments: [tag, chatTag, milliseconds, sealed])
+        }
+        return CachedMessage(id: id, chatID: chatID, authorID: authorID, body: body, sentAt: sentAt)
+    }
+
     /// The file's bytes, to show a sign-in left it untouched.
     func bytes() throws -> Data {
         try Data(contentsOf: url)
