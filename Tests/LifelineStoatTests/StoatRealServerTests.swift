@@ -202,8 +202,8 @@ struct StoatRealServerTests {
     func rateLimitedLoginWaits() async throws {
         let harness = try await SharedClockHarness(configure: {
             // A window the call's 30 s deadline can wait out, below the client's cap on a server-stated wait
-            // (10 s) and apart from every other timer's delay.
-            $0.rateLimits = RateLimitPolicy(window: .milliseconds(9_500), limits: ["auth": 1], defaultLimit: 20)
+            // (10 s); the wait is found by its exact length, which no jittered timer of the session shares.
+            $0.rateLimits = RateLimitPolicy(window: .milliseconds(9_437), limits: ["auth": 1], defaultLimit: 20)
         })
         let first = await harness.client.logIn(email: harness.account.email, password: harness.account.password)
         guard case .connecting = first else {
@@ -217,10 +217,7 @@ struct StoatRealServerTests {
         let runner = Task { await other.run() }
         let second = Task { await other.logIn(email: harness.account.email, password: harness.account.password) }
         let now = harness.clock.now
-        let wait = await harness.clock.nextSleep { deadline in
-            let delay = now.duration(to: deadline)
-            return delay > .seconds(9) && delay <= .milliseconds(9_500)
-        }
+        let wait = await harness.clock.nextSleep { now.duration(to: $0) == .milliseconds(9_437) }
         #expect(await harness.server.socketCounters().rateLimited == 1, "answered 429 once")
         harness.clock.advance(to: wait)
         // stoatchat refills a bucket only once its clock is past the reset, so at that very millisecond it
