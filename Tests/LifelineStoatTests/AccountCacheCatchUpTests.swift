@@ -174,6 +174,29 @@ struct AccountCacheCatchUpTests {
         #expect(!cache.history(world.general).isStale)
     }
 
+    @Test(
+        "A client that knew no message: a message posted after Ready that a page brings before its live event is delivered once"
+    )
+    func firstRunPageBeforeLiveEvent() throws {
+        // The catch-up's newest page of a chat the client never held.
+        var cache = AccountCache(tracksCatchUp: true)
+        _ = cache.ready(world.readyWith(generalLast: Ids.ulid(20_000)))
+        var (plan, _) = cache.planCatchUp(open: [], policy: CatchUpPolicy(verifiedMessages: 0, firstScreen: 0))
+        _ = plan.start(world.general, cachedIDs: [])
+        let page = [10, 20, 30].map { world.message(Int64($0) * 1_000, in: world.general, "\($0)") }
+        let outcome = try plan.received(page.reversed(), for: world.general)  // sort=Latest: newest first
+        #expect(outcome.fromUnknownCursor)
+        let token = cache.historyFetchStarted(channel: world.general)
+        #expect(received(cache.applyCatchUp(outcome, fetch: token, generation: cache.generation)) == ["30"])
+        #expect(received(cache.apply(.message(page[2]))).isEmpty)
+        // The open channel's first fetch, the same way.
+        var opened = AccountCache(tracksCatchUp: true)
+        _ = opened.ready(world.readyWith(generalLast: Ids.ulid(20_000)))
+        let fetch = opened.historyFetchStarted(channel: world.general)
+        #expect(received(opened.historyFetched(channel: world.general, page: page, fetch: fetch, limit: 100)) == ["30"])
+        #expect(received(opened.apply(.message(page[2]))).isEmpty)
+    }
+
     @Test("A page of an earlier generation, or of a chat deleted meanwhile, changes nothing")
     func stalePages() throws {
         var cache = cache(general: [10])

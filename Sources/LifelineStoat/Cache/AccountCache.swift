@@ -303,6 +303,12 @@ struct AccountCache: Sendable {
                 removeChannel(id, into: &changes)
             }
             for channel in ready.channels { upsert(channel) }
+            if tracksCatchUp, deliveryBaseline == nil {
+                // A client that knew no message (a bot's first run without a store): what is newer than the newest
+                // message Ready names was posted since it connected, and a page that brings it before its live
+                // event does must deliver it, or it is never delivered.
+                deliveryBaseline = ready.channels.lazy.compactMap(\.lastMessageID).max()
+            }
         }
         if readyFields.contains(.members) {
             for member in ready.members { upsert(member, into: &changes) }
