@@ -161,19 +161,20 @@ struct RESTAccountTests {
 
     @Test("the authenticator's onboarding check: an unreachable server is a temporary request failure")
     func needsOnboardingOnNetworkFailure() async throws {
-        let port = try await closedPort()
-        try await withNonRetryingClient { client in
-            let api = StoatAPI(baseURL: URL(string: "http://127.0.0.1:\(port)")!, httpClient: client)
-            do {
-                _ = try await StoatAuthenticator(api: api).needsOnboarding(SessionCredentials(token: "token"))
-                Issue.record("expected a ConnectionEnd")
-            } catch let end as ConnectionEnd {
-                guard case .temporary(let cause) = end else {
-                    Issue.record("expected a temporary end, got \(end)")
-                    return
+        try await withClosedPort { port in
+            try await withNonRetryingClient { client in
+                let api = StoatAPI(baseURL: URL(string: "http://127.0.0.1:\(port)")!, httpClient: client)
+                do {
+                    _ = try await StoatAuthenticator(api: api).needsOnboarding(SessionCredentials(token: "token"))
+                    Issue.record("expected a ConnectionEnd")
+                } catch let end as ConnectionEnd {
+                    guard case .temporary(let cause) = end else {
+                        Issue.record("expected a temporary end, got \(end)")
+                        return
+                    }
+                    #expect(cause.code == .requestFailed)
+                    #expect(cause.message.contains("network"))
                 }
-                #expect(cause.code == .requestFailed)
-                #expect(cause.message.contains("network"))
             }
         }
     }

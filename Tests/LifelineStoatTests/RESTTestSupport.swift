@@ -7,6 +7,12 @@ import StoatReferenceServer
 import Synchronization
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -46,12 +52,31 @@ func apiError<T>(
     throw CancellationError()
 }
 
-/// A port on loopback where nothing listens: a reference server's, after it stopped.
-func closedPort() async throws -> Int {
-    let server = try await ReferenceServer.start()
-    let port = server.port
-    await server.stop()
-    return port
+/// Runs `body` with a loopback port where nothing listens, held until it returns: a socket bound to the port
+/// and never listening refuses every connection, and no server of a test running in parallel can take the
+/// port meanwhile (a stopped server's port could be, and then the connection was answered).
+func withClosedPort<Result>(_ body: (Int) async throws -> Result) async throws -> Result {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { throw ClosedPortError(call: "socket", errno: errno) }
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+            bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
+        }
+    }
+    guard bound else { throw ClosedPortError(call: "bind", errno: errno) }
+    return try await body(Int(UInt16(bigEndian: address.sin_port)))
+}
+
+/// A socket call that failed while reserving a closed port.
+struct ClosedPortError: Error {
+    let call: String
+    let errno: Int32
 }
 
 /// Runs `body` with an HTTP client that fails at once when the connection is refused (the shared client

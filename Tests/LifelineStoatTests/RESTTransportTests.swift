@@ -15,15 +15,16 @@ import Testing
 struct RESTTransportTests {
     @Test("a refused connection is a network error")
     func refusedConnection() async throws {
-        let port = try await closedPort()
-        try await withNonRetryingClient { client in
-            let api = StoatAPI(baseURL: URL(string: "http://127.0.0.1:\(port)")!, httpClient: client)
-            let error = try await apiError { () async throws(StoatAPIError) in try await api.configuration() }
-            #expect(error.code == .network)
-            #expect(error.status == nil)
-            #expect(error.isTransportFailure)
-            #expect(error.cause != nil)
-            #expect(error.loginFailure.code == "network")
+        try await withClosedPort { port in
+            try await withNonRetryingClient { client in
+                let api = StoatAPI(baseURL: URL(string: "http://127.0.0.1:\(port)")!, httpClient: client)
+                let error = try await apiError { () async throws(StoatAPIError) in try await api.configuration() }
+                #expect(error.code == .network)
+                #expect(error.status == nil)
+                #expect(error.isTransportFailure)
+                #expect(error.cause != nil)
+                #expect(error.loginFailure.code == "network")
+            }
         }
     }
 

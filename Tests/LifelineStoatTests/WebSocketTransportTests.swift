@@ -257,19 +257,18 @@ struct WebSocketTransportTests {
 
     @Test("an abort before the connection is made ends the socket; a port nobody listens on fails to connect")
     func earlyEnds() async throws {
-        let server = try await ScriptedWebSocketServer.start()
-        let port = server.port
-        await server.stop()
-        let delegate = RecordingDelegate()
-        _ = Self.connector().connect(to: URL(string: "ws://127.0.0.1:\(port)/")!, delegate: delegate)
-        let refused = try #require(await delegate.ended())
-        #expect(refused.code == .connectFailed)
-        #expect(refused.cause != nil)
-        let early = RecordingDelegate()
-        let socket = Self.connector().makeSocket(delegate: early)
-        socket.abort()
-        socket.connect(to: URL(string: "ws://127.0.0.1:\(port)/")!)
-        #expect(await early.ended()?.code == .aborted)
+        try await withClosedPort { port in
+            let delegate = RecordingDelegate()
+            _ = Self.connector().connect(to: URL(string: "ws://127.0.0.1:\(port)/")!, delegate: delegate)
+            let refused = try #require(await delegate.ended())
+            #expect(refused.code == .connectFailed)
+            #expect(refused.cause != nil)
+            let early = RecordingDelegate()
+            let socket = Self.connector().makeSocket(delegate: early)
+            socket.abort()
+            socket.connect(to: URL(string: "ws://127.0.0.1:\(port)/")!)
+            #expect(await early.ended()?.code == .aborted)
+        }
     }
 
     @Test("the socket stops reading while its owner holds too many messages, and reads on once it handled them")
