@@ -4,8 +4,8 @@ import Testing
 @Suite("lifeline bench")
 struct BenchCommandTests {
     @Test("--json prints the machine benchmark in the documented shape, with a figure that is not made up")
-    func machineJSON() throws {
-        let run = try Executable.run(["bench", "--quick", "--json", "--only", "machine"])
+    func machineJSON() async throws {
+        let run = try await Executable.run(["bench", "--quick", "--json", "--only", "machine"])
         #expect(run.status == 0)
         let line = try #require(run.lines.last)
         let object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -17,8 +17,10 @@ struct BenchCommandTests {
     }
 
     @Test("--only expiry measures the watcher and the one-task-per-operation baseline in the same run")
-    func expiryJSON() throws {
-        let run = try Executable.run(["bench", "--quick", "--json", "--only", "expiry", "--only", "expiry-reschedule"])
+    func expiryJSON() async throws {
+        let run = try await Executable.run([
+            "bench", "--quick", "--json", "--only", "expiry", "--only", "expiry-reschedule",
+        ])
         #expect(run.status == 0)
         let objects = try run.lines.map { line in
             try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -32,8 +34,8 @@ struct BenchCommandTests {
     }
 
     @Test("an unknown benchmark name is refused and the known ones are listed")
-    func unknown() throws {
-        let run = try Executable.run(["bench", "--only", "nope"])
+    func unknown() async throws {
+        let run = try await Executable.run(["bench", "--only", "nope"])
         #expect(run.status != 0)
         #expect(run.standardError.contains("machine"))
     }

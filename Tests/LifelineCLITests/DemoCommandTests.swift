@@ -5,8 +5,8 @@ import Testing
 @Suite("lifeline demo", .timeLimit(.minutes(5)))
 struct DemoCommandTests {
     @Test("the demo passes, visits every state of the specification and reports every edge")
-    func demo() throws {
-        let run = try Executable.run(["demo", "--json"])
+    func demo() async throws {
+        let run = try await Executable.run(["demo", "--json"])
         #expect(run.status == 0, "\(run.standardOutput.suffix(2000))")
         let objects = try run.lines.map {
             try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])

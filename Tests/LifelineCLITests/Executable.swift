@@ -27,20 +27,21 @@ enum Executable {
         }
     }
 
-    /// Runs `lifeline` with `arguments` to its end and returns its output.
-    static func run(_ arguments: [String]) throws -> Run {
-        try run(arguments, executable: url)
-    }
-
-    /// Runs `lifeline` with `arguments` to its end, waiting on a thread of its own: a test that serves the
-    /// child from its own process must not block a thread of the cooperative pool (on two cores, two blocked
-    /// tests are the whole pool, and the in-process server stops answering the child it waits for).
+    /// Runs `lifeline` with `arguments` to its end, waiting on a thread of its own: there is deliberately no
+    /// blocking variant. A test that waits for a child on a thread of Swift's cooperative pool holds that thread
+    /// (there are two on a 2-core machine) for as long as the child runs: two such tests are the whole pool, and
+    /// every other test of the run, and the in-process servers they talk to, stall with them — the "time limit
+    /// exceeded" of tests that had nothing to do with the child.
     static func run(_ arguments: [String]) async throws -> Run {
         let url = try url
-        return try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result { try run(arguments, executable: url) })
-            }.start()
+        return try await onOwnThread { try run(arguments, executable: url) }
+    }
+
+    /// Runs `work`, which blocks its thread (a child process, a pipe read to its end), on a thread of its own,
+    /// never on one of the cooperative pool's (see ``run(_:)``).
+    static func onOwnThread<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try work() }) }.start()
         }
     }
 

@@ -124,8 +124,8 @@ struct NetworkCommandTests {
     }
 
     @Test("without --watch, prints the current status once and exits")
-    func once() throws {
-        let run = try Executable.run(["network", "--json"])
+    func once() async throws {
+        let run = try await Executable.run(["network", "--json"])
         #expect(run.status == 0)
         #expect(run.lines.count == 1)
         #expect(

@@ -7,7 +7,7 @@ struct SoakCommandTests {
         "100 sessions through 20 s of seeded faults: every line JSON, nothing lost, every session back, exit status 0",
         .timeLimit(.minutes(10)))
     func shortRun() async throws {
-        let run = try await Executable.runOnThread([
+        let run = try await Executable.run([
             "soak", "--sessions", "100", "--seconds", "20", "--seed", "20260518", "--json",
         ])
         let objects = try run.lines.map { line in
@@ -44,20 +44,9 @@ struct SoakCommandTests {
     }
 
     @Test("Arguments out of range are refused before anything runs")
-    func validation() throws {
-        let run = try Executable.run(["soak", "--sessions", "0"])
+    func validation() async throws {
+        let run = try await Executable.run(["soak", "--sessions", "0"])
         #expect(run.status != 0)
         #expect(run.standardError.contains("--sessions"))
-    }
-}
-
-extension Executable {
-    /// Runs `lifeline` to its end on a thread of its own, so that a run of half a minute does not hold one of
-    /// the few threads of Swift's cooperative pool (two on a 2-core machine), which every other test and the
-    /// reference servers they start need.
-    static func runOnThread(_ arguments: [String]) async throws -> Run {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try run(arguments) }) }.start()
-        }
     }
 }

@@ -5,8 +5,8 @@ import Testing
 @Suite("lifeline spec")
 struct SpecCommandTests {
     @Test("--mermaid prints a flowchart with every spec edge solid and every extension dashed")
-    func mermaid() throws {
-        let run = try Executable.run(["spec", "--mermaid"])
+    func mermaid() async throws {
+        let run = try await Executable.run(["spec", "--mermaid"])
         #expect(run.status == 0)
         #expect(run.lines.first == "flowchart TD")
         let lines = Set(run.lines)
@@ -19,8 +19,8 @@ struct SpecCommandTests {
     }
 
     @Test("--json prints one object per edge with the spec's names")
-    func json() throws {
-        let run = try Executable.run(["spec", "--json"])
+    func json() async throws {
+        let run = try await Executable.run(["spec", "--json"])
         #expect(run.status == 0)
         let objects = try run.lines.map {
             try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String])
@@ -30,8 +30,8 @@ struct SpecCommandTests {
     }
 
     @Test("the plain table lists every edge and counts them")
-    func table() throws {
-        let run = try Executable.run(["spec"])
+    func table() async throws {
+        let run = try await Executable.run(["spec"])
         #expect(run.status == 0)
         #expect(run.standardOutput.contains("27 edges: 25 from the specification, 2 extensions."))
         #expect(
@@ -39,8 +39,8 @@ struct SpecCommandTests {
     }
 
     @Test("--mermaid with --json is refused with a usage error")
-    func conflictingFlags() throws {
-        let run = try Executable.run(["spec", "--mermaid", "--json"])
+    func conflictingFlags() async throws {
+        let run = try await Executable.run(["spec", "--mermaid", "--json"])
         #expect(run.status != 0)
         #expect(run.standardError.contains("cannot be combined"))
     }

@@ -47,7 +47,7 @@ struct CrashRecoveryTests {
 
         // A writer that destroys every chat, spills its changes into the database file (a one-page cache), and
         // is killed before it commits: the file holds half a transaction and the journal is hot.
-        try killWriterMidTransaction(
+        try await killWriterMidTransaction(
             url,
             sql: """
                 PRAGMA cache_size = 1;
@@ -98,7 +98,7 @@ struct CrashRecoveryTests {
             .requireDatabase
         try await database.setLabel("ada")
         try database.close()
-        try killWriterMidTransaction(
+        try await killWriterMidTransaction(
             url,
             sql: """
                 PRAGMA cache_size = 1;
@@ -175,7 +175,18 @@ struct CrashRecoveryTests {
 
     /// Runs `sql` in the `sqlite3` command-line shell on the database, waits until the shell has executed it,
     /// then kills the shell with SIGKILL: a real process dying in the middle of its transaction.
-    private func killWriterMidTransaction(_ url: URL, sql: String) throws {
+    ///
+    /// The shell is driven and waited for on a thread of its own: a test that blocks a thread of Swift's
+    /// cooperative pool (two on a 2-core machine) stalls every other test of the run with it.
+    private func killWriterMidTransaction(_ url: URL, sql: String) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            Thread {
+                continuation.resume(with: Result { try Self.killWriterMidTransactionBlocking(url, sql: sql) })
+            }.start()
+        }
+    }
+
+    private static func killWriterMidTransactionBlocking(_ url: URL, sql: String) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.sqliteShell)
         process.arguments = [url.path]
