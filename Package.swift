@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "LifelineTesting", targets: ["LifelineTesting"]),
         .library(name: "LifelineStoat", targets: ["LifelineStoat"]),
         .library(name: "LifelineStore", targets: ["LifelineStore"]),
+        // An app that keeps the account's encrypted store imports this one module (LifelineStoat re-exported).
+        .library(name: "LifelineStoatStore", targets: ["LifelineStoatStore"]),
         .library(name: "LifelineCLI", targets: ["LifelineCLI"]),
         .library(name: "StoatReferenceServer", targets: ["StoatReferenceServer"]),
         .executable(name: "lifeline", targets: ["lifeline"]),
@@ -72,6 +74,12 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: lifelineSettings
+        ),
+        // The Stoat client joined to the account's encrypted store: one import for an app that keeps one.
+        .target(
+            name: "LifelineStoatStore",
+            dependencies: ["LifelineStoat", "LifelineStore"],
             swiftSettings: lifelineSettings
         ),
         // The encrypted account store and the sign-in flow (LifelineStore.docc). No network client: the
@@ -176,6 +184,17 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: lifelineSettings
+        ),
+        // The Swift blocks of README.md and the app guide, extracted and compiled by the DocSnippets plugin
+        // (each block in a file of its own, with only its document's imports), and the README's bot run.
+        .executableTarget(name: "DocSnippetExtractor", path: "Tools/DocSnippetExtractor"),
+        .plugin(name: "DocSnippets", capability: .buildTool(), dependencies: ["DocSnippetExtractor"]),
+        .testTarget(
+            name: "DocSnippetTests",
+            dependencies: ["LifelineStoatStore", "StoatReferenceServer"],
+            // A snippet leaves names unused that the reader's app would use: their warnings are not the code's.
+            swiftSettings: lifelineSettings + [.unsafeFlags(["-suppress-warnings"])],
+            plugins: ["DocSnippets"]
         ),
         .testTarget(
             name: "LifelineCLITests",

@@ -65,6 +65,9 @@ public final class StoatClient: Sendable {
         /// How the client catches up after each CONNECTED (``CatchUpPolicy/standard``: 5 pages of 100 per chat, 4
         /// requests in flight).
         public var catchUp: CatchUpPolicy
+        /// How many users fetched to name an author (``StoatClient/fetchUser(_:)``) are kept beside the cache,
+        /// the least recently named forgotten first. Default 1 000.
+        public var fetchedUserLimit: Int
 
         /// Creates a configuration.
         public init(
@@ -76,7 +79,8 @@ public final class StoatClient: Sendable {
             eventBufferLimit: Int = 10_000,
             deadlineRecheck: ExpiryRecheckPolicy = .standard,
             deliveryCheck: Duration? = nil,
-            catchUp: CatchUpPolicy = .standard
+            catchUp: CatchUpPolicy = .standard,
+            fetchedUserLimit: Int = 1_000
         ) {
             self.connection = connection
             self.session = session
@@ -87,6 +91,7 @@ public final class StoatClient: Sendable {
             self.deadlineRecheck = deadlineRecheck
             self.deliveryCheck = deliveryCheck
             self.catchUp = catchUp
+            self.fetchedUserLimit = fetchedUserLimit
         }
     }
 
@@ -132,6 +137,10 @@ public final class StoatClient: Sendable {
     let catchUpPolicy: CatchUpPolicy
     /// Closed while a sign-in reads the stored chats into the cache: the catch-up waits for them.
     let storedChatsLoaded = LoadGate()
+    /// The users fetched to name authors the cache does not know (``fetchUser(_:)``).
+    let userDirectory: Mutex<UserDirectory>
+    /// User fetches in flight, one per id.
+    let userFetches = SharedFetches<Result<User, StoatClientError>>()
 
     /// The session the client uses for REST calls, if it has one.
     var currentCredentials: SessionCredentials? { credentials.value }
@@ -165,6 +174,7 @@ public final class StoatClient: Sendable {
         sleep = { try await clock.sleep(for: $0) }
         self.logger = logger
         friendlyName = configuration.friendlyName
+        userDirectory = Mutex(UserDirectory(capacity: configuration.fetchedUserLimit))
         let cache = CacheEngine(
             historyLimit: configuration.historyLimit, eventBufferLimit: configuration.eventBufferLimit,
             readyFields: ReadyFields(asked: configuration.connection.readyFields),

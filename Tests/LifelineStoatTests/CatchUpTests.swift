@@ -33,7 +33,7 @@ final class CatchUpWorld: Sendable {
 
     init(
         server: ReferenceServer? = nil, catchUp: CatchUpPolicy = .standard, historyLimit: Int = 100,
-        readyFields: [String] = []
+        readyFields: [String] = [], fetchedUserLimit: Int = 1_000
     ) async throws {
         let server = if let server { server } else { try await ReferenceServer.start() }
         self.server = server
@@ -46,7 +46,8 @@ final class CatchUpWorld: Sendable {
         client = StoatClient(
             apiURL: server.apiURL,
             configuration: StoatClient.Configuration(
-                connection: .init(readyFields: readyFields), historyLimit: historyLimit, catchUp: catchUp),
+                connection: .init(readyFields: readyFields), historyLimit: historyLimit, catchUp: catchUp,
+                fetchedUserLimit: fetchedUserLimit),
             network: ManualNetworkMonitor(.online), clock: clock, random: SeededRandomNumberGenerator(seed: 21),
             httpClient: http)
         recorder = SnapshotRecorder(client.session.states)
