@@ -63,7 +63,6 @@ let package = Package(
             dependencies: [
                 "Lifeline",
                 "LifelineCore",
-                "LifelineStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -108,6 +107,7 @@ let package = Package(
                 "LifelineCore",
                 "LifelineStoat",
                 "LifelineStore",
+                "LifelineStoatStore",
                 "StoatReferenceServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -171,7 +171,8 @@ let package = Package(
         .testTarget(
             name: "LifelineStoatTests",
             dependencies: [
-                "LifelineStoat", "Lifeline", "LifelineCore", "LifelineStore", "LifelineTesting", "StoatReferenceServer",
+                "LifelineStoat", "Lifeline", "LifelineCore", "LifelineStore", "LifelineStoatStore", "LifelineTesting",
+                "StoatReferenceServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -2,7 +2,6 @@ public import AsyncHTTPClient
 public import Foundation
 public import Lifeline
 public import LifelineCore
-import LifelineStore
 public import Logging
 import Synchronization
 
@@ -18,7 +17,8 @@ import Synchronization
 ///
 /// Credentials are exchanged at the login interface, in READY (the lifecycle's decision "Credentials are
 /// exchanged in READY", in `LifelineCore.docc/SessionLifecycle.md`): a successful login fires
-/// LOGIN_UNCACHED with the new session; a cached session is resumed (LOGIN_CACHED). With the account's store (``signIn(to:email:password:)``), the store decides
+/// LOGIN_UNCACHED with the new session; a cached session is resumed (LOGIN_CACHED). With the account's store (`signIn(to:email:password:)`, in
+/// LifelineStoatStore), the store decides
 /// which, shows the first screen before any network, and keeps the cache between runs; without one,
 /// ``logIn(email:password:)`` and ``resume(_:)`` start the session directly. The events URL is `GET /`'s
 /// `ws`, asked once and remembered. <doc:BuildingAStoatApp> shows an app's whole use.
@@ -113,7 +113,7 @@ public final class StoatClient: Sendable {
     /// What the sockets tolerated (unknown events, undecodable frames).
     public let statistics: StoatConnectionFactory.Statistics
     let cache: CacheEngine
-    let friendlyName: String?
+    package let friendlyName: String?
     let logger: Logger
     /// The channels the interface shows, refetched after every reconnect.
     let openChannels = ChannelSet()
@@ -126,7 +126,7 @@ public final class StoatClient: Sendable {
     /// The session the client logged in with, for its REST calls; `nil` in READY.
     let credentials: ClientCaches.Credentials
     /// The account's store, once a sign-in opened it; closed when another replaces it or ``run()`` ends.
-    let signedInAccount = Mutex<AccountDatabase?>(nil)
+    let signedInAccount = Mutex<(any AccountStorage)?>(nil)
     /// The deadlines the server set for the user (``deadlines``).
     let deadlineEngine: DeadlineEngine
     /// The messages the user sent that the server has not confirmed (``outbox``).
@@ -143,7 +143,7 @@ public final class StoatClient: Sendable {
     let userFetches = SharedFetches<Result<User, StoatClientError>>()
 
     /// The session the client uses for REST calls, if it has one.
-    var currentCredentials: SessionCredentials? { credentials.value }
+    package var currentCredentials: SessionCredentials? { credentials.value }
 
     /// Creates a client.
     ///
@@ -303,7 +303,7 @@ public final class StoatClient: Sendable {
 
     /// Starts the session with `credentials`, which the client's REST calls use from before the session can
     /// reach CONNECTED (the catch-up starts there); a login the session refuses leaves the previous ones.
-    func logIn(_ credentials: SessionCredentials, cached: Bool) async -> Bool {
+    package func logIn(_ credentials: SessionCredentials, cached: Bool) async -> Bool {
         let previous = self.credentials.exchange(credentials)
         guard await session.logIn(credentials, cached: cached) else {
             self.credentials.restore(previous, ifStill: credentials)

@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 
 @testable import LifelineStoat
+@testable import LifelineStoatStore
 
 /// A client on a test clock against a reference server with a small world: the lobby's general channel, a
 /// second text channel, a direct message with a friend who posts in all three.

@@ -11,7 +11,7 @@ public import LifelineStore
 /// by logging them out: the account store's "verify password" (`PasswordVerifier`) for Stoat.
 ///
 /// A second factor continues through the store's `SecondFactorStep`; BlockedByShield carries Stoat's
-/// support link. ``StoatClient/signIn(to:email:password:)`` uses one; an app that runs the store's flow
+/// support link. `StoatClient.signIn(to:email:password:)` uses one; an app that runs the store's flow
 /// itself can too.
 public struct StoatPasswordVerifier: PasswordVerifier {
     /// The REST client the logins go through.
