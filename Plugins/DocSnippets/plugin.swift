@@ -10,6 +10,7 @@ struct DocSnippets: BuildToolPlugin {
     static let documents = [
         "README.md",
         "Sources/LifelineStoat/LifelineStoat.docc/BuildingAStoatApp.md",
+        "Sources/LifelineStoat/LifelineStoat.docc/LifelineStoat.md",
     ]
 
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
