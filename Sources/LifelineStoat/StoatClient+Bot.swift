@@ -3,7 +3,7 @@ public import Lifeline
 extension StoatClient {
     // MARK: - Sending text
 
-    /// Queues a text message for a channel in the outbox: ``send(_:to:)`` with `OutgoingMessage(content:)`.
+    /// Queues a text message for a channel in the outbox: ``send(_:to:)-(OutgoingMessage,_)`` with `OutgoingMessage(content:)`.
     ///
     /// - Parameters:
     ///   - text: The message's text.
@@ -16,14 +16,14 @@ extension StoatClient {
         try await send(OutgoingMessage(content: text), to: channel)
     }
 
-    /// Queues a reply to `message` in its channel, through the outbox as ``send(_:to:)`` does.
+    /// Queues a reply to `message` in its channel, through the outbox as ``send(_:to:)-(OutgoingMessage,_)`` does.
     ///
     /// - Parameters:
     ///   - message: The message answered.
     ///   - text: The reply's text.
     ///   - mention: Whether the reply mentions the message's author (notifies them). Default `false`.
     /// - Returns: The outbox entry, `queued`.
-    /// - Throws: ``StoatClientError`` as ``send(_:to:)``.
+    /// - Throws: ``StoatClientError`` as ``send(_:to:)-(OutgoingMessage,_)``.
     @discardableResult
     public func reply(
         to message: Message, with text: String, mention: Bool = false

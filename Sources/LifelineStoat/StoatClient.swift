@@ -238,7 +238,7 @@ public final class StoatClient: Sendable {
     /// Runs the client until the calling task is cancelled: the session (see `Session.run()`), the
     /// writer that stores the cache's changes, the follower that refetches the open channels'
     /// histories after every reconnect, the watch of the server's deadlines (``deadlines``) and the
-    /// outbox (``send(_:to:)``). When it
+    /// outbox (``send(_:to:)-(OutgoingMessage,_)``). When it
     /// returns, every observation has ended and every change
     /// the cache held has been written to the account's store, if one is attached.
     public func run() async {

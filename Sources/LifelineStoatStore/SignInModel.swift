@@ -12,8 +12,8 @@ public import Observation
 /// if let erase = signIn.eraseOffer { Button("Erase this device's data") { try? signIn.erase(erase) } }
 /// ```
 ///
-/// Each sign-in goes through ``StoatClient``'s store sign-in (`signIn(to:email:password:)`): the outcome's
-/// notice also shows in the session's presentation (``StoatClientModel/notice``). Nothing is erased but by
+/// Each sign-in goes through `StoatClient`'s store sign-in (`signIn(to:email:password:)`): the outcome's
+/// notice also shows in the session's presentation (`StoatClientModel.notice`). Nothing is erased but by
 /// ``erase(_:)``, the user's choice.
 @MainActor
 @Observable

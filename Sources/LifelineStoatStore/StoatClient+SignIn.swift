@@ -127,7 +127,7 @@ extension StoatClient {
     }
 }
 
-/// The signed-in account's database as ``StoatClient`` keeps it: its session and its label.
+/// The signed-in account's database as `StoatClient` keeps it: its session and its label.
 struct AccountDatabaseStorage: AccountStorage {
     let database: AccountDatabase
 

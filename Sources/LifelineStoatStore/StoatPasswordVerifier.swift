@@ -29,7 +29,7 @@ public struct StoatPasswordVerifier: PasswordVerifier {
         self.friendlyName = friendlyName
     }
 
-    /// The API's server (``StoatAPI/server``): the accounts the store opens with this verifier are its.
+    /// The API's server (`StoatAPI.server`): the accounts the store opens with this verifier are its.
     ///
     /// An API whose base URL names no server (not `http` or `https`, or no host) verifies nothing: every
     /// login fails before it is sent, and this is `https://invalid`, a host that never resolves (RFC 6761).
