@@ -31,8 +31,10 @@ public final class ChannelModel {
     /// The user's messages in this channel the server has not confirmed — `queued`, `sending`, `failed` — in
     /// order: shown below the history, a failed one with "resend" and "discard".
     public private(set) var pending: [OutboxEntry]
-    /// The users typing now (not the user), by id, in the order they started.
+    /// The users typing now (not the user), by id, in the order they started; ``name(of:)`` names them.
     public private(set) var typing: [String]
+    /// The names of users the cache did not know, fetched for ``name(of:)``.
+    private var fetchedNames: [String: String] = [:]
     /// Until when a slowmode holds the user's next send back, on the device's clock, while the server says it is
     /// in force (its end is confirmed with the server: the date may pass before the composer opens again).
     public private(set) var slowmodeUntil: Date?
@@ -152,7 +154,8 @@ public final class ChannelModel {
     ///
     /// - Parameter user: The user's id.
     public func name(of user: String) -> String {
-        client.knownName(of: user, message: nil, channel: channelID)
+        let known = client.knownName(of: user, message: nil, channel: channelID)
+        return known == user ? fetchedNames[user] ?? user : known
     }
 
     // MARK: - Following the client
@@ -216,7 +219,12 @@ public final class ChannelModel {
             for try await event in client.events {
                 switch event {
                 case .channelStartTyping(let channel, let user) where channel == channelID:
-                    if user != client.currentUser?.id, !typing.contains(user) { typing.append(user) }
+                    guard user != client.currentUser?.id, !typing.contains(user) else { continue }
+                    typing.append(user)
+                    // Someone the cache does not know: fetched once (StoatClient.fetchUser), named when it comes.
+                    if name(of: user) == user, let fetched = try? await client.fetchUser(user) {
+                        fetchedNames[user] = fetched.displayName ?? fetched.username
+                    }
                 case .channelStopTyping(let channel, let user) where channel == channelID:
                     if typing.contains(user) { typing.removeAll { $0 == user } }
                 default:
@@ -242,12 +250,12 @@ extension StoatClient {
         if let name = message?.masquerade?.name { return name }
         if let webhook = message?.webhook { return webhook.name }
         if let nickname = message?.member?.nickname { return nickname }
-        return cache.read { cache in
+        return cache.read { cache -> String? in
             if let server = cache.channels[channel]?.server, let nickname = cache.members[server]?[user]?.nickname {
                 return nickname
             }
             let known = message?.user ?? cache.users[user]
-            return known.map { $0.displayName ?? $0.username } ?? user
-        }
+            return known.map { $0.displayName ?? $0.username }
+        } ?? userDirectory.withLock { $0.user(user) }.map { $0.displayName ?? $0.username } ?? user
     }
 }

@@ -226,4 +226,93 @@ struct AppModelsTests {
         #expect(dates.values.last == Self.fixedNow.addingTimeInterval(8))
         #expect(states.values.count == 1 && presentations.values.count == 1)
     }
+
+    @Test("SignInModel: a second factor asked and answered, a wrong password refused, nothing erased unasked")
+    func signInBranches() async throws {
+        let server = try await ReferenceServer.start()
+        let secret: [UInt8] = Array("12345678901234567890".utf8)
+        let account = try await server.addAccount(
+            email: "mfa@lifeline.test", password: "mfa-password", username: "mfa", totpSecret: secret)
+        let accounts = FileManager.default.temporaryDirectory.appending(path: "sign-in-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: accounts) }
+        let client = StoatClient(
+            apiURL: server.apiURL, network: ManualNetworkMonitor(.online), clock: TestClock(),
+            random: SeededRandomNumberGenerator(seed: 7))
+        let running = Task { await client.run() }
+        let signIn = SignInModel(client: client, store: AccountStore(directory: accounts))
+
+        await signIn.signIn(email: account.email, password: account.password)
+        let step = try #require(signIn.secondFactor)
+        #expect(step.methods.contains(.totp))
+        #expect(!signIn.isSignedIn && !signIn.isSigningIn)
+        await signIn.submit(
+            SecondFactorResponse(method: .totp, code: TOTP.code(secret: secret, at: await server.now())))
+        #expect(signIn.isSignedIn)
+        #expect(signIn.secondFactor == nil)
+        let stored = try #require(signIn.accounts.first)
+        #expect(signIn.accounts.count == 1)
+
+        // Logged out, the next sign-in with a wrong password is refused; the account stays listed.
+        for await snapshot in client.states where snapshot.state == .connected { break }
+        #expect(await client.logOut())
+        await signIn.signIn(account: stored, password: "not the password")
+        #expect(["wrongPassword", "wrongPasswordUnconfirmed"].contains(signIn.outcome?.name ?? ""))
+        #expect(!signIn.isSignedIn)
+        #expect(signIn.eraseOffer == nil)
+        #expect(signIn.accounts.count == 1)
+
+        running.cancel()
+        await running.value
+        await server.stop()
+    }
+
+    @Test("ChannelModel: who is typing, by name, until they stop or post; a slowmode after a send, as a date")
+    func typingAndSlowmode() async throws {
+        let server = try await ReferenceServer.start()
+        let friend = try await server.addUser(username: "friend")
+        try await server.join(userID: friend.userID, serverID: server.lobbyServerID)
+        // A member who does not own the server: the server's owner is exempt from its slowmodes.
+        let member = try await server.addUser(username: "member")
+        try await server.join(userID: member.userID, serverID: server.lobbyServerID)
+        let general = server.lobbyChannelID
+        let client = StoatClient(
+            apiURL: server.apiURL, network: ManualNetworkMonitor(.online), clock: TestClock(),
+            random: SeededRandomNumberGenerator(seed: 8))
+        let app = StoatClientModel(client: client, now: { Self.fixedNow })
+        let running = Task { await client.run() }
+        let following = Task { await app.run() }
+        await client.resume(SessionCredentials(token: member.token, userID: member.userID))
+        await until { app.state == .connected }
+        let channel = app.channel(general)
+        let showing = Task { await channel.run() }
+        await until { !channel.isStale }
+
+        let start = #"{"type":"ChannelStartTyping","id":"\#(general)","user":"\#(friend.userID)"}"#
+        #expect(await server.sendRawFrame(start) >= 1)
+        await until { channel.typing == [friend.userID] }
+        await until { channel.name(of: friend.userID) == "friend" }  // fetched: Ready did not name them
+        _ = try await server.postMessage(as: friend.userID, in: general, content: "done typing")
+        await until { channel.typing.isEmpty }
+        #expect(await server.sendRawFrame(start) >= 1)
+        await until { channel.typing == [friend.userID] }
+        let stop = #"{"type":"ChannelStopTyping","id":"\#(general)","user":"\#(friend.userID)"}"#
+        #expect(await server.sendRawFrame(stop) >= 1)
+        await until { channel.typing.isEmpty }
+
+        try await server.setSlowmode(channelID: general, seconds: 600)
+        await channel.send("first")
+        await until { channel.slowmodeUntil != nil }
+        #expect(channel.canSend == false)
+        #expect(try #require(channel.slowmodeUntil) > Self.fixedNow)
+        try await server.setSlowmode(channelID: general, seconds: nil)
+        await until { channel.slowmodeUntil == nil }
+
+        showing.cancel()
+        following.cancel()
+        running.cancel()
+        await showing.value
+        await following.value
+        await running.value
+        await server.stop()
+    }
 }
