@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import Lifeline
 import LifelineCore
@@ -71,7 +72,7 @@ final class ChangeLog<Value: Equatable> {
     var repeats: Int { zip(values, values.dropFirst()).count { $0 == $1 } }
 }
 
-@Suite("The app's models, driven headless against the reference server", .timeLimit(.minutes(1)))
+@Suite("The app's models, driven headless against the reference server", .serialized, .timeLimit(.minutes(1)))
 @MainActor
 struct AppModelsTests {
     nonisolated static let fixedNow = Date(timeIntervalSince1970: 1_800_000_000)
@@ -88,9 +89,13 @@ struct AppModelsTests {
         let accounts = FileManager.default.temporaryDirectory.appending(path: "app-models-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: accounts) }
         let clock = TestClock()
+        // A client of its own, shut down before the server stops: a pooled connection that never carried a
+        // request would hold the server's graceful shutdown until the pool's idle timeout.
+        let http = HTTPClient(
+            eventLoopGroup: .singletonMultiThreadedEventLoopGroup, configuration: StoatAPI.httpClientConfiguration())
         let client = StoatClient(
             apiURL: server.apiURL, network: ManualNetworkMonitor(.online), clock: clock,
-            random: SeededRandomNumberGenerator(seed: 26))
+            random: SeededRandomNumberGenerator(seed: 26), httpClient: http)
         let app = StoatClientModel(client: client, now: { Self.fixedNow })
         let signIn = SignInModel(client: client, store: AccountStore(directory: accounts))
         let running = Task { await client.run() }
@@ -188,6 +193,7 @@ struct AppModelsTests {
         await listing.value
         await following.value
         await running.value
+        try? await http.shutdown()
         await server.stop()
     }
 
@@ -235,9 +241,13 @@ struct AppModelsTests {
             email: "mfa@lifeline.test", password: "mfa-password", username: "mfa", totpSecret: secret)
         let accounts = FileManager.default.temporaryDirectory.appending(path: "sign-in-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: accounts) }
+        // A client of its own, shut down before the server stops: a pooled connection that never carried a
+        // request would hold the server's graceful shutdown until the pool's idle timeout.
+        let http = HTTPClient(
+            eventLoopGroup: .singletonMultiThreadedEventLoopGroup, configuration: StoatAPI.httpClientConfiguration())
         let client = StoatClient(
             apiURL: server.apiURL, network: ManualNetworkMonitor(.online), clock: TestClock(),
-            random: SeededRandomNumberGenerator(seed: 7))
+            random: SeededRandomNumberGenerator(seed: 7), httpClient: http)
         let running = Task { await client.run() }
         let signIn = SignInModel(client: client, store: AccountStore(directory: accounts))
 
@@ -263,6 +273,7 @@ struct AppModelsTests {
 
         running.cancel()
         await running.value
+        try? await http.shutdown()
         await server.stop()
     }
 
@@ -275,9 +286,13 @@ struct AppModelsTests {
         let member = try await server.addUser(username: "member")
         try await server.join(userID: member.userID, serverID: server.lobbyServerID)
         let general = server.lobbyChannelID
+        // A client of its own, shut down before the server stops: a pooled connection that never carried a
+        // request would hold the server's graceful shutdown until the pool's idle timeout.
+        let http = HTTPClient(
+            eventLoopGroup: .singletonMultiThreadedEventLoopGroup, configuration: StoatAPI.httpClientConfiguration())
         let client = StoatClient(
             apiURL: server.apiURL, network: ManualNetworkMonitor(.online), clock: TestClock(),
-            random: SeededRandomNumberGenerator(seed: 8))
+            random: SeededRandomNumberGenerator(seed: 8), httpClient: http)
         let app = StoatClientModel(client: client, now: { Self.fixedNow })
         let running = Task { await client.run() }
         let following = Task { await app.run() }
@@ -313,6 +328,7 @@ struct AppModelsTests {
         await showing.value
         await following.value
         await running.value
+        try? await http.shutdown()
         await server.stop()
     }
 }
