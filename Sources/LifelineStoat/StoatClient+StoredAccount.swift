@@ -1,5 +1,5 @@
 import Lifeline
-import LifelineCore
+package import LifelineCore
 
 /// The signed-in account's store as ``StoatClient`` uses it besides the cache's and the outbox's adapters: the
 /// stored session and the account's label. LifelineStoatStore adapts LifelineStore's `AccountDatabase` to it;
