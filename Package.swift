@@ -192,7 +192,10 @@ let package = Package(
         .plugin(name: "DocSnippets", capability: .buildTool(), dependencies: ["DocSnippetExtractor"]),
         .testTarget(
             name: "DocSnippetTests",
-            dependencies: ["LifelineStoatStore", "StoatReferenceServer"],
+            dependencies: [
+                "LifelineStoatStore", "StoatReferenceServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             // A snippet leaves names unused that the reader's app would use: their warnings are not the code's.
             swiftSettings: lifelineSettings + [.unsafeFlags(["-suppress-warnings"])],
             plugins: ["DocSnippets"]

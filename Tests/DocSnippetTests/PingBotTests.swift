@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import LifelineStoatStore
 import StoatReferenceServer
@@ -20,7 +21,11 @@ struct PingBotTests {
         let accounts = FileManager.default.temporaryDirectory.appending(path: "ping-bot-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: accounts) }
 
-        let watcher = StoatClient(apiURL: server.apiURL, network: ManualNetworkMonitor(.online))
+        // The watcher's own HTTP client, shut down before the server stops (an idle pooled connection would hold
+        // the server's graceful shutdown); the bot, as the README writes it, uses the shared one.
+        let http = HTTPClient(
+            eventLoopGroup: .singletonMultiThreadedEventLoopGroup, configuration: StoatAPI.httpClientConfiguration())
+        let watcher = StoatClient(apiURL: server.apiURL, network: ManualNetworkMonitor(.online), httpClient: http)
         let watching = Task { await watcher.run() }
         var replies = watcher.messages.compactMap { event -> Message? in
             guard case .received(let message, _) = event, message.author == bot.userID else { return nil }
@@ -80,6 +85,7 @@ struct PingBotTests {
         _ = try? await running.value
         watching.cancel()
         await watching.value
+        try? await http.shutdown()
         await server.stop()
     }
 }
