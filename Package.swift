@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "LifelineTesting", targets: ["LifelineTesting"]),
         .library(name: "LifelineStoat", targets: ["LifelineStoat"]),
         .library(name: "LifelineStore", targets: ["LifelineStore"]),
+        // An app that keeps the account's encrypted store imports this one module (LifelineStoat re-exported).
+        .library(name: "LifelineStoatStore", targets: ["LifelineStoatStore"]),
         .library(name: "LifelineCLI", targets: ["LifelineCLI"]),
         .library(name: "StoatReferenceServer", targets: ["StoatReferenceServer"]),
         .executable(name: "lifeline", targets: ["lifeline"]),
@@ -61,7 +63,6 @@ let package = Package(
             dependencies: [
                 "Lifeline",
                 "LifelineCore",
-                "LifelineStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -71,6 +72,12 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: lifelineSettings
+        ),
+        // The Stoat client joined to the account's encrypted store: one import for an app that keeps one.
+        .target(
+            name: "LifelineStoatStore",
+            dependencies: ["LifelineStoat", "LifelineStore"],
             swiftSettings: lifelineSettings
         ),
         // The encrypted account store and the sign-in flow (LifelineStore.docc). No network client: the
@@ -99,6 +106,7 @@ let package = Package(
                 "LifelineCore",
                 "LifelineStoat",
                 "LifelineStore",
+                "LifelineStoatStore",
                 "StoatReferenceServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -162,7 +170,8 @@ let package = Package(
         .testTarget(
             name: "LifelineStoatTests",
             dependencies: [
-                "LifelineStoat", "Lifeline", "LifelineCore", "LifelineStore", "LifelineTesting", "StoatReferenceServer",
+                "LifelineStoat", "Lifeline", "LifelineCore", "LifelineStore", "LifelineStoatStore", "LifelineTesting",
+                "StoatReferenceServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -175,6 +184,20 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: lifelineSettings
+        ),
+        // The Swift blocks of README.md and the app guide, extracted and compiled by the DocSnippets plugin
+        // (each block in a file of its own, with only its document's imports), and the README's bot run.
+        .executableTarget(name: "DocSnippetExtractor", path: "Tools/DocSnippetExtractor"),
+        .plugin(name: "DocSnippets", capability: .buildTool(), dependencies: ["DocSnippetExtractor"]),
+        .testTarget(
+            name: "DocSnippetTests",
+            dependencies: [
+                "LifelineStoatStore", "StoatReferenceServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            // A snippet leaves names unused that the reader's app would use: their warnings are not the code's.
+            swiftSettings: lifelineSettings + [.unsafeFlags(["-suppress-warnings"])],
+            plugins: ["DocSnippets"]
         ),
         .testTarget(
             name: "LifelineCLITests",

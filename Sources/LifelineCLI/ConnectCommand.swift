@@ -3,6 +3,7 @@ import Foundation
 import Lifeline
 import LifelineCore
 import LifelineStoat
+import LifelineStoatStore
 import LifelineStore
 import Synchronization
 import UnixSignals

@@ -18,7 +18,9 @@ import UnixSignals
 ///
 /// It prints the API and events URLs, a ready-to-use account, a bot and the admin address; with `--json`,
 /// exactly one JSON line once it accepts connections:
-/// `{"api":…,"events":…,"admin":…,"email":…,"password":…,"token":…,"user_id":…,"bot_token":…,"bot_id":…}`.
+/// `{"api":…,"events":…,"admin":…,"email":…,"password":…,"token":…,"user_id":…,"bot_token":…,"bot_id":…,
+/// "servers":[{"id":…,"name":…,"channels":[{"id":…,"name":…}]}]}` — the seeded world, so a script knows where to
+/// post (through the admin API, whose examples `serve --help` prints).
 /// Printing the demo account's password and the tokens is the point of the command (they are a local
 /// fixture); nothing else logs them. The server follows stoatchat's rules, rate limits included, unless
 /// `--no-rate-limits` is given.
@@ -26,8 +28,28 @@ public struct Serve: AsyncParsableCommand {
     /// The command's name and abstract.
     public static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run a Stoat-compatible reference server with fault injection."
+        abstract: "Run a Stoat-compatible reference server with fault injection.",
+        discussion: Self.adminExamples
     )
+
+    /// The admin API, in `serve --help`: a few calls a test script makes, and where the rest are listed.
+    static let adminExamples = """
+        The admin API (loopback only) changes the world and injects faults while
+        clients run. ADMIN is the printed admin address, USER a user id, CHANNEL a
+        channel of the seeded world (printed; under "servers" with --json):
+
+          JSON='Content-Type: application/json'
+          curl -X POST ADMIN/messages -H "$JSON" \\
+            -d '{"user_id":"USER","channel_id":"CHANNEL","content":"!ping"}'
+          curl -X POST ADMIN/users -H "$JSON" -d '{"username":"friend"}'
+          curl -X POST ADMIN/drop-sockets -H "$JSON" -d '{}'
+          curl -X POST ADMIN/refuse-upgrades -H "$JSON" -d '{"count":3}'
+          curl -X POST ADMIN/reset -H "$JSON" -d '{}'
+          curl ADMIN/state
+
+        Every route and its body: StoatReferenceServer.md (Faults, A world with
+        several users, Load, The admin API).
+        """
 
     /// The port to listen on; 0 picks a free one.
     @Option(help: "The port to listen on (0 picks a free one).")
@@ -69,6 +91,53 @@ public struct Serve: AsyncParsableCommand {
         return "{" + pairs.joined(separator: ",") + "}"
     }
 
+    /// A server of the seeded world, as the `--json` line's `servers` lists it.
+    struct WorldServer {
+        struct Channel {
+            var id: String
+            var name: String
+        }
+
+        var id: String
+        var name: String
+        var channels: [Channel]
+    }
+
+    /// The seeded world: every server with its channels, in the server's order.
+    static func world(_ server: ReferenceServer) async -> [WorldServer] {
+        var world: [WorldServer] = []
+        for stored in await server.servers() {
+            var channels: [WorldServer.Channel] = []
+            for id in stored.channels {
+                channels.append(.init(id: id, name: await server.channel(id: id)?.name ?? ""))
+            }
+            world.append(WorldServer(id: stored.id, name: stored.name, channels: channels))
+        }
+        return world
+    }
+
+    /// `[{"id","name","channels":[{"id","name"}]}]`, keys in that order.
+    static func worldJSON(_ server: ReferenceServer) async throws -> String {
+        let servers = try await world(server).map { stored in
+            let channels = try stored.channels.map { channel in
+                try jsonLine([("id", channel.id), ("name", channel.name)])
+            }
+            return String(try jsonLine([("id", stored.id), ("name", stored.name)]).dropLast())
+                + ",\"channels\":[" + channels.joined(separator: ",") + "]}"
+        }
+        return "[" + servers.joined(separator: ",") + "]"
+    }
+
+    /// The seeded world for the text output: a line per server and per channel.
+    static func worldText(_ server: ReferenceServer) async -> String {
+        var lines: [String] = []
+        for stored in await world(server) {
+            lines.append("  server:   \(stored.name) \(stored.id)")
+            for channel in stored.channels { lines.append("    #\(channel.name) \(channel.id)") }
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// Refuses an events server the reference server cannot be.
     public func validate() throws {
         guard ReferenceServer.EventsServer(named: events) != nil else {
@@ -92,7 +161,8 @@ public struct Serve: AsyncParsableCommand {
                 ("password", account.password), ("token", account.token), ("user_id", account.userID),
                 ("bot_token", bot.token), ("bot_id", bot.userID),
             ]
-            emit(try Self.jsonLine(fields))
+            let world = try await Self.worldJSON(server)
+            emit(String(try Self.jsonLine(fields).dropLast()) + ",\"servers\":" + world + "}")
         } else {
             emit(
                 """
@@ -100,7 +170,9 @@ public struct Serve: AsyncParsableCommand {
                   API:     \(server.apiURL.absoluteString)
                   Events:  \(server.eventsURL.absoluteString)?version=1&format=json (or format=msgpack)
                   Health:  \(server.healthURL.absoluteString)
-                  Admin:   \(server.adminURL.absoluteString) (loopback only)
+                  Admin:   \(server.adminURL.absoluteString) (loopback only; examples in serve --help)
+                World
+                \(await Self.worldText(server))
                 Ready-to-use account
                   email:    \(account.email)
                   password: \(account.password)

@@ -2,7 +2,6 @@ public import AsyncHTTPClient
 public import Foundation
 public import Lifeline
 public import LifelineCore
-import LifelineStore
 public import Logging
 import Synchronization
 
@@ -18,7 +17,8 @@ import Synchronization
 ///
 /// Credentials are exchanged at the login interface, in READY (the lifecycle's decision "Credentials are
 /// exchanged in READY", in `LifelineCore.docc/SessionLifecycle.md`): a successful login fires
-/// LOGIN_UNCACHED with the new session; a cached session is resumed (LOGIN_CACHED). With the account's store (``signIn(to:email:password:)``), the store decides
+/// LOGIN_UNCACHED with the new session; a cached session is resumed (LOGIN_CACHED). With the account's store (`signIn(to:email:password:)`, in
+/// LifelineStoatStore), the store decides
 /// which, shows the first screen before any network, and keeps the cache between runs; without one,
 /// ``logIn(email:password:)`` and ``resume(_:)`` start the session directly. The events URL is `GET /`'s
 /// `ws`, asked once and remembered. <doc:BuildingAStoatApp> shows an app's whole use.
@@ -65,6 +65,9 @@ public final class StoatClient: Sendable {
         /// How the client catches up after each CONNECTED (``CatchUpPolicy/standard``: 5 pages of 100 per chat, 4
         /// requests in flight).
         public var catchUp: CatchUpPolicy
+        /// How many users fetched to name an author (``StoatClient/fetchUser(_:)``) are kept beside the cache,
+        /// the least recently named forgotten first. Default 1 000.
+        public var fetchedUserLimit: Int
 
         /// Creates a configuration.
         public init(
@@ -76,7 +79,8 @@ public final class StoatClient: Sendable {
             eventBufferLimit: Int = 10_000,
             deadlineRecheck: ExpiryRecheckPolicy = .standard,
             deliveryCheck: Duration? = nil,
-            catchUp: CatchUpPolicy = .standard
+            catchUp: CatchUpPolicy = .standard,
+            fetchedUserLimit: Int = 1_000
         ) {
             self.connection = connection
             self.session = session
@@ -87,6 +91,7 @@ public final class StoatClient: Sendable {
             self.deadlineRecheck = deadlineRecheck
             self.deliveryCheck = deliveryCheck
             self.catchUp = catchUp
+            self.fetchedUserLimit = fetchedUserLimit
         }
     }
 
@@ -108,7 +113,7 @@ public final class StoatClient: Sendable {
     /// What the sockets tolerated (unknown events, undecodable frames).
     public let statistics: StoatConnectionFactory.Statistics
     let cache: CacheEngine
-    let friendlyName: String?
+    package let friendlyName: String?
     let logger: Logger
     /// The channels the interface shows, refetched after every reconnect.
     let openChannels = ChannelSet()
@@ -121,7 +126,7 @@ public final class StoatClient: Sendable {
     /// The session the client logged in with, for its REST calls; `nil` in READY.
     let credentials: ClientCaches.Credentials
     /// The account's store, once a sign-in opened it; closed when another replaces it or ``run()`` ends.
-    let signedInAccount = Mutex<AccountDatabase?>(nil)
+    let signedInAccount = Mutex<(any AccountStorage)?>(nil)
     /// The deadlines the server set for the user (``deadlines``).
     let deadlineEngine: DeadlineEngine
     /// The messages the user sent that the server has not confirmed (``outbox``).
@@ -132,9 +137,13 @@ public final class StoatClient: Sendable {
     let catchUpPolicy: CatchUpPolicy
     /// Closed while a sign-in reads the stored chats into the cache: the catch-up waits for them.
     let storedChatsLoaded = LoadGate()
+    /// The users fetched to name authors the cache does not know (``fetchUser(_:)``).
+    let userDirectory: Mutex<UserDirectory>
+    /// User fetches in flight, one per id.
+    let userFetches = SharedFetches<Result<User, StoatClientError>>()
 
     /// The session the client uses for REST calls, if it has one.
-    var currentCredentials: SessionCredentials? { credentials.value }
+    package var currentCredentials: SessionCredentials? { credentials.value }
 
     /// Creates a client.
     ///
@@ -165,6 +174,7 @@ public final class StoatClient: Sendable {
         sleep = { try await clock.sleep(for: $0) }
         self.logger = logger
         friendlyName = configuration.friendlyName
+        userDirectory = Mutex(UserDirectory(capacity: configuration.fetchedUserLimit))
         let cache = CacheEngine(
             historyLimit: configuration.historyLimit, eventBufferLimit: configuration.eventBufferLimit,
             readyFields: ReadyFields(asked: configuration.connection.readyFields),
@@ -228,7 +238,7 @@ public final class StoatClient: Sendable {
     /// Runs the client until the calling task is cancelled: the session (see `Session.run()`), the
     /// writer that stores the cache's changes, the follower that refetches the open channels'
     /// histories after every reconnect, the watch of the server's deadlines (``deadlines``) and the
-    /// outbox (``send(_:to:)``). When it
+    /// outbox (``send(_:to:)-(OutgoingMessage,_)``). When it
     /// returns, every observation has ended and every change
     /// the cache held has been written to the account's store, if one is attached.
     public func run() async {
@@ -293,7 +303,7 @@ public final class StoatClient: Sendable {
 
     /// Starts the session with `credentials`, which the client's REST calls use from before the session can
     /// reach CONNECTED (the catch-up starts there); a login the session refuses leaves the previous ones.
-    func logIn(_ credentials: SessionCredentials, cached: Bool) async -> Bool {
+    package func logIn(_ credentials: SessionCredentials, cached: Bool) async -> Bool {
         let previous = self.credentials.exchange(credentials)
         guard await session.logIn(credentials, cached: cached) else {
             self.credentials.restore(previous, ifStill: credentials)

@@ -89,4 +89,9 @@ extension ReferenceServer {
     public func server(id: String) async -> StoatServer? {
         await state.servers[id]
     }
+
+    /// Every server as stored now, by id: the seeded world (`lifeline serve` prints it).
+    public func servers() async -> [StoatServer] {
+        await state.servers.values.sorted { $0.id < $1.id }
+    }
 }

@@ -60,6 +60,20 @@ struct PackageGraphTests {
             }
             return seen.intersection(byName.keys)
         }
+
+        /// The products of other packages that `target` is built from, directly or through this package's
+        /// targets (`GRDB`, `NIOCore`…).
+        func externalProducts(of target: String) -> Set<String> {
+            let byName = Dictionary(uniqueKeysWithValues: targets.map { ($0.name, $0) })
+            let own = Set(products.map(\.name))
+            var found: Set<String> = []
+            for name in closure(of: target) {
+                for dependency in byName[name]?.dependencies ?? [] where dependency.isProduct {
+                    if !own.contains(dependency.name) { found.insert(dependency.name) }
+                }
+            }
+            return found
+        }
     }
 
     static let packageRoot = URL(fileURLWithPath: #filePath)
@@ -97,6 +111,23 @@ struct PackageGraphTests {
         #expect(!shipped.contains("LifelineTesting"), "lifeline is built from \(shipped.sorted())")
         // …and the same reading does see LifelineTesting where it belongs.
         #expect(manifest.closure(of: "LifelineTests").contains("LifelineTesting"))
+    }
+
+    @Test(
+        "an app without a store links no GRDB: LifelineStoat is built without LifelineStore; LifelineStoatStore adds it"
+    )
+    func stoatLinksNoStore() throws {
+        let manifest = try Self.manifest()
+        let stoat = manifest.closure(of: "LifelineStoat")
+        #expect(stoat.isSuperset(of: ["LifelineStoat", "Lifeline", "LifelineCore"]))
+        #expect(!stoat.contains("LifelineStore"), "LifelineStoat is built from \(stoat.sorted())")
+        #expect(!manifest.externalProducts(of: "LifelineStoat").contains("GRDB"))
+        // The same reading sees GRDB where the store is.
+        #expect(manifest.closure(of: "LifelineStoatStore").isSuperset(of: ["LifelineStoat", "LifelineStore"]))
+        #expect(manifest.externalProducts(of: "LifelineStoatStore").contains("GRDB"))
+        let products = Dictionary(uniqueKeysWithValues: manifest.products.map { ($0.name, $0.targets) })
+        #expect(products["LifelineStoat"] == ["LifelineStoat"])
+        #expect(products["LifelineStoatStore"] == ["LifelineStoatStore"])
     }
 
     @Test("the built lifeline binary holds no symbol of LifelineTesting")

@@ -4,6 +4,7 @@ import LifelineStore
 import Testing
 
 @testable import LifelineStoat
+@testable import LifelineStoatStore
 
 /// A verifier that accepts any password, for stores made in tests.
 struct AcceptingVerifier: PasswordVerifier {

@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 
 @testable import LifelineStoat
+@testable import LifelineStoatStore
 
 /// A client on a test clock against a reference server with a small world: the lobby's general channel, a
 /// second text channel, a direct message with a friend who posts in all three.
@@ -33,7 +34,7 @@ final class CatchUpWorld: Sendable {
 
     init(
         server: ReferenceServer? = nil, catchUp: CatchUpPolicy = .standard, historyLimit: Int = 100,
-        readyFields: [String] = []
+        readyFields: [String] = [], fetchedUserLimit: Int = 1_000
     ) async throws {
         let server = if let server { server } else { try await ReferenceServer.start() }
         self.server = server
@@ -46,7 +47,8 @@ final class CatchUpWorld: Sendable {
         client = StoatClient(
             apiURL: server.apiURL,
             configuration: StoatClient.Configuration(
-                connection: .init(readyFields: readyFields), historyLimit: historyLimit, catchUp: catchUp),
+                connection: .init(readyFields: readyFields), historyLimit: historyLimit, catchUp: catchUp,
+                fetchedUserLimit: fetchedUserLimit),
             network: ManualNetworkMonitor(.online), clock: clock, random: SeededRandomNumberGenerator(seed: 21),
             httpClient: http)
         recorder = SnapshotRecorder(client.session.states)

@@ -7,6 +7,7 @@ import StoatReferenceServer
 import Testing
 
 @testable import LifelineStoat
+@testable import LifelineStoatStore
 
 /// Two Stoat instances with the same email and password, one store directory: a session token reaches only
 /// the server that issued it, whatever the app does.

@@ -7,6 +7,7 @@ import StoatReferenceServer
 import Testing
 
 @testable import LifelineStoat
+@testable import LifelineStoatStore
 @testable import LifelineStore
 
 /// A directory of account stores that cost little to unlock, removed at the end.

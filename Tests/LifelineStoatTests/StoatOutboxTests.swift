@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 
 @testable import LifelineStoat
+@testable import LifelineStoatStore
 
 /// Clients and a reference server that share one test clock (as `SharedClockHarness`), with a device network
 /// the test sets, an optional account store, and clients started and stopped as the test says (a restart).

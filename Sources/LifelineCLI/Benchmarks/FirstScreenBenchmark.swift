@@ -2,6 +2,7 @@ import Foundation
 import Lifeline
 import LifelineCore
 import LifelineStoat
+import LifelineStoatStore
 import LifelineStore
 
 /// `first-screen`: with 10 000 chats and 100 000 messages stored through the account cache's own write path

@@ -27,8 +27,10 @@ enum IdleSessionsBenchmark {
         try server.run()
         defer { server.terminate() }
         let line = try readLine(from: output.fileHandleForReading)
-        guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String],
-            let events = object["events"], let token = object["token"], let api = object["api"]
+        // Every key but `servers` (the seeded world) is a string.
+        guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+            let events = object["events"] as? String, let token = object["token"] as? String,
+            let api = object["api"] as? String
         else { throw BenchmarkError("lifeline serve did not say where it is") }
         let bare = try measure(kind: "bare", count: count, idle: idle, api: api, events: events, token: token)
         let lifeline = try measure(kind: "lifeline", count: count, idle: idle, api: api, events: events, token: token)

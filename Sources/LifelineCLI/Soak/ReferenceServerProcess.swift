@@ -57,9 +57,10 @@ final class ReferenceServerProcess: Sendable {
             if byte == UInt8(ascii: "\n") { break }
             bytes.append(byte)
         }
-        guard let object = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: String],
-            let api = object["api"].flatMap(URL.init(string:)), let events = object["events"],
-            let admin = object["admin"]
+        // Every key but `servers` (the seeded world) is a string.
+        guard let object = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+            let api = (object["api"] as? String).flatMap(URL.init(string:)), let events = object["events"] as? String,
+            let admin = object["admin"] as? String
         else {
             process.terminate()
             throw Failure(description: "lifeline serve did not say where it is")

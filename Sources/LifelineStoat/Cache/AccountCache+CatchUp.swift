@@ -1,11 +1,18 @@
 /// The account cache's read states, gaps and catch-up bookkeeping: pure, like the rest of ``AccountCache``.
 extension AccountCache {
     /// What the store keeps of a chat besides its messages.
-    struct ChatState: Sendable, Hashable {
-        var chatID: String
-        var readState: ReadState
-        var gaps: [HistoryGap]
-        var catchUpCursor: String?
+    package struct ChatState: Sendable, Hashable {
+        package var chatID: String
+        package var readState: ReadState
+        package var gaps: [HistoryGap]
+        package var catchUpCursor: String?
+
+        package init(chatID: String, readState: ReadState, gaps: [HistoryGap], catchUpCursor: String?) {
+            self.chatID = chatID
+            self.readState = readState
+            self.gaps = gaps
+            self.catchUpCursor = catchUpCursor
+        }
     }
 
     // MARK: - Catch-up

@@ -15,7 +15,7 @@
 /// Histories and member lists are *stale* until fetched from the server, and again after every
 /// reconnect (``invalidate()``); a fetch that overlaps live events merges with them (see
 /// ``historyFetched(channel:page:fetch:)``), so a message is never lost or duplicated by the race.
-struct AccountCache: Sendable {
+package struct AccountCache: Sendable {
     /// What one change touched, for the observers.
     struct Changes: Sendable, Equatable {
         /// The chat list changed.

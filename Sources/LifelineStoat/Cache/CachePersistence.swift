@@ -3,7 +3,7 @@
 ///
 /// The cache writes in batches off the socket's path and reads only to show the first screen before any
 /// network and to fill a history or member list it has not loaded yet.
-protocol CachePersistence: Sendable {
+package protocol CachePersistence: Sendable {
     /// Applies a batch in one transaction: all of it or none.
     func write(_ batch: CacheWriteBatch) async throws
 
@@ -28,29 +28,29 @@ protocol CachePersistence: Sendable {
 }
 
 /// One batch of the cache's changes for the store.
-struct CacheWriteBatch: Sendable, Equatable {
-    var chats: [Chat] = []
-    var deletedChats: [String] = []
-    var servers: [Server] = []
-    var deletedServers: [String] = []
-    var users: [User] = []
-    var messages: [Message] = []
-    var deletedMessages: [MessageKey] = []
-    var members: [Member] = []
-    var deletedMembers: [Member.ID] = []
-    var chatStates: [AccountCache.ChatState] = []
-    var deletedChatStates: [String] = []
+package struct CacheWriteBatch: Sendable, Equatable {
+    package var chats: [Chat] = []
+    package var deletedChats: [String] = []
+    package var servers: [Server] = []
+    package var deletedServers: [String] = []
+    package var users: [User] = []
+    package var messages: [Message] = []
+    package var deletedMessages: [MessageKey] = []
+    package var members: [Member] = []
+    package var deletedMembers: [Member.ID] = []
+    package var chatStates: [AccountCache.ChatState] = []
+    package var deletedChatStates: [String] = []
 
     /// A message's place: its channel and id.
-    struct MessageKey: Sendable, Hashable {
-        var channel: String
-        var id: String
+    package struct MessageKey: Sendable, Hashable {
+        package var channel: String
+        package var id: String
     }
 
     var isEmpty: Bool { self == CacheWriteBatch() }
 
     /// How many rows the batch writes or deletes.
-    var rowCount: Int {
+    package var rowCount: Int {
         chats.count + deletedChats.count + servers.count + deletedServers.count + users.count + messages.count
             + deletedMessages.count + members.count + deletedMembers.count + chatStates.count
             + deletedChatStates.count

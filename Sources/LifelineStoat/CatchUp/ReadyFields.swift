@@ -38,8 +38,13 @@ struct ReadyFields: Sendable, Hashable {
 }
 
 /// A channel's read state: the last message the user acknowledged, the unacknowledged ones that mention them.
-struct ReadState: Sendable, Hashable {
-    var lastRead: String?
+package struct ReadState: Sendable, Hashable {
+    package var lastRead: String?
     /// Oldest first, each once.
-    var mentions: [String] = []
+    package var mentions: [String] = []
+
+    package init(lastRead: String? = nil, mentions: [String] = []) {
+        self.lastRead = lastRead
+        self.mentions = mentions
+    }
 }

@@ -22,12 +22,12 @@
 ///   ``discard(_:)`` moves it.
 /// - A message the server returned (a post's answer, not its look-up) is a delivery the socket owes: the
 ///   session's delivery deadline watches for its event (``Action/expectDelivery(key:generation:)``).
-struct Outbox: Sendable {
+package struct Outbox: Sendable {
     /// The entry as it is persisted: enough to resume after a restart.
-    struct Record: Sendable, Hashable, Codable {
+    package struct Record: Sendable, Hashable, Codable {
         /// The record's format.
-        var version = 1
-        var nonce: String
+        package var version = 1
+        package var nonce: String
         var channel: String
         var content: String?
         var attachments: [String]?
@@ -35,7 +35,7 @@ struct Outbox: Sendable {
         var masquerade: Message.Masquerade?
         var flags: Int?
         /// The queue's order.
-        var position: Int64
+        package var position: Int64
         /// Which key is in use: 1 is the nonce itself, n > 1 is `NONCE.n`.
         var attempt = 1
         /// Whether the key in use was posted at least once: its outcome is then unknown until found or refused.

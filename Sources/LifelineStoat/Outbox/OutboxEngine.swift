@@ -1,6 +1,5 @@
 import Lifeline
 import LifelineCore
-import LifelineStore
 import Logging
 import Synchronization
 
@@ -11,8 +10,8 @@ import Synchronization
 #endif
 
 /// Where the outbox keeps its entries between runs: the account's encrypted store, through an adapter
-/// (``AccountDatabaseOutbox``); without one, the outbox lives in memory only.
-protocol OutboxPersistence: Sendable {
+/// (LifelineStoatStore's `AccountDatabaseOutbox`); without one, the outbox lives in memory only.
+package protocol OutboxPersistence: Sendable {
     /// The stored entries, in queue order, and a reason for each one that could not be read.
     func outbox() async throws -> (records: [Outbox.Record], unreadable: [String])
     /// Writes an entry, replacing the one with its nonce.
@@ -492,40 +491,5 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
     private func remember(_ nonce: String, _ final: OutboxEntry.State, in state: inout State) {
         state.finished.append((nonce, final))
         if state.finished.count > Self.finishedMemory { state.finished.removeFirst() }
-    }
-}
-
-/// The outbox's store: LifelineStore's `AccountDatabase`, which knows nothing of messages; each entry is its
-/// ``Outbox/Record`` as JSON in the sealed payload.
-struct AccountDatabaseOutbox: OutboxPersistence {
-    let database: AccountDatabase
-
-    func outbox() async throws -> (records: [Outbox.Record], unreadable: [String]) {
-        let stored = try await database.outboxEntries()
-        var records: [Outbox.Record] = []
-        var unreadable = stored.damaged.map { "an outbox entry does not open: \($0)" }
-        let decoder = JSONDecoder()
-        for entry in stored.entries {
-            guard let record = try? decoder.decode(Outbox.Record.self, from: entry.payload), record.version == 1,
-                record.nonce == entry.nonce
-            else {
-                unreadable.append("an outbox entry is not in a format this version reads")
-                continue
-            }
-            var positioned = record
-            positioned.position = entry.position
-            records.append(positioned)
-        }
-        return (records, unreadable)
-    }
-
-    func save(_ record: Outbox.Record) async throws {
-        let payload = try JSONEncoder().encode(record)
-        try await database.saveOutboxEntry(
-            StoredOutboxEntry(nonce: record.nonce, position: record.position, payload: payload))
-    }
-
-    func remove(_ nonce: String) async throws {
-        try await database.deleteOutboxEntry(nonce: nonce)
     }
 }

@@ -1,4 +1,4 @@
-/// A message in the account's outbox (``StoatClient/send(_:to:)``) and where its delivery stands.
+/// A message in the account's outbox (``StoatClient/send(_:to:)-(OutgoingMessage,_)``) and where its delivery stands.
 ///
 /// An entry is named by its ``nonce`` from the moment it is queued: the `Idempotency-Key` of its first post, and
 /// the stem of every later key (`NONCE.2`, `NONCE.3`…), so the server's echo of any of them (a message's

@@ -4,7 +4,7 @@
     public import Foundation
 #endif
 
-/// A message to send: through the outbox with ``StoatClient/send(_:to:)``, or once with
+/// A message to send: through the outbox with ``StoatClient/send(_:to:)-(OutgoingMessage,_)``, or once with
 /// ``StoatAPI/sendMessage(_:in:_:)`` (`POST /channels/{id}/messages`).
 ///
 /// Each value carries its own ``idempotencyKey``, sent as the `Idempotency-Key` header. stoatchat's request
@@ -13,7 +13,7 @@
 /// the message's `nonce`. So posting the same value again never stores it twice on that process, but the
 /// second post is answered by the web framework's `409` (``StoatAPIError/Code/duplicateNonce``, no error kind)
 /// whether the first one was stored or refused, and another process of the API takes the key afresh: a `409`
-/// means "look for the message", never "sent" or "failed". ``StoatClient/send(_:to:)`` does that looking.
+/// means "look for the message", never "sent" or "failed". ``StoatClient/send(_:to:)-(OutgoingMessage,_)`` does that looking.
 public struct OutgoingMessage: Sendable, Hashable, Encodable {
     /// A message this one replies to.
     public struct Reply: Sendable, Hashable, Codable {

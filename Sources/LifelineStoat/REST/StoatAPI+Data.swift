@@ -65,7 +65,7 @@ extension StoatAPI {
 
     /// Sends a message once (`POST /channels/{id}/messages`) with its `Idempotency-Key`.
     ///
-    /// One post, no retry: ``StoatClient/send(_:to:)`` is the exactly-once path (its outbox looks the message
+    /// One post, no retry: ``StoatClient/send(_:to:)-(OutgoingMessage,_)`` is the exactly-once path (its outbox looks the message
     /// up whenever an answer leaves it unclear whether the server stored it).
     ///
     /// - Parameters:

@@ -458,7 +458,7 @@ public struct StoatAPIError: Error, Sendable, CustomStringConvertible {
     }
 
     /// A sentence for the user of a login or onboarding form.
-    var userMessage: String {
+    package var userMessage: String {
         switch code {
         case .accountDisabled:
             standing?.message

@@ -1,3 +1,4 @@
+package import LifelineStoat
 package import LifelineStore
 
 #if canImport(FoundationEssentials)
@@ -23,7 +24,7 @@ package struct AccountDatabaseCache: CachePersistence {
         self.messagesPerChat = messagesPerChat
     }
 
-    func write(_ batch: CacheWriteBatch) async throws {
+    package func write(_ batch: CacheWriteBatch) async throws {
         let encoder = JSONEncoder()
         var changes: [CacheChange] = []
         changes.reserveCapacity(batch.rowCount)
@@ -53,25 +54,25 @@ package struct AccountDatabaseCache: CachePersistence {
         try await database.allChats().map(Self.chat)
     }
 
-    func chats(olderThan chat: Chat) async throws -> [Chat] {
+    package func chats(olderThan chat: Chat) async throws -> [Chat] {
         try await database.chats(olderThan: Self.stored(chat, JSONEncoder())).map(Self.chat)
     }
 
-    func messages(in channel: String, limit: Int) async throws -> [Message] {
+    package func messages(in channel: String, limit: Int) async throws -> [Message] {
         // The store orders by the millisecond; ids (ULIDs) also order messages sent within one.
         try await database.messages(inChat: channel, limit: limit, order: .oldestFirst).map(Self.message)
             .sorted { $0.id < $1.id }
     }
 
-    func members(in server: String) async throws -> [Member] {
+    package func members(in server: String) async throws -> [Member] {
         try await database.members(inSpace: server).map(Self.member)
     }
 
-    func users(_ ids: [String]) async throws -> [User] {
+    package func users(_ ids: [String]) async throws -> [User] {
         try await database.users(ids: ids).values.map(Self.user)
     }
 
-    func chatStates(_ ids: [String]?) async throws -> [AccountCache.ChatState] {
+    package func chatStates(_ ids: [String]?) async throws -> [AccountCache.ChatState] {
         let stored: [String: CachedChatState]
         if let ids {
             stored = try await database.chatStates(ids: ids)

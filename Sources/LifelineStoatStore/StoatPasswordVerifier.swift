@@ -11,7 +11,7 @@ public import LifelineStore
 /// by logging them out: the account store's "verify password" (`PasswordVerifier`) for Stoat.
 ///
 /// A second factor continues through the store's `SecondFactorStep`; BlockedByShield carries Stoat's
-/// support link. ``StoatClient/signIn(to:email:password:)`` uses one; an app that runs the store's flow
+/// support link. `StoatClient.signIn(to:email:password:)` uses one; an app that runs the store's flow
 /// itself can too.
 public struct StoatPasswordVerifier: PasswordVerifier {
     /// The REST client the logins go through.
@@ -29,7 +29,7 @@ public struct StoatPasswordVerifier: PasswordVerifier {
         self.friendlyName = friendlyName
     }
 
-    /// The API's server (``StoatAPI/server``): the accounts the store opens with this verifier are its.
+    /// The API's server (`StoatAPI.server`): the accounts the store opens with this verifier are its.
     ///
     /// An API whose base URL names no server (not `http` or `https`, or no host) verifies nothing: every
     /// login fails before it is sent, and this is `https://invalid`, a host that never resolves (RFC 6761).

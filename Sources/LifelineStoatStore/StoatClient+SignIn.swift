@@ -1,4 +1,6 @@
+import Lifeline
 import LifelineCore
+public import LifelineStoat
 public import LifelineStore
 
 extension StoatClient {
@@ -10,9 +12,9 @@ extension StoatClient {
     /// 1. The store opens the account's database with the password (or creates it, once the server has
     ///    verified the password); see `AccountStore/signIn(email:password:verifier:)` for every branch.
     /// 2. The first screen comes from the store before any network: the 10 most recently active chats
-    ///    with their last messages are in ``chats`` when this returns.
+    ///    with their last messages are in `StoatClient/chats` when this returns.
     /// 3. The session starts — LOGIN_CACHED with the cached session, LOGIN_UNCACHED with a session the
-    ///    server just created — and connects in parallel (``run()`` must be running).
+    ///    server just created — and connects in parallel (`StoatClient/run()` must be running).
     /// 4. The rest of the chats are read from the store.
     ///
     /// From then on the cache's changes are written to the store in batches; the session is cleared from
@@ -29,13 +31,13 @@ extension StoatClient {
     ///   - email: The account's email.
     ///   - password: The password the user typed; never stored or logged.
     /// - Returns: The store's outcome. For `SignInOutcome.secondFactorRequired(_:)`, ask for the
-    ///   code and call ``continueSignIn(_:with:)``.
+    ///   code and call `continueSignIn(_:with:)`.
     public func signIn(to store: AccountStore, email: String, password: String) async -> SignInOutcome {
         await use(await store.signIn(email: email, password: password, verifier: passwordVerifier))
     }
 
     /// Signs in to an account listed by the store (`AccountStore/accounts()`) with the password alone, as
-    /// ``signIn(to:email:password:)`` does.
+    /// `signIn(to:email:password:)` does.
     ///
     /// - Parameters:
     ///   - store: The directory of account stores.
@@ -68,7 +70,7 @@ extension StoatClient {
     private func use(_ outcome: SignInOutcome) async -> SignInOutcome {
         if let database = outcome.database {
             // The catch-up of the first CONNECTED starts from what the store holds: it waits for the chats.
-            storedChatsLoaded.close()
+            storedChatsLoading(true)
             await attach(database)
             await loadStoredChats(limit: Self.firstScreenChats)
         }
@@ -110,82 +112,30 @@ extension StoatClient {
         if outcome.database != nil {
             await loadStoredChats(limit: nil)
             await loadStoredStates(of: nil)
-            storedChatsLoaded.open()
+            storedChatsLoading(false)
         }
         return outcome
     }
 
-    /// The number of chats the first screen shows, read before any network.
-    static let firstScreenChats = 10
-
-    /// Starts the session and remembers it for REST calls.
-    private func start(_ credentials: SessionCredentials, cached: Bool) async {
-        _ = await logIn(credentials, cached: cached)
-    }
-
-    /// Makes `database` the account's store: the cache writes to it from now on. A different database
-    /// attached before is written out and closed.
+    /// Makes `database` the account's store: the cache and the outbox write to it from now on. A different
+    /// database attached before is written out and closed.
     package func attach(_ database: AccountDatabase) async {
-        let previous = signedInAccount.withLock { account in
-            defer { account = database }
-            return account
-        }
-        if let previous, previous !== database {
-            _ = await cache.detach()
-            try? previous.close()
-        }
-        cache.attach(AccountDatabaseCache(database: database, messagesPerChat: cache.read { $0.historyLimit }))
-        await outboxEngine.attach(AccountDatabaseOutbox(database: database))
+        await attach(
+            AccountDatabaseStorage(database: database),
+            cache: AccountDatabaseCache(database: database, messagesPerChat: historyLimit),
+            outbox: AccountDatabaseOutbox(database: database))
     }
+}
 
-    /// Reads chats from the store into the cache: the most recent `limit` (the first screen), or, with
-    /// `nil`, all the others.
-    private func loadStoredChats(limit: Int?) async {
-        guard let store = cache.store else { return }
-        do {
-            let chats: [Chat]
-            if let limit {
-                chats = try await store.recentChats(limit: limit)
-            } else {
-                let shown = cache.read { $0.sortedChats }
-                guard let oldest = shown.last else { return }
-                chats = try await store.chats(olderThan: oldest)
-            }
-            cache.update { $0.loadStored(chats: chats) }
-            // The first screen shows its unread states at once.
-            if limit != nil { await loadStoredStates(of: chats.map(\.id)) }
-        } catch {
-            logger.info("stored chats could not be read", metadata: ["lifeline.error": "\(error)"])
-        }
-    }
+/// The signed-in account's database as `StoatClient` keeps it: its session and its label.
+struct AccountDatabaseStorage: AccountStorage {
+    let database: AccountDatabase
 
-    /// Reads chat states (read markers, mentions, gaps, catch-up cursors) from the store into the cache: of
-    /// `ids`, or of every chat with `nil`.
-    private func loadStoredStates(of ids: [String]?) async {
-        guard let store = cache.store else { return }
-        do {
-            let states = try await store.chatStates(ids)
-            cache.update { $0.loadStored(states: states) }
-        } catch {
-            logger.info("stored chat states could not be read", metadata: ["lifeline.error": "\(error)"])
-        }
-    }
-
-    /// Forgets the stored session: the user or the server ended it. The next sign-in verifies the password.
-    func forgetStoredSession() async {
-        guard let account = signedInAccount.withLock({ $0 }) else { return }
-        do {
-            try await account.storeSession(nil)
-        } catch {
-            logger.warning(
-                "the ended session could not be removed from the store", metadata: ["lifeline.error": "\(error)"])
-        }
-    }
-
-    /// Stores the user's name as the account's label, for the login screen's list of accounts.
-    func labelStoredAccount() async {
-        guard let account = signedInAccount.withLock({ $0 }), let user = currentUser else { return }
-        guard (try? await account.label()) != user.username else { return }
-        try? await account.setLabel(user.username)
+    func storeSession(_ session: SessionCredentials?) async throws { try await database.storeSession(session) }
+    func label() async throws -> String? { try await database.label() }
+    func setLabel(_ label: String) async throws { try await database.setLabel(label) }
+    func close() throws { try database.close() }
+    func isSame(as other: any AccountStorage) -> Bool {
+        (other as? AccountDatabaseStorage)?.database === database
     }
 }

@@ -1,0 +1,261 @@
+public import Observation
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
+/// One channel's screen for SwiftUI: its history (with gaps, stale while a reconnect has not refetched it), the
+/// older pages, the composer with the user's pending and failed sends, who is typing, and the deadlines that hold
+/// the composer back (a slowmode in the channel, a timeout in its server) as dates.
+///
+/// Made by ``StoatClientModel/channel(_:)``; run it while the screen shows (`.task { await channel.run() }`): the
+/// channel is ``StoatClient/open(_:)`` meanwhile, so it is caught up first after every reconnect.
+@MainActor
+@Observable
+public final class ChannelModel {
+    /// The channel's id.
+    public let channelID: String
+    /// The messages, oldest first: the cache's newest, and the older pages ``loadOlder()`` fetched.
+    public private(set) var messages: [Message]
+    /// The holes in the history (``ChannelHistory/gaps``): messages the client knows exist but has not loaded.
+    public private(set) var gaps: [HistoryGap]
+    /// Whether the history may miss messages no gap records (loaded from the store, or invalidated by a
+    /// reconnect and not refetched yet): show it, marked as updating.
+    public private(set) var isStale: Bool
+    /// Whether an older page is being fetched.
+    public private(set) var isLoadingOlder = false
+    /// Whether the last older page came back short: the channel's first message is shown.
+    public private(set) var reachedStart = false
+    /// The user's messages in this channel the server has not confirmed — `queued`, `sending`, `failed` — in
+    /// order: shown below the history, a failed one with "resend" and "discard".
+    public private(set) var pending: [OutboxEntry]
+    /// The users typing now (not the user), by id, in the order they started; ``name(of:)`` names them.
+    public private(set) var typing: [String]
+    /// The names of users the cache did not know, fetched for ``name(of:)``.
+    private var fetchedNames: [String: String] = [:]
+    /// Until when a slowmode holds the user's next send back, on the device's clock, while the server says it is
+    /// in force (its end is confirmed with the server: the date may pass before the composer opens again).
+    public private(set) var slowmodeUntil: Date?
+    /// Until when the user is timed out in the channel's server (they may read, not send), while in force.
+    public private(set) var timeoutUntil: Date?
+    /// The last failure of ``send(_:)`` or ``loadOlder()``, for an alert; `nil` once one succeeds.
+    public private(set) var lastError: StoatClientError?
+    /// The composer's text.
+    public var draft = ""
+
+    /// Whether the composer may send now: no timeout, no slowmode in force.
+    public var canSend: Bool { slowmodeUntil == nil && timeoutUntil == nil }
+
+    /// The client the model follows.
+    @ObservationIgnored public let client: StoatClient
+    @ObservationIgnored let now: @Sendable () -> Date
+
+    init(client: StoatClient, channel: String, now: @escaping @Sendable () -> Date) {
+        self.client = client
+        channelID = channel
+        self.now = now
+        let history = client.cachedHistory(of: channel)
+        messages = history.messages
+        gaps = history.gaps
+        isStale = history.isStale
+        pending = client.pendingMessages(in: channel)
+        typing = []
+        slowmodeUntil = nil
+        timeoutUntil = nil
+        applyDeadlines(client.deadlines)
+    }
+
+    /// Opens the channel and follows its history, the outbox, the deadlines and typing until the calling task is
+    /// cancelled; then closes it.
+    public func run() async {
+        client.open(channelID)
+        defer { client.close(channelID) }
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.followHistory() }
+            group.addTask { await self.followOutbox() }
+            group.addTask { await self.followDeadlines() }
+            group.addTask { await self.followTyping() }
+            // A stale history is refetched once now; after each reconnect the catch-up refreshes it.
+            group.addTask { _ = await self.client.history(of: self.channelID) }
+        }
+    }
+
+    // MARK: - Actions
+
+    /// Sends the ``draft`` through the outbox and clears it; an empty draft sends nothing.
+    public func sendDraft() async {
+        let text = draft.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { return }
+        draft = ""
+        await send(text)
+    }
+
+    /// Sends `text` through the outbox: it shows in ``pending`` until the server confirms it, then in
+    /// ``messages``. A message the store cannot keep is not queued: ``lastError`` says so.
+    ///
+    /// - Parameter text: The message's text.
+    public func send(_ text: String) async {
+        do {
+            try await client.send(text, to: channelID)
+            if lastError != nil { lastError = nil }
+        } catch {
+            lastError = error
+        }
+    }
+
+    /// Sends a failed message again (``StoatClient/resend(_:)``).
+    ///
+    /// - Parameter entry: The failed entry.
+    public func resend(_ entry: OutboxEntry) {
+        do { try client.resend(entry.nonce) } catch { lastError = error }
+    }
+
+    /// Drops a queued or failed message (``StoatClient/discard(_:)``): the user's word.
+    ///
+    /// - Parameter entry: The entry.
+    public func discard(_ entry: OutboxEntry) {
+        do { try client.discard(entry.nonce) } catch { lastError = error }
+    }
+
+    /// Loads the page before the oldest message shown — before the newest gap first, when there is one — and
+    /// shows it (``StoatClient/history(of:before:limit:)``).
+    public func loadOlder() async {
+        guard !isLoadingOlder else { return }
+        let before = gaps.last?.before ?? messages.first?.id
+        guard let before else { return }
+        isLoadingOlder = true
+        defer { isLoadingOlder = false }
+        do {
+            let page = try await client.history(of: channelID, before: before, limit: 50)
+            if page.messages.count < 50, gaps.isEmpty { reachedStart = true }
+            let known = Set(messages.map(\.id))
+            let older = page.messages.filter { !known.contains($0.id) }
+            if !older.isEmpty { messages = (older + messages).sorted { $0.id < $1.id } }
+            let current = client.cachedHistory(of: channelID).gaps
+            if current != gaps { gaps = current }
+            if lastError != nil { lastError = nil }
+        } catch {
+            lastError = error
+        }
+    }
+
+    /// The name to show for a message's author, from what the client knows without asking: the masquerade, the
+    /// nickname in the channel's server, the user's display name or username, else the id
+    /// (``StoatClient/authorName(of:)`` fetches unknown users).
+    ///
+    /// - Parameter message: The message.
+    public func authorName(of message: Message) -> String {
+        client.knownName(of: message.author, message: message, channel: channelID)
+    }
+
+    /// The name to show for a user typing.
+    ///
+    /// - Parameter user: The user's id.
+    public func name(of user: String) -> String {
+        let known = client.knownName(of: user, message: nil, channel: channelID)
+        return known == user ? fetchedNames[user] ?? user : known
+    }
+
+    // MARK: - Following the client
+
+    private func followHistory() async {
+        for await history in client.historyUpdates(of: channelID) {
+            // Older pages the cache does not keep stay shown.
+            let newest = history.messages
+            let floor = newest.first?.id
+            let older = floor.map { floor in messages.filter { $0.id < floor } } ?? []
+            let shown = older + newest
+            if shown != messages { messages = shown }
+            if history.gaps != gaps { gaps = history.gaps }
+            if history.isStale != isStale { isStale = history.isStale }
+            // A user whose message arrived has stopped typing.
+            let authors = Set(newest.suffix(5).map(\.author))
+            if typing.contains(where: authors.contains) { typing.removeAll(where: authors.contains) }
+        }
+    }
+
+    private func followOutbox() async {
+        for await outbox in client.outboxUpdates {
+            let mine = outbox.filter { $0.channel == channelID }
+            if mine != pending { pending = mine }
+        }
+    }
+
+    private func followDeadlines() async {
+        for await deadlines in client.deadlineUpdates {
+            applyDeadlines(deadlines)
+        }
+    }
+
+    private func applyDeadlines(_ deadlines: [StoatDeadline]) {
+        let clockNow = client.deadlineClockNow
+        let wallNow = now()
+        func date(_ deadline: StoatDeadline?) -> Date? {
+            guard let deadline else { return nil }
+            let (seconds, attoseconds) = max(.zero, deadline.deadline - clockNow).components
+            return wallNow.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
+        }
+        let slowmode = deadlines.first { $0.id == StoatDeadline.ID(.slowmode, channelID) }
+        let server = client.server(ofChannel: channelID)
+        let timeout = server.flatMap { server in deadlines.first { $0.id == StoatDeadline.ID(.timeout, server) } }
+        // A deadline restated keeps its date unless its own deadline moved.
+        if (slowmode == nil) != (slowmodeUntil == nil) || slowmode.map({ $0 != lastSlowmode }) == true {
+            slowmodeUntil = date(slowmode)
+        }
+        if (timeout == nil) != (timeoutUntil == nil) || timeout.map({ $0 != lastTimeout }) == true {
+            timeoutUntil = date(timeout)
+        }
+        lastSlowmode = slowmode
+        lastTimeout = timeout
+    }
+
+    @ObservationIgnored private var lastSlowmode: StoatDeadline?
+    @ObservationIgnored private var lastTimeout: StoatDeadline?
+
+    private func followTyping() async {
+        do {
+            for try await event in client.events {
+                switch event {
+                case .channelStartTyping(let channel, let user) where channel == channelID:
+                    guard user != client.currentUser?.id, !typing.contains(user) else { continue }
+                    typing.append(user)
+                    // Someone the cache does not know: fetched once (StoatClient.fetchUser), named when it comes.
+                    if name(of: user) == user, let fetched = try? await client.fetchUser(user) {
+                        fetchedNames[user] = fetched.displayName ?? fetched.username
+                    }
+                case .channelStopTyping(let channel, let user) where channel == channelID:
+                    if typing.contains(user) { typing.removeAll { $0 == user } }
+                default:
+                    continue
+                }
+            }
+        } catch {
+            // The observer fell behind (the cache did not): typing restarts empty.
+            if !typing.isEmpty { typing = [] }
+        }
+    }
+}
+
+extension StoatClient {
+    /// The server a channel belongs to, if the cache knows the channel and it is a server's.
+    func server(ofChannel channel: String) -> String? {
+        cache.read { $0.channels[channel]?.server }
+    }
+
+    /// A user's name from what the cache knows: a message's masquerade or webhook, the nickname in the channel's
+    /// server, the display name, the username, else the id.
+    func knownName(of user: String, message: Message?, channel: String) -> String {
+        if let name = message?.masquerade?.name { return name }
+        if let webhook = message?.webhook { return webhook.name }
+        if let nickname = message?.member?.nickname { return nickname }
+        return cache.read { cache -> String? in
+            if let server = cache.channels[channel]?.server, let nickname = cache.members[server]?[user]?.nickname {
+                return nickname
+            }
+            let known = message?.user ?? cache.users[user]
+            return known.map { $0.displayName ?? $0.username }
+        } ?? userDirectory.withLock { $0.user(user) }.map { $0.displayName ?? $0.username } ?? user
+    }
+}

@@ -1,0 +1,45 @@
+import LifelineStoat
+import LifelineStore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The outbox's store: LifelineStore's `AccountDatabase`, which knows nothing of messages; each entry is its
+/// `Outbox.Record` as JSON in the sealed payload.
+package struct AccountDatabaseOutbox: OutboxPersistence {
+    let database: AccountDatabase
+
+    package init(database: AccountDatabase) { self.database = database }
+
+    package func outbox() async throws -> (records: [Outbox.Record], unreadable: [String]) {
+        let stored = try await database.outboxEntries()
+        var records: [Outbox.Record] = []
+        var unreadable = stored.damaged.map { "an outbox entry does not open: \($0)" }
+        let decoder = JSONDecoder()
+        for entry in stored.entries {
+            guard let record = try? decoder.decode(Outbox.Record.self, from: entry.payload), record.version == 1,
+                record.nonce == entry.nonce
+            else {
+                unreadable.append("an outbox entry is not in a format this version reads")
+                continue
+            }
+            var positioned = record
+            positioned.position = entry.position
+            records.append(positioned)
+        }
+        return (records, unreadable)
+    }
+
+    package func save(_ record: Outbox.Record) async throws {
+        let payload = try JSONEncoder().encode(record)
+        try await database.saveOutboxEntry(
+            StoredOutboxEntry(nonce: record.nonce, position: record.position, payload: payload))
+    }
+
+    package func remove(_ nonce: String) async throws {
+        try await database.deleteOutboxEntry(nonce: nonce)
+    }
+}
