@@ -163,14 +163,23 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
         waiter?.resume()
     }
 
-    /// Plays a significant event as its Bonfire frame; success is the frame written.
+    /// Plays a significant event as its Bonfire frame; success is the frame taken by the open socket.
+    ///
+    /// Decision: while the socket's outbound buffer has room, the frame counts as written once it is handed to
+    /// the channel (as an async channel writer takes it), without waiting for the event loop to report the
+    /// write: a replay of 1 000 subscriptions otherwise waits for 1 000 round trips to the event loop. A full
+    /// buffer (the peer not reading) is waited on; a write that fails later ends the socket, and the replay
+    /// plays again on the next connection.
     func play(_ event: SignificantEvent) async throws {
         let frame = try BonfireClientFrame(playing: event)
         guard let socket = state.withLock({ $0.socket }), socket.isOpen else {
             throw StoatConnectionError(code: .notOpen, message: "the socket is not open")
         }
+        let hadRoom = socket.isWritable
+        let written = send(frame, on: socket)
+        guard !hadRoom else { return }
         do {
-            try await send(frame, on: socket).get()
+            try await written.get()
         } catch {
             throw StoatConnectionError(code: .writeFailed, message: "the frame could not be written", cause: error)
         }

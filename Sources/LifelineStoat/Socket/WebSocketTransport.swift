@@ -156,6 +156,12 @@ package final class WebSocketTransport: Sendable {
     /// Whether the upgrade succeeded and the socket has not ended.
     package var isOpen: Bool { state.withLock { $0.isOpen && $0.channel != nil } }
 
+    /// Whether the socket is open and its outbound buffer has room (the peer is taking what is sent).
+    package var isWritable: Bool {
+        guard let channel = state.withLock({ $0.isOpen ? $0.channel : nil }) else { return false }
+        return channel.isWritable
+    }
+
     /// Whether the socket stopped reading because its owner holds too many unhandled messages.
     package var isReadingPaused: Bool { state.withLock { $0.readingPaused } }
 
