@@ -9,7 +9,10 @@ enum ProcessSockets {
         guard let owned = ownedSocketInodes() else { return nil }
         var found = Set<String>()
         for table in ["/proc/self/net/tcp", "/proc/self/net/tcp6"] {
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            // Read to the end whatever its size: a /proc file states none.
+            guard let file = FileHandle(forReadingAtPath: table) else { continue }
+            let text = String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
+            try? file.close()
             found.formUnion(closeWaitInodes(inTable: text).intersection(owned))
         }
         return found
