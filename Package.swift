@@ -57,7 +57,8 @@ let package = Package(
         ),
         // Shipped test support for Lifeline's users and its own tests.
         .target(name: "LifelineTesting", dependencies: ["Lifeline", "LifelineCore"], swiftSettings: lifelineSettings),
-        // The Stoat protocol: Bonfire codec and models, the WebSocket connection, the REST client.
+        // The Stoat protocol: Bonfire codec and models, the WebSocket connection (NIO channel handlers), the
+        // REST client.
         .target(
             name: "LifelineStoat",
             dependencies: [
@@ -68,7 +69,6 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -110,6 +110,7 @@ let package = Package(
                 "StoatReferenceServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                // Only for the benchmarks' bare baseline socket.
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -8,8 +8,7 @@ protocol SocketTimerTarget: AnyObject, Sendable {
     func deadlineReached(at now: Duration)
 }
 
-/// The one timer of every socket of a ``StoatConnectionFactory`` (or of a `NIOStoatConnectionFactory`): a
-/// heap of their deadlines
+/// The one timer of every socket of a ``StoatConnectionFactory``: a heap of their deadlines
 /// (`LifelineCore`'s `ExpiryQueue`) and a single sleep, on the session's clock, until the earliest.
 ///
 /// A connection hands it the deadline its ``Heartbeat`` names (``schedule(_:at:)``); when a deadline

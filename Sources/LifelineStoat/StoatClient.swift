@@ -48,10 +48,6 @@ public final class StoatClient: Sendable {
         /// How many events each observer of ``StoatClient/events`` may fall behind before its iteration
         /// ends with ``StoatClientError/Code/observerTooSlow``. Default 10 000.
         public var eventBufferLimit: Int
-        /// Whether the events socket runs on NIO channel handlers (`NIOStoatConnectionFactory`) rather than
-        /// on WSClient (``StoatConnectionFactory``). Default `false`; `package` while the two are measured
-        /// side by side, before the first replaces the second.
-        package var usesChannelHandlerSocket = false
         /// How long to wait before asking the server again about a deadline (``StoatClient/deadlines``) when
         /// asking failed or found it still in force: 1 s, doubling up to 60 s by default.
         public var deadlineRecheck: ExpiryRecheckPolicy
@@ -208,20 +204,10 @@ public final class StoatClient: Sendable {
             // The outbox matches its echoes here, on the socket's path: the seam the delivery watch needs.
             outbox.socketDelivered(event)
         }
-        let connections: any ConnectionFactory
-        if configuration.usesChannelHandlerSocket {
-            let factory = NIOStoatConnectionFactory(
-                eventsURL: knownEventsURL, configuration: configuration.connection, clock: clock, logger: logger,
-                onEvent: onEvent)
-            statistics = factory.statistics
-            connections = factory
-        } else {
-            let factory = StoatConnectionFactory(
-                eventsURL: knownEventsURL, server: api.server, configuration: configuration.connection, clock: clock,
-                logger: logger, onEvent: onEvent)
-            statistics = factory.statistics
-            connections = factory
-        }
+        let connections = StoatConnectionFactory(
+            eventsURL: knownEventsURL, server: api.server, configuration: configuration.connection, clock: clock,
+            logger: logger, onEvent: onEvent)
+        statistics = connections.statistics
         var sessionConfiguration = configuration.session
         // A connection that ends before its first heartbeat has not shown it lasts: it keeps the failure count.
         if sessionConfiguration.stabilityWindow == nil {

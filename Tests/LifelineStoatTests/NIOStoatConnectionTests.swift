@@ -40,63 +40,16 @@ final class ConnectionEvents: Sendable {
 
 @Suite("Stoat's events socket on NIO channel handlers", .timeLimit(.minutes(1)))
 struct NIOStoatConnectionTests {
-    /// The scenarios the WSClient socket is held to, run again on this one.
-    enum Scenario: String, CaseIterable, Sendable {
-        case cachedLogin, droppedSocket, refusedUpgrades, heartbeat, silentStart, readyDeadline, externalLogout
-        case invalidSession, toleratedFrames, largeReady, logoutClosesAtOnce
-        case upperCasePlaintext, foreignScheme
-
-        func run() async throws {
-            switch self {
-            case .cachedLogin: try await StoatConnectionTests().cachedLogin()
-            case .droppedSocket: try await StoatConnectionTests().droppedSocket()
-            case .refusedUpgrades: try await StoatConnectionTests().refusedUpgrades()
-            case .heartbeat: try await StoatConnectionTests().heartbeat()
-            case .silentStart: try await StoatConnectionTests().silentStart()
-            case .readyDeadline: try await StoatConnectionTests().readyDeadline()
-            case .externalLogout: try await StoatConnectionTests().externalLogout()
-            case .invalidSession: try await StoatConnectionTests().invalidSession()
-            case .toleratedFrames: try await StoatConnectionTests().toleratedFrames()
-            case .largeReady: try await StoatConnectionTests().largeReady()
-            case .logoutClosesAtOnce: try await StoatConnectionCloseTests().logoutClosesAtOnce()
-            case .upperCasePlaintext: try await StoatEventsURLTests().upperCasePlaintext()
-            case .foreignScheme: try await StoatEventsURLTests().foreignScheme()
-            }
-        }
-    }
-
-    @Test("every scenario of the WSClient socket's suites holds on this socket", arguments: Scenario.allCases)
-    func scenario(_ scenario: Scenario) async throws {
-        try await StoatHarness.$socket.withValue(.channelHandlers) { try await scenario.run() }
-    }
-
-    /// `StoatEventsURLTests.upperCaseTLS` here: WSClient fails at once because it sends an address as SNI,
-    /// which NIOSSL refuses; this socket sends no SNI for an address and starts the handshake, which a
-    /// plaintext server never answers — so the connect timeout ends it, and nothing was sent in the clear.
-    @Test(
-        "an upper-case WSS URL opens TLS: against a plaintext server no frame is sent, and the connect timeout ends it")
-    func upperCaseTLS() async throws {
-        let server = try await ReferenceServer.start()
-        let url = server.eventsURL.absoluteString.replacingOccurrences(of: "ws://", with: "WSS://")
-        let clock = TestClock()
-        let factory = NIOStoatConnectionFactory(eventsURL: { url }, clock: clock)
-        let events = ConnectionEvents()
-        _ = events.run(factory.makeConnection(for: Self.credentials(server), generation: 1))
-        await clock.waitForSleep(until: .init(offset: .seconds(10)))
-        clock.advance(by: .seconds(10))
-        #expect(await events.ended()?.temporaryCode == .connectTimeout)
-        #expect(!events.all.contains(.opened))
-        #expect(await server.socketCounters().upgradesAccepted == 0)
-        #expect((await server.connections()).allSatisfy { $0.receivedFrames.isEmpty })
-        await server.stop()
-    }
-
     static func credentials(_ server: ReferenceServer) -> SessionCredentials {
         SessionCredentials(token: server.defaultAccount.token, userID: server.defaultAccount.userID)
     }
 
-    @Test("a close frame's code and reason reach the session: a dropped socket that names both")
-    func closeCode() async throws {
+    @Test(
+        "a close frame's code and reason reach the session: a dropped socket that names both; 1007 is a refused frame",
+        arguments: [
+            (UInt16(4000), TemporaryFailureCause.Code.socketDropped), (1007, .frameRefused),
+        ])
+    func closeCode(code: UInt16, expected: TemporaryFailureCause.Code) async throws {
         let server = try await ScriptedWebSocketServer.start()
         let url = server.url().absoluteString
         let factory = NIOStoatConnectionFactory(eventsURL: { url }, clock: TestClock())
@@ -105,15 +58,15 @@ struct NIOStoatConnectionTests {
         await server.waitUntil { $0.frames.count == 1 }
         #expect(server.record.frames.first?.text == #"{"type":"Authenticate","token":"t0k3n"}"#)
         #expect(server.record.requests.first?.target == "/events?version=1&format=json")
-        try await server.send(ScriptedWebSocketServer.close(code: 1007, reason: "bad payload"))
+        try await server.send(ScriptedWebSocketServer.close(code: code, reason: "bad payload"))
         guard case .temporary(let cause)? = await events.ended() else {
             Issue.record("\(events.all)")
             return
         }
-        #expect(cause.code == .socketDropped)
-        #expect(cause.message == "the server closed the socket with 1007: bad payload")
+        #expect(cause.code == expected)
+        #expect(cause.message == "the server closed the socket with \(code): bad payload")
         let end = try #require(cause.cause as? WebSocketTransportEnd)
-        #expect(end.closeCode == 1007 && end.closeReason == "bad payload")
+        #expect(end.closeCode == code && end.closeReason == "bad payload")
         #expect(events.all.first == .opened)
         await task.value
         await server.stop()
@@ -155,25 +108,15 @@ struct NIOStoatConnectionTests {
         await server.stop()
     }
 
-    @Test(
-        "refused upgrades leave no socket open, whether the server keeps the refused connection or closes it",
-        arguments: [StoatHarness.Socket.channelHandlers, .webSocketClient])
-    func refusedUpgradesLeaveNoSocket(socket: StoatHarness.Socket) async throws {
+    @Test("refused upgrades leave no socket open, whether the server keeps the refused connection or closes it")
+    func refusedUpgradesLeaveNoSocket() async throws {
         let refusals = 5
         func expectNoSocket(toPort port: Int) {
             guard let open = openClientSockets(toPort: port) else { return }  // no /proc/net/tcp here
-            withKnownIssue("swift-websocket 1.6.2 never closes the channel of a refused upgrade") {
-                #expect(open == 0)
-            } when: {
-                socket == .webSocketClient
-            }
+            #expect(open == 0)
         }
         func connect(_ url: String, credentials: SessionCredentials) async -> ConnectionEnd? {
-            let factory: any ConnectionFactory =
-                switch socket {
-                case .channelHandlers: NIOStoatConnectionFactory(eventsURL: { url }, clock: TestClock())
-                case .webSocketClient: StoatConnectionFactory(eventsURL: { url }, clock: TestClock())
-                }
+            let factory = StoatConnectionFactory(eventsURL: { url }, clock: TestClock())
             let events = ConnectionEvents()
             _ = events.run(factory.makeConnection(for: credentials, generation: 1))
             return await events.ended()
@@ -197,7 +140,7 @@ struct NIOStoatConnectionTests {
         }
         expectNoSocket(toPort: keeping.port)
         await keeping.waitUntil { $0.accepted == refusals }
-        if socket == .channelHandlers { await keeping.waitUntil { $0.open == 0 } }
+        await keeping.waitUntil { $0.open == 0 }
         await keeping.stop()
     }
 

@@ -9,15 +9,6 @@ import Synchronization
 /// A `Session` with Stoat's WebSocket connection, talking to an in-process reference server over
 /// loopback; the client's timers run on a test clock, the server's in real time.
 final class StoatHarness: Sendable {
-    /// Which events socket the harness's session uses. `NIOStoatConnectionTests` runs this file's users'
-    /// scenarios again with `StoatHarness.$socket.withValue(.channelHandlers) { … }`.
-    enum Socket: Sendable {
-        case webSocketClient
-        case channelHandlers
-    }
-
-    @TaskLocal static var socket = Socket.webSocketClient
-
     let server: ReferenceServer
     let clock = TestClock()
     let authenticator = ScriptedAuthenticator()
@@ -40,17 +31,8 @@ final class StoatHarness: Sendable {
         factory = StoatConnectionFactory(
             eventsURL: { eventsURL }, configuration: configuration, clock: clock,
             onEvent: { events.append($0) })
-        let connections: any ConnectionFactory =
-            switch Self.socket {
-            case .webSocketClient: factory
-            case .channelHandlers:
-                // Counting into the WSClient factory's statistics, which the scenarios read.
-                NIOStoatConnectionFactory(
-                    eventsURL: { eventsURL }, configuration: configuration, clock: clock,
-                    statistics: factory.statistics, onEvent: { events.append($0) })
-            }
         session = Session(
-            connections: connections, authenticator: authenticator, network: network, clock: clock,
+            connections: factory, authenticator: authenticator, network: network, clock: clock,
             random: SeededRandomNumberGenerator(seed: 3))
         recorder = SnapshotRecorder(session.states)
         let session = session

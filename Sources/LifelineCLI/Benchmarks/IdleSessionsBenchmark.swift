@@ -6,8 +6,9 @@ import LifelineStoat
 import Synchronization
 
 /// `idle-sessions`: N connected sessions idling in one process — memory per session and CPU per idle
-/// minute — against the same number of bare WebSocket connections (goal: memory ratio ≤ 1.2). The
-/// channel-handler socket is measured beside them, bare and under a session, against the same baseline.
+/// minute — against the same number of bare WSClient WebSocket connections (goal: memory ratio ≤ 1.2). A session
+/// runs on the channel-handler socket; that socket is also measured bare, against the same baseline, to tell
+/// what the socket holds from what the session adds.
 ///
 /// Each side runs in a fresh child process (`lifeline bench-idle`), so one cannot reuse the memory the
 /// other freed, and the server runs in a third (`lifeline serve`), so its sockets are not counted.
@@ -34,11 +35,8 @@ enum IdleSessionsBenchmark {
         else { throw BenchmarkError("lifeline serve did not say where it is") }
         let bare = try measure(kind: "bare", count: count, idle: idle, api: api, events: events, token: token)
         let lifeline = try measure(kind: "lifeline", count: count, idle: idle, api: api, events: events, token: token)
-        // The channel-handler socket (NIOWebSocket), bare and under a session: measured beside today's, against
-        // the same bare WSClient baseline, until it replaces WSClient.
+        // The channel-handler socket (NIOWebSocket) alone, which a session runs on, against the same baseline.
         let channel = try measure(kind: "nio-bare", count: count, idle: idle, api: api, events: events, token: token)
-        let channelLifeline = try measure(
-            kind: "nio-lifeline", count: count, idle: idle, api: api, events: events, token: token)
         let perSession = { (figures: IdleFigures) in Double(figures.rssAfter - figures.rssBefore) / Double(count) / 1024
         }
         let cpuPerMinute = { (figures: IdleFigures) in figures.cpuSeconds / idle * 60 }
@@ -51,20 +49,18 @@ enum IdleSessionsBenchmark {
             name: "idle-sessions", unit: "KiB/session", lifeline: perSession(lifeline), baseline: perSession(bare),
             goal: .ratioAtMost(1.2),
             detail: String(
-                format: "%d sessions; channel-handler socket: %.1f KiB bare, %.1f KiB under a session (ratio %.2f); "
-                    + "CPU per idle minute: %.2f s Lifeline, %.2f s bare, %.2f s channel bare, %.2f s channel session "
+                format: "%d sessions; the channel-handler socket alone: %.1f KiB (ratio %.2f); "
+                    + "CPU per idle minute: %.2f s Lifeline, %.2f s bare WSClient, %.2f s channel socket alone "
                     + "(over %.0f s, Ping every 30 s)",
-                count, perSession(channel), perSession(channelLifeline),
-                perSession(channelLifeline) / perSession(bare), cpuPerMinute(lifeline), cpuPerMinute(bare),
-                cpuPerMinute(channel), cpuPerMinute(channelLifeline), idle))
+                count, perSession(channel), perSession(channel) / perSession(bare), cpuPerMinute(lifeline),
+                cpuPerMinute(bare), cpuPerMinute(channel), idle))
         result.detail += String(
             format:
-                "; once freed memory is given back: %.1f KiB Lifeline, %.1f bare, %.1f channel bare, %.1f channel session",
-            trimmed(lifeline), trimmed(bare), trimmed(channel), trimmed(channelLifeline))
+                "; once freed memory is given back: %.1f KiB Lifeline, %.1f bare WSClient, %.1f channel socket alone",
+            trimmed(lifeline), trimmed(bare), trimmed(channel))
         result.extra = [
-            "channel_socket": .number(perSession(channel)), "channel_session": .number(perSession(channelLifeline)),
-            "channel_session_trimmed": .number(trimmed(channelLifeline)), "bare_trimmed": .number(trimmed(bare)),
-            "channel_session_ratio": .number(perSession(channelLifeline) / perSession(bare)),
+            "channel_socket": .number(perSession(channel)), "lifeline_trimmed": .number(trimmed(lifeline)),
+            "bare_trimmed": .number(trimmed(bare)), "channel_socket_trimmed": .number(trimmed(channel)),
             "channel_socket_ratio": .number(perSession(channel) / perSession(bare)),
         ]
         return result
@@ -113,8 +109,8 @@ struct BenchIdle: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench-idle", abstract: "One side of the idle-sessions benchmark.", shouldDisplay: false)
 
-    /// `bare` (a WSClient socket), `lifeline` (a session on it), `nio-bare` (a channel-handler socket),
-    /// `nio-bare-decoding` (the same, decoding and dropping Ready) or `nio-lifeline` (a session on it).
+    /// `bare` (a WSClient socket, the baseline), `lifeline` (a session, on the channel-handler socket),
+    /// `nio-bare` (a channel-handler socket alone) or `nio-bare-decoding` (the same, decoding and dropping Ready).
     @Option var kind: String
     @Option var count: Int
     @Option var idle: Double
@@ -134,12 +130,10 @@ struct BenchIdle: AsyncParsableCommand {
         let credentials = SessionCredentials(token: token)
         var sessions: [Session] = []
         var channelSockets: [WebSocketTransport] = []
-        if kind == "lifeline" || kind == "nio-lifeline" {
+        if kind == "lifeline" {
             let eventsURL = events
             let authenticator = StoatAuthenticator(api: StoatAPI(baseURL: URL(string: api)!))
-            let factory: any ConnectionFactory =
-                kind == "lifeline"
-                ? StoatConnectionFactory(eventsURL: { eventsURL }) : NIOStoatConnectionFactory(eventsURL: { eventsURL })
+            let factory = StoatConnectionFactory(eventsURL: { eventsURL })
             for _ in 0..<count {
                 let session = Session(
                     connections: factory, authenticator: authenticator, network: ManualNetworkMonitor(.online))
@@ -185,7 +179,7 @@ struct BenchIdle: AsyncParsableCommand {
         let cpuStart = cpuSeconds()
         try await Task.sleep(for: .seconds(idle))
         let cpu = cpuSeconds() - cpuStart
-        if kind.hasSuffix("lifeline") && !withoutConnecting && !withoutRunning {
+        if kind == "lifeline" && !withoutConnecting && !withoutRunning {
             precondition(sessions.allSatisfy { $0.snapshot.state == .connected }, "a session dropped while idle")
         }
         let figures = IdleSessionsBenchmark.IdleFigures(

@@ -5,8 +5,9 @@ import LifelineCore
 import LifelineStoat
 import Synchronization
 
-/// `storm`: N connected sessions, each with a session token of its own; the server drops every socket at once and
-/// counts the reconnections in 100 ms bins. The peak bin against the retry formula's prediction (goal: ratio
+/// `storm`: N connected sessions, each with a session token of its own; the server drops every socket at once, and
+/// the reconnections are counted in 100 ms bins when each client's socket opens (its upgrade answered), not when the
+/// server's queue reaches them. The peak bin against the retry formula's prediction (goal: ratio
 /// ≤ 1.2, the jitter really spreads the storm), every session CONNECTED again within the formula's bound plus
 /// the connect time, with no second failure, and never two sockets for one session on the server.
 ///
@@ -16,8 +17,10 @@ enum StormBenchmark {
     /// The figures `bench-storm` reports.
     struct Figures: Codable {
         var sessions: Int
-        /// Arrivals per 100 ms bin from the drop.
+        /// Arrivals per 100 ms bin from the drop: sockets opened, as the clients saw them.
         var bins: [Int]
+        /// The same arrivals as the server counted them (its accept queue's view), for comparison.
+        var serverBins: [Int]
         /// Every DISCONNECTED seen after the drop: seconds after the drop, failure count.
         var waits: [[Double]]
         /// Sessions that noticed the drop, and the latest noticed, in seconds after it.
@@ -102,6 +105,8 @@ enum StormBenchmark {
                 .number(mb(figures.rssBefore)), .number(mb(figures.rssPeak)), .number(mb(figures.rssAfter)),
             ]),
             "bins": .array(figures.bins.map { .integer($0) }),
+            "server_bins": .array(figures.serverBins.map { .integer($0) }),
+            "server_peak_per_100ms": .integer(figures.serverBins.max() ?? 0),
         ]
         var result = BenchmarkResult(
             name: "storm", unit: "arrivals/100 ms", lifeline: peak, baseline: prediction.peak,
@@ -146,7 +151,8 @@ struct BenchStorm: AsyncParsableCommand {
 
         let metrics = CountingMetrics()
         let eventsURL = events
-        let factory = StoatConnectionFactory(eventsURL: { eventsURL })
+        let opened = OpenedSockets()
+        let factory = OpenCountingFactory(base: StoatConnectionFactory(eventsURL: { eventsURL }), opened: opened)
         let authenticator = StoatAuthenticator(api: StoatAPI(baseURL: apiURL))
         var sessions: [(session: Session, created: ContinuousClock.Instant)] = []
         var keepAlive: [Task<Void, Never>] = []
@@ -222,7 +228,8 @@ struct BenchStorm: AsyncParsableCommand {
         let after = (cpu: cpuSeconds(), rss: residentBytes())
 
         let arrivals = try await client.adminGet("arrivals") as? [String: Any]
-        let bins = arrivals?["bins"] as? [Int] ?? []
+        let serverBins = arrivals?["bins"] as? [Int] ?? []
+        let bins = opened.bins(after: drop, width: StormBenchmark.binWidth)
         let report = try await client.admin("load/report", ["closed_after": closedBefore]) as? [String: Any]
         let peakBin = bins.indices.max { bins[$0] < bins[$1] } ?? 0
         let peakTime = drop + StormBenchmark.binWidth * (peakBin + 1)
@@ -236,7 +243,7 @@ struct BenchStorm: AsyncParsableCommand {
         let unit = RetryPolicy.spec.unit.secondsValue
         let firstDelays = seen.compactMap { $0.waits.first.map { $0.delay.secondsValue / unit } }
         let figures = StormBenchmark.Figures(
-            sessions: count, bins: bins,
+            sessions: count, bins: bins, serverBins: serverBins,
             waits: seen.flatMap { $0.waits.map { [$0.time.secondsValue, Double($0.failures)] } },
             detectedMax: seen.compactMap { $0.waits.first?.time.secondsValue }.max() ?? 0,
             connectP50: connects.isEmpty ? 0 : Double(connects[connects.count / 2]) / 1e9,
@@ -256,5 +263,47 @@ struct BenchStorm: AsyncParsableCommand {
         emit(String(decoding: try JSONEncoder().encode(figures), as: UTF8.self))
         for task in keepAlive { task.cancel() }
         Foundation.exit(0)  // tearing down 10 000 sockets politely would only measure the teardown
+    }
+}
+
+/// When the sessions' sockets opened (SOCKET_OPENED reported by the connection), on the continuous clock.
+final class OpenedSockets: Sendable {
+    private let times = Mutex<[ContinuousClock.Instant]>([])
+
+    func record() { times.withLock { $0.append(.now) } }
+
+    /// Openings per bin of `width` from `start` (none before it), up to the last opening.
+    func bins(after start: ContinuousClock.Instant, width: Duration) -> [Int] {
+        let offsets = times.withLock { $0 }.map { start.duration(to: $0) }.filter { $0 >= .zero }
+        guard let last = offsets.max() else { return [] }
+        var bins = [Int](repeating: 0, count: Int(last / width) + 1)
+        for offset in offsets { bins[Int(offset / width)] += 1 }
+        return bins
+    }
+}
+
+/// A connection factory that notes when each of its connections' sockets opens.
+struct OpenCountingFactory<Base: ConnectionFactory>: ConnectionFactory {
+    let base: Base
+    let opened: OpenedSockets
+
+    func makeConnection(for credentials: SessionCredentials, generation: UInt64) -> any SessionConnection {
+        Counted(base: base.makeConnection(for: credentials, generation: generation), opened: opened)
+    }
+
+    private struct Counted: SessionConnection {
+        let base: any SessionConnection
+        let opened: OpenedSockets
+
+        func run(reporting report: @escaping @Sendable (ConnectionEvent) async -> Void) async {
+            await base.run { event in
+                if event == .opened { opened.record() }
+                await report(event)
+            }
+        }
+
+        func close() { base.close() }
+
+        func play(_ event: SignificantEvent) async throws { try await base.play(event) }
     }
 }

@@ -14,6 +14,9 @@ struct SoakSummary: Sendable {
     var violations: Int
     var memoryGrowth: Double?
     var taskGrowth: Double?
+    /// Sockets of this process left in CLOSE-WAIT at the end (the peer closed, this side never did); `nil` where
+    /// `/proc` cannot tell.
+    var closeWait: Int? = nil
     var lostMessages: Int
     var duplicateMessages: Int
     var reconnected: Int
@@ -58,6 +61,7 @@ struct SoakSummary: Sendable {
             "seed": .string(String(seed)), "faults": .integer(faults), "violations": .integer(violations),
             "memory_growth": memoryGrowth.map { rounded($0, 10_000) } ?? .null,
             "task_growth": taskGrowth.map { rounded($0, 10_000) } ?? .null,
+            "close_wait": closeWait.map { .integer($0) } ?? .null,
             "lost_messages": .integer(lostMessages), "duplicate_messages": .integer(duplicateMessages),
             "reconnected": .integer(reconnected), "messages": .integer(messages), "transitions": .integer(transitions),
             "stale_reports": .integer(staleReports), "stale_events_dropped": .integer(Int(staleEventsDropped)),
@@ -232,6 +236,17 @@ struct SoakRun: Sendable {
             violations.record(
                 "tasks", "the sessions' running work grew \(percent(taskGrowth)) after warm-up (limit 10 %)")
         }
+        // A socket the peer closed and this side never did is a leak: seen twice, a second apart, it is no race.
+        let closeWait: Int?
+        if let first = ProcessSockets.closeWait() {
+            try await Task.sleep(for: .seconds(1))
+            closeWait = ProcessSockets.closeWait().map { $0.intersection(first).count }
+        } else {
+            closeWait = nil
+        }
+        if let closeWait, closeWait > 0 {
+            violations.record("close-wait", "\(closeWait) sockets of this process left in CLOSE-WAIT")
+        }
         violations.summariseUnprinted()
         let readings = sessions.map(\.journal.reading)
         let changes = posted.changes
@@ -246,6 +261,7 @@ struct SoakRun: Sendable {
             staleEventsDropped: metrics.total("lifeline_session_stale_events_total"),
             allBack: allBack.secondsValue, bound: (bounds.max() ?? .zero).secondsValue,
             residentMegabytes: Double(residentBytes()) / 1_048_576, cpuSeconds: cpuSeconds(), outbox: outbox)
+        summary.closeWait = closeWait
         summary.edits = changes.edits
         summary.deletions = changes.deletions
         summary.gaps = gaps

@@ -859,3 +859,12 @@ package struct AccountCache: Sendable {
         return low
     }
 }
+
+/// The stages a client runs on `Ready` before CONNECTED, one at a time, for `lifeline bench`'s time-to-connected.
+package enum ReadyStages {
+    /// Takes `ready` into a new, empty in-memory cache (no store), as a client does before CONNECTED.
+    package static func applyToEmptyCache(_ ready: Ready) {
+        var cache = AccountCache()
+        _ = cache.ready(ready)
+    }
+}

@@ -2,22 +2,24 @@ import Foundation
 import LifelineCore
 import NIOCore
 
-// The Stoat rules an events connection follows whatever carries its frames, shared by `StoatConnection`
-// (WSClient) and `NIOStoatConnection` (NIO channel handlers) until the second replaces the first.
-// Note for the lead: `StoatConnection.swift` still has its own copies of these (inline, private); when the
-// NIO connection is wired in, they go with it, and any change made to them meanwhile (close codes, `detail`,
-// the MessagePack format) belongs here.
+// The Stoat rules an events connection follows, apart from what carries its frames: how a server's `Error`
+// ends it, which frame plays a significant event, how a message's bytes are decoded, and the socket's URL.
 
 extension BonfireError {
     /// How an `Error` event ends the connection: one that says the session cannot authenticate
     /// (`InvalidSession`, `InvalidToken`, `NotAuthenticated`, `UnverifiedAccount`) is permanent — and the
-    /// lifecycle confirms an `InvalidSession` before it believes it; every other is a TEMPORARY_FAILURE.
+    /// lifecycle confirms an `InvalidSession` before it believes it; every other is a TEMPORARY_FAILURE,
+    /// `InvalidPayload` (the server refused a frame the client sent, and closes the connection next) as
+    /// `frameRefused`. The server's words travel as the cause (``StoatConnectionError/detail``); the message
+    /// stays the kind.
     var connectionEnd: ConnectionEnd {
+        let cause = StoatConnectionError(code: .serverError, message: "the server answered \(kind)", detail: detail)
         guard isAuthenticationError else {
-            return .temporary(TemporaryFailureCause(code: .serverError, message: kind))
+            let code: TemporaryFailureCause.Code = kind == "InvalidPayload" ? .frameRefused : .serverError
+            return .temporary(TemporaryFailureCause(code: code, message: kind, cause: cause))
         }
         let code: PermanentFailureReason.Code = kind == "InvalidSession" ? .invalidSession : .authenticationFailed
-        return .permanent(PermanentFailureReason(code: code, message: kind))
+        return .permanent(PermanentFailureReason(code: code, message: kind, cause: cause))
     }
 }
 
@@ -37,22 +39,33 @@ extension BonfireClientFrame {
 }
 
 extension BonfireDecoder {
-    /// Decodes a message straight from the bytes it arrived in: no `String`, no second copy.
-    func decode(_ buffer: ByteBuffer) -> Outcome {
+    /// Decodes a text message straight from the bytes it arrived in (no `String`, no second copy), with the
+    /// reasons of the `Bulk` events it skipped.
+    func decodeReportingSkips(_ buffer: ByteBuffer) -> (outcome: Outcome, skipped: [String]) {
         buffer.withUnsafeReadableBytes { bytes in
-            guard let base = bytes.baseAddress, bytes.count > 0 else { return decode(Data()) }
-            return decode(
+            guard let base = bytes.baseAddress, bytes.count > 0 else { return decodeReportingSkips(Data()) }
+            return decodeReportingSkips(
                 Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
+        }
+    }
+
+    /// Decodes a binary (MessagePack) message straight from the bytes it arrived in.
+    func decode(messagePack buffer: ByteBuffer) -> Outcome {
+        buffer.withUnsafeReadableBytes { bytes in
+            guard let base = bytes.baseAddress, bytes.count > 0 else { return decode(messagePack: Data()) }
+            return decode(
+                messagePack: Data(
+                    bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
         }
     }
 }
 
-/// The events socket's URL with the query Stoat expects (`version=1&format=json`, and one `ready` per field
-/// asked for); never the token.
-func eventsSocketURL(_ base: String, readyFields: [String]) -> String {
+/// The events socket's URL with the query Stoat expects (`version=1&format=json`, or `format=msgpack`, and
+/// one `ready` per field asked for); never the token.
+func eventsSocketURL(_ base: String, format: StoatWireFormat, readyFields: [String]) -> String {
     var url = base
     url += url.contains("?") ? "&" : "?"
-    url += "version=1&format=json"
+    url += "version=1&format=\(format.queryValue)"
     for field in readyFields { url += "&ready=\(field)" }
     return url
 }

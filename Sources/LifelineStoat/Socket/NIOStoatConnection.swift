@@ -6,20 +6,20 @@ package import NIOCore
 import NIOPosix
 import Synchronization
 
-/// Opens Stoat events sockets on NIO channel handlers (``WebSocketTransport``): the same connections as
-/// ``StoatConnectionFactory`` makes — the events URL with its query, `Authenticate`, SOCKET_CONNECTED once
-/// `Ready` is decoded, the heartbeat and the timeouts on the session's clock, the same error mapping and
-/// statistics — with no task of their own.
+/// Opens Stoat events sockets on NIO channel handlers (``WebSocketTransport``): what ``StoatConnectionFactory``
+/// makes its connections with — the events URL with its query, `Authenticate`, SOCKET_CONNECTED once `Ready` is
+/// decoded, the heartbeat and the timeouts on the session's clock, the error mapping and the statistics — with
+/// no task of their own.
 ///
 /// A connection's frames are read, reassembled and answered on the channel's event loop; its deadlines are
-/// kept by this factory's one ``SocketTimer`` on the injected clock (so tests control time, as they do for
-/// ``StoatConnectionFactory``); what reaches the session waits in the connection's inbox for the task that
-/// runs it. So an idle connection costs its channel, a heap entry in the timer and one suspended
-/// continuation: no reading task, no sleeper, no command loop.
-///
-/// Not yet what ``StoatClient`` uses by default: see `StoatClient.Configuration.usesChannelHandlerSocket`.
+/// kept by this factory's one ``SocketTimer`` on the injected clock (so tests control time); what reaches the
+/// session waits in the connection's inbox for the task that runs it. So an idle connection costs its
+/// channel, a heap entry in the timer and one suspended continuation: no reading task, no sleeper, no
+/// command loop.
 package struct NIOStoatConnectionFactory: ConnectionFactory {
     let eventsURL: @Sendable () async throws -> String
+    /// The server whose sessions the sockets authenticate with (``StoatConnectionFactory/server``).
+    let server: ServerIdentity?
     let configuration: StoatConnectionFactory.Configuration
     let clock: SessionClock
     /// The one timer of all this factory's sockets.
@@ -34,7 +34,10 @@ package struct NIOStoatConnectionFactory: ConnectionFactory {
     ///
     /// - Parameters:
     ///   - eventsURL: Gives the events socket's URL (`GET /`'s `ws`); asked before each connection.
-    ///   - configuration: Timing, limits and TLS, as for ``StoatConnectionFactory``.
+    ///   - server: The API server whose `GET /` gives the events URL; only its sessions (and sessions without
+    ///     an issuer) are sent, as ``StoatConnectionFactory/init(eventsURL:server:configuration:clock:logger:onEvent:)``
+    ///     says.
+    ///   - configuration: Timing, limits, TLS and format, as for ``StoatConnectionFactory``.
     ///   - clock: The clock for the heartbeat and the timeouts: the session's, so tests control both.
     ///   - eventLoopGroup: Where the sockets run; by default NIO's shared group.
     ///   - logger: Where connections log (never a token).
@@ -42,6 +45,7 @@ package struct NIOStoatConnectionFactory: ConnectionFactory {
     ///   - onEvent: Receives every event after `Ready` — messages, typing, updates — and `Ready` itself.
     package init(
         eventsURL: @escaping @Sendable () async throws -> String,
+        server: ServerIdentity? = nil,
         configuration: StoatConnectionFactory.Configuration = .init(),
         clock: some Clock<Duration> = ContinuousClock(),
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
@@ -50,6 +54,7 @@ package struct NIOStoatConnectionFactory: ConnectionFactory {
         onEvent: @escaping @Sendable (BonfireEvent) async -> Void = { _ in }
     ) {
         self.eventsURL = eventsURL
+        self.server = server
         self.configuration = configuration
         let clock = SessionClock(clock)
         self.clock = clock
@@ -158,14 +163,23 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
         waiter?.resume()
     }
 
-    /// Plays a significant event as its Bonfire frame; success is the frame written.
+    /// Plays a significant event as its Bonfire frame; success is the frame taken by the open socket.
+    ///
+    /// Decision: while the socket's outbound buffer has room, the frame counts as written once it is handed to
+    /// the channel (as an async channel writer takes it), without waiting for the event loop to report the
+    /// write: a replay of 1 000 subscriptions otherwise waits for 1 000 round trips to the event loop. A full
+    /// buffer (the peer not reading) is waited on; a write that fails later ends the socket, and the replay
+    /// plays again on the next connection.
     func play(_ event: SignificantEvent) async throws {
         let frame = try BonfireClientFrame(playing: event)
         guard let socket = state.withLock({ $0.socket }), socket.isOpen else {
             throw StoatConnectionError(code: .notOpen, message: "the socket is not open")
         }
+        let hadRoom = socket.isWritable
+        let written = send(frame, on: socket)
+        guard !hadRoom else { return }
         do {
-            try await socket.send(text: frame.json).get()
+            try await written.get()
         } catch {
             throw StoatConnectionError(code: .writeFailed, message: "the frame could not be written", cause: error)
         }
@@ -185,7 +199,7 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
 
     func webSocketOpened(_ socket: WebSocketTransport) {
         heartbeat(on: socket) { heartbeat, now in heartbeat.socketOpened(at: now) }
-        socket.send(text: BonfireClientFrame.authenticate(token: credentials.token).json)
+        send(.authenticate(token: credentials.token), on: socket)
         post(.opened)
     }
 
@@ -201,16 +215,23 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
     // MARK: - The connection's task
 
     private func runSocket(_ report: @escaping @Sendable (ConnectionEvent) async -> Void) async -> ConnectionEnd? {
+        if let refusal = foreignCredentials() { return refusal }
         let url: String
         switch await eventsURLUnlessStopped() {
         case nil:
             return state.withLock { $0.ending }
         case .failure(let error):
-            // The error names what failed (an events URL the server would not give); it carries no token.
-            let cause = TemporaryFailureCause(code: .connectFailed, message: "\(error)", cause: error)
-            return state.withLock { $0.ending } ?? .temporary(cause)
+            if let ending = state.withLock({ $0.ending }) { return ending }
+            // A certificate the server's `GET /` was refused for is named; any other error names what failed
+            // (an events URL the server would not give); it carries no token.
+            let tls = factory.configuration.tls
+            let cause =
+                await TLSDiagnosis.socketCause(of: error, socketURL: nil, tls: tls)
+                ?? TemporaryFailureCause(code: .connectFailed, message: "\(error)", cause: error)
+            return .temporary(cause)
         case .success(let events):
-            url = eventsSocketURL(events, readyFields: factory.configuration.readyFields)
+            url = eventsSocketURL(
+                events, format: factory.configuration.format, readyFields: factory.configuration.readyFields)
         }
         let endpoint: StoatEventsEndpoint
         do {
@@ -227,12 +248,29 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
         }
         if stopped { return state.withLock { $0.ending } }
         socket.connect(to: endpoint.url)
-        return await read(socket, report: report)
+        return await read(socket, tlsURL: endpoint.usesTLS ? endpoint.url : nil, report: report)
+    }
+
+    /// The end of a connection whose session another server issued: its token goes only to the events
+    /// socket its issuer's `GET /` names (the factory's server). `nil` when the session may be sent.
+    private func foreignCredentials() -> ConnectionEnd? {
+        guard let issuer = credentials.issuer, issuer != factory.server else { return nil }
+        let socketServer = factory.server.map { "\($0)'s" } ?? "an unidentified server's"
+        let error = StoatAPIError(
+            code: .foreignCredentials,
+            message: "the session was issued by \(issuer); its token is not sent to \(socketServer) events socket")
+        factory.logger.warning(
+            "events socket refused a session of another server",
+            metadata: [
+                "lifeline.issuer": "\(issuer)", "lifeline.server": "\(factory.server.map(\.description) ?? "-")",
+            ])
+        return .permanent(
+            PermanentFailureReason(code: .authenticationFailed, message: error.message, cause: error))
     }
 
     /// Handles what the socket posts until it says it is closed; `nil` once the runtime closed the connection.
     private func read(
-        _ socket: WebSocketTransport, report: @escaping @Sendable (ConnectionEvent) async -> Void
+        _ socket: WebSocketTransport, tlsURL: URL?, report: @escaping @Sendable (ConnectionEvent) async -> Void
     ) async -> ConnectionEnd? {
         while let batch = await nextBatch() {
             var handled = (messages: 0, bytes: 0)
@@ -248,7 +286,15 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
                     guard !isEnding else { continue }
                     if let end = await handle(message, socket: socket, report: report) { self.end(end, socket) }
                 case .ended(let end):
-                    return state.withLock { $0.ending } ?? Self.connectionEnd(for: end)
+                    if let ending = state.withLock({ $0.ending }) { return ending }
+                    // A certificate the socket's handshake refused is named (untrusted, expired, another name).
+                    if end.code == .connectFailed, let error = end.cause,
+                        let cause = await TLSDiagnosis.socketCause(
+                            of: error, socketURL: tlsURL, tls: factory.configuration.tls)
+                    {
+                        return .temporary(cause)
+                    }
+                    return Self.connectionEnd(for: end)
                 }
             }
             socket.consumed(messages: handled.messages, bytes: handled.bytes)
@@ -256,11 +302,14 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
         return nil
     }
 
-    /// What a socket's end means for the session, when nothing the connection decided came first.
+    /// What a socket's end means for the session, when nothing the connection decided came first. A close
+    /// with 1007 (inconsistent data) is the server refusing a frame the client sent: Stoat's new events
+    /// server refuses a `Subscribe` so, and the replay plan acts on `frameRefused`.
     static func connectionEnd(for end: WebSocketTransportEnd) -> ConnectionEnd {
         let code: TemporaryFailureCause.Code
         switch end.code {
         case .messageTooLarge, .protocolViolation: code = .protocolViolation
+        case .closed where end.closeCode == 1007: code = .frameRefused
         default: code = end.wasOpen ? .socketDropped : .connectFailed
         }
         return .temporary(TemporaryFailureCause(code: code, message: end.message, cause: end))
@@ -376,8 +425,8 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
         case .none:
             break
         case .ping(let data):
-            socket?.send(text: BonfireClientFrame.ping(data).json).whenFailure { error in
-                guard let socket else { return }
+            guard let socket else { return }
+            send(.ping(data), on: socket).whenFailure { error in
                 let cause = TemporaryFailureCause(
                     code: .socketDropped, message: "the heartbeat could not be written", cause: error)
                 self.end(.temporary(cause), socket)
@@ -389,27 +438,47 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
 
     // MARK: - Messages
 
+    /// Writes a frame in the socket's format: JSON text, or MessagePack binary (strings as `bin`, as
+    /// ``BonfireClientFrame/messagePack`` writes them).
+    @discardableResult
+    private func send(_ frame: BonfireClientFrame, on socket: WebSocketTransport) -> EventLoopFuture<Void> {
+        factory.configuration.format == .messagePack
+            ? socket.send(binary: frame.messagePack) : socket.send(text: frame.json)
+    }
+
     /// Acts on one whole message; returns how the connection ends, if it does.
     private func handle(
         _ message: WebSocketTransport.Message, socket: WebSocketTransport,
         report: @escaping @Sendable (ConnectionEvent) async -> Void
     ) async -> ConnectionEnd? {
+        let decoder = BonfireDecoder(maximumFrameSize: factory.configuration.maximumFrameSize)
+        let outcome: BonfireDecoder.Outcome
         switch message {
-        case .binary:
-            factory.statistics.binary()
-            return nil
-        case .text(let bytes):
-            let decoder = BonfireDecoder(maximumFrameSize: factory.configuration.maximumFrameSize)
-            switch decoder.decode(bytes) {
-            case .tooLarge(let bytes):
-                return .temporary(TemporaryFailureCause(code: .protocolViolation, message: "a \(bytes)-byte frame"))
-            case .undecodable(let reason):
-                factory.statistics.undecodable()
-                factory.logger.debug("undecodable frame ignored", metadata: ["lifeline.reason": "\(reason)"])
+        case .binary(let bytes):
+            guard factory.configuration.format == .messagePack else {
+                factory.statistics.binary()
                 return nil
-            case .event(let event):
-                return await handle(event, socket: socket, report: report)
             }
+            outcome = decoder.decode(messagePack: bytes)
+        case .text(let bytes):
+            // Decoded straight from the bytes the message arrived in: no String, no second copy.
+            let skipped: [String]
+            (outcome, skipped) = decoder.decodeReportingSkips(bytes)
+            for reason in skipped {
+                // One bad event of a Bulk is skipped; the others are applied.
+                factory.statistics.skippedInBulk()
+                factory.logger.debug("an event of a Bulk frame skipped", metadata: ["lifeline.reason": "\(reason)"])
+            }
+        }
+        switch outcome {
+        case .tooLarge(let bytes):
+            return .temporary(TemporaryFailureCause(code: .protocolViolation, message: "a \(bytes)-byte frame"))
+        case .undecodable(let reason):
+            factory.statistics.undecodable()
+            factory.logger.debug("undecodable frame ignored", metadata: ["lifeline.reason": "\(reason)"])
+            return nil
+        case .event(let event):
+            return await handle(event, socket: socket, report: report)
         }
     }
 
@@ -433,7 +502,14 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
         case .pong(let data):
             heartbeat(on: socket) { heartbeat, now in heartbeat.pongReceived(data, at: now) }
         case .ping(let data):
-            if let data { socket.sendUnlessBackedUp(text: BonfireClientFrame.pong(data).json) }
+            if let data {
+                let pong = BonfireClientFrame.pong(data)
+                if factory.configuration.format == .messagePack {
+                    socket.sendUnlessBackedUp(binary: pong.messagePack)
+                } else {
+                    socket.sendUnlessBackedUp(text: pong.json)
+                }
+            }
         case .logout:
             return .loggedOut
         case .error(let error):

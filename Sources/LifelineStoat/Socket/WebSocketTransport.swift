@@ -156,6 +156,12 @@ package final class WebSocketTransport: Sendable {
     /// Whether the upgrade succeeded and the socket has not ended.
     package var isOpen: Bool { state.withLock { $0.isOpen && $0.channel != nil } }
 
+    /// Whether the socket is open and its outbound buffer has room (the peer is taking what is sent).
+    package var isWritable: Bool {
+        guard let channel = state.withLock({ $0.isOpen ? $0.channel : nil }) else { return false }
+        return channel.isWritable
+    }
+
     /// Whether the socket stopped reading because its owner holds too many unhandled messages.
     package var isReadingPaused: Bool { state.withLock { $0.readingPaused } }
 
@@ -167,11 +173,16 @@ package final class WebSocketTransport: Sendable {
     ///   `ChannelError.ioOnClosedChannel` when the socket is not open.
     @discardableResult
     package func send(text: String) -> EventLoopFuture<Void> {
-        let channel = state.withLock { $0.isOpen ? $0.channel : nil }
-        guard let channel else { return eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
-        let frame = WebSocketFrame(
-            fin: true, opcode: .text, maskKey: .random(), data: channel.allocator.buffer(string: text))
-        return channel.writeAndFlush(frame)
+        send(.text) { $0.buffer(string: text) }
+    }
+
+    /// Sends a binary message as one masked frame.
+    ///
+    /// - Returns: A future that succeeds once the frame is written to the socket, and fails with
+    ///   `ChannelError.ioOnClosedChannel` when the socket is not open.
+    @discardableResult
+    package func send(binary: [UInt8]) -> EventLoopFuture<Void> {
+        send(.binary) { $0.buffer(bytes: binary) }
     }
 
     /// Sends a text message unless the socket's outbound buffer is full (the peer is not reading): for
@@ -180,6 +191,22 @@ package final class WebSocketTransport: Sendable {
         let channel = state.withLock { $0.isOpen ? $0.channel : nil }
         guard let channel, channel.isWritable else { return }
         send(text: text)
+    }
+
+    /// Sends a binary message unless the socket's outbound buffer is full, as ``sendUnlessBackedUp(text:)``.
+    package func sendUnlessBackedUp(binary: [UInt8]) {
+        let channel = state.withLock { $0.isOpen ? $0.channel : nil }
+        guard let channel, channel.isWritable else { return }
+        send(binary: binary)
+    }
+
+    private func send(
+        _ opcode: WebSocketOpcode, _ payload: (ByteBufferAllocator) -> ByteBuffer
+    ) -> EventLoopFuture<Void> {
+        let channel = state.withLock { $0.isOpen ? $0.channel : nil }
+        guard let channel else { return eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
+        let frame = WebSocketFrame(fin: true, opcode: opcode, maskKey: .random(), data: payload(channel.allocator))
+        return channel.writeAndFlush(frame)
     }
 
     /// How many bytes the socket holds that the peer has not taken yet (0 once it is closed).

@@ -1,2 +1,0 @@
-// The WSClient socket is woken by the same kind of timer as the NIO one.
-extension StoatConnection: SocketTimerTarget {}
