@@ -8,7 +8,6 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import ServiceLifecycle
-import Synchronization
 
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
@@ -34,7 +33,6 @@ public final class ReferenceServer: Sendable {
     let state: ServerState
     let configuration: Configuration
     private let serviceGroup: ServiceGroup
-    private let connections: AcceptedConnections
     private let runTask: Task<Void, Never>
     private let expiryTask: Task<Void, Never>
 
@@ -63,14 +61,12 @@ public final class ReferenceServer: Sendable {
     public let lobbyChannelID: String
 
     private init(
-        state: ServerState, configuration: Configuration, serviceGroup: ServiceGroup,
-        connections: AcceptedConnections, runTask: Task<Void, Never>, expiryTask: Task<Void, Never>, port: Int,
-        world: SeededWorld
+        state: ServerState, configuration: Configuration, serviceGroup: ServiceGroup, runTask: Task<Void, Never>,
+        expiryTask: Task<Void, Never>, port: Int, world: SeededWorld
     ) {
         self.state = state
         self.configuration = configuration
         self.serviceGroup = serviceGroup
-        self.connections = connections
         self.runTask = runTask
         self.expiryTask = expiryTask
         self.port = port
@@ -109,30 +105,25 @@ public final class ReferenceServer: Sendable {
         let events = EventsEndpoint(state: state, configuration: configuration)
 
         let (ports, portContinuation) = AsyncThrowingStream.makeStream(of: Int.self)
-        let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
-            http1: .init(),
-            ws: .init(
-                maxFrameSize: configuration.maxInboundFrameSize, autoPing: .disabled,
-                closeTimeout: configuration.closeTimeout))
-        var tls: TLSConfiguration?
+        var builder = HTTPServerBuilder.http1WebSocketUpgrade(
+            configuration: .init(
+                http1: .init(),
+                ws: .init(
+                    maxFrameSize: configuration.maxInboundFrameSize, autoPing: .disabled,
+                    closeTimeout: configuration.closeTimeout)
+            )
+        ) { request, channel, _ in
+            try await events.shouldUpgrade(request: request, channel: channel)
+        }
         if let identity = configuration.tlsIdentity {
-            var server = TLSConfiguration.makeServerConfiguration(
+            var tls = TLSConfiguration.makeServerConfiguration(
                 certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(identity.certificatePEM.utf8)).map {
                     .certificate($0)
                 },
                 privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem)))
             // A stopping server does not wait 5 s for each client's close_notify.
-            server.shutdownTimeout = .milliseconds(100)
-            tls = server
-        }
-        let connections = AcceptedConnections()
-        let builder = HTTPServerBuilder { [tls] responder in
-            let http = HTTP1WebSocketUpgradeChannel(responder: responder, configuration: channelConfiguration) {
-                request, channel, _ in
-                try await events.shouldUpgrade(request: request, channel: channel)
-            }
-            guard let tls else { return TrackedChildChannel(base: http, connections: connections) }
-            return TrackedChildChannel(base: try TLSChannel(http, tlsConfiguration: tls), connections: connections)
+            tls.shutdownTimeout = .milliseconds(100)
+            builder = try .tls(builder, tlsConfiguration: tls)
         }
         let logger = configuration.logger
         let server = try builder.buildServer(
@@ -160,8 +151,10 @@ public final class ReferenceServer: Sendable {
         )
         var groupConfiguration = ServiceGroupConfiguration(
             services: [server], gracefulShutdownSignals: [], logger: logger)
-        // A graceful shutdown that outlasts two seconds is escalated to cancellation; a connection that
-        // neither ends is closed by `stop()`.
+        // A graceful shutdown waits for every open connection; past two seconds it is escalated to cancellation.
+        // Neither closes an HTTP/1 connection that has not carried a request yet (Hummingbird gives it no
+        // request state until then): one a client's pool opened and left idle holds `stop()` until the client
+        // closes it — Lifeline's clients after 4 s (`StoatAPI.httpClientConfiguration()`).
         groupConfiguration.maximumGracefulShutdownDuration = .seconds(2)
         let serviceGroup = ServiceGroup(configuration: groupConfiguration)
         let runTask = Task {
@@ -191,27 +184,17 @@ public final class ReferenceServer: Sendable {
         }
         logger.info("Reference server started", metadata: ["stoat.port": "\(port)"])
         return ReferenceServer(
-            state: state, configuration: configuration, serviceGroup: serviceGroup, connections: connections,
-            runTask: runTask, expiryTask: expiryTask, port: port, world: world)
+            state: state, configuration: configuration, serviceGroup: serviceGroup, runTask: runTask,
+            expiryTask: expiryTask, port: port, world: world)
     }
 
-    /// Stops the server: every socket is closed with 1001 (going away), then the listener shuts down; a
-    /// connection still open a second later is closed. Returns when it has.
+    /// Stops the server: every socket is closed with 1001 (going away), then the listener shuts down.
+    /// Returns when it has.
     public func stop() async {
         expiryTask.cancel()
         await state.closeAllSockets(code: .goingAway)
         await serviceGroup.triggerGracefulShutdown()
-        // Graceful shutdown closes a connection once its request is answered, but an HTTP/1 connection that has
-        // not carried a request yet has no request state to quiesce (Hummingbird adds it with the first
-        // request): one a client's pool opened and left idle held `stop()` for the client's idle timeout, a
-        // minute, now and then (tests past their time limit). A second of grace, then every connection closes.
-        let connections = connections
-        let closer = Task {
-            try? await Task.sleep(for: .seconds(1))
-            if !Task.isCancelled { connections.closeAll() }
-        }
         await runTask.value
-        closer.cancel()
     }
 
     /// The server's current time: the configured clock plus the skew fault.
@@ -249,42 +232,5 @@ enum HTTPDate {
         }
         return "\(days[(parts.weekday ?? 1) - 1]), \(two(parts.day)) \(months[(parts.month ?? 1) - 1]) "
             + "\(parts.year ?? 1970) \(two(parts.hour)):\(two(parts.minute)):\(two(parts.second)) GMT"
-    }
-}
-
-/// Every connection the server accepted and has not closed yet, so that a stopping server can close those that
-/// graceful shutdown leaves open.
-final class AcceptedConnections: Sendable {
-    private let channels = Mutex<[ObjectIdentifier: any Channel]>([:])
-
-    /// Keeps `channel` until it closes.
-    func add(_ channel: any Channel) {
-        let id = ObjectIdentifier(channel)
-        channels.withLock { $0[id] = channel }
-        channel.closeFuture.whenComplete { [self] _ in
-            _ = channels.withLock { $0.removeValue(forKey: id) }
-        }
-    }
-
-    /// Closes every open connection.
-    func closeAll() {
-        for channel in channels.withLock({ Array($0.values) }) { channel.close(promise: nil) }
-    }
-}
-
-/// A child channel that registers each connection in ``AcceptedConnections`` before its own setup.
-struct TrackedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
-    typealias Value = Base.Value
-
-    let base: Base
-    let connections: AcceptedConnections
-
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        connections.add(channel)
-        return base.setup(channel: channel, logger: logger)
-    }
-
-    func handle(value: Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
     }
 }

@@ -28,6 +28,14 @@ struct RESTTransportTests {
         }
     }
 
+    @Test(
+        "idle connections are closed before stoatchat's keep-alive closes them (Rocket: 5 s)")
+    func idleConnectionsClosedEarly() {
+        // Kept a minute (AsyncHTTPClient's default), an idle connection that was opened and never used also held
+        // a gracefully stopping reference server for that minute.
+        #expect(StoatAPI.httpClientConfiguration().connectionPool.idleTimeout == .seconds(4))
+    }
+
     @Test("a success whose body is not JSON is a malformed response")
     func nonJSONBody() async throws {
         try await withCannedServer(status: 200, contentType: "text/html", body: "<html>Welcome</html>") { api in

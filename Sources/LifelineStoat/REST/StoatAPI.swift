@@ -70,8 +70,9 @@ public struct StoatAPI: Sendable {
         eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpClientConfiguration())
 
     /// The configuration of an HTTP client fit for ``StoatAPI``: redirects are not followed by the client, so
-    /// that ``StoatAPI`` decides (same origin only; see <doc:LifelineStoat#Redirects>), and a connection that
-    /// is refused or times out (10 s) fails the call instead of being retried until its deadline.
+    /// that ``StoatAPI`` decides (same origin only; see <doc:LifelineStoat#Redirects>), a connection that
+    /// is refused or times out (10 s) fails the call instead of being retried until its deadline, and an idle
+    /// connection is closed after 4 s, before the server's keep-alive (Rocket's, 5 s) closes it under a request.
     ///
     /// Make your own client from it when you need one (another event loop group, a proxy), and shut it down
     /// when you are done with it.
@@ -83,6 +84,10 @@ public struct StoatAPI: Sendable {
         // shows its store without waiting 30 seconds for each request.
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout.connect = .seconds(10)
+        // stoatchat's API (Rocket) closes a connection idle for 5 s: a client that keeps it longer may send a
+        // request on a connection the server is closing. AsyncHTTPClient keeps one for a minute by default, and
+        // a server stopping gracefully (the reference server) waited that long for one opened and never used.
+        configuration.connectionPool.idleTimeout = .seconds(4)
         return configuration
     }
 
