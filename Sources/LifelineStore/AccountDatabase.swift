@@ -234,16 +234,20 @@ public final class AccountDatabase: Sendable {
     /// - Parameter newPassword: The account's new password.
     /// - Throws: ``StoreError``; ``StoreError/Code/closed`` after ``close()``.
     public func rekey(newPassword: String) async throws(StoreError) {
-        let keyring = try wrapDataKey(password: newPassword)
+        let keyring = try await wrapDataKey(password: newPassword)
         try await write("the keyring") { db, _ in try keyring.write(db) }
     }
 
-    func wrapDataKey(password: String) throws(StoreError) -> Keyring {
+    /// The data key wrapped under `password`, derived on a thread of its own (see `onOwnThread`).
+    func wrapDataKey(password: String) async throws(StoreError) -> Keyring {
         let dataKey = try requireKeys().dataKey
-        do {
-            return try Keyring.wrap(dataKey, password: password, using: store.configuration.keyDerivation)
-        } catch {
-            throw .from(error, "could not wrap the data key")
+        let keyDerivation = store.configuration.keyDerivation
+        return try await onOwnThread { () throws(StoreError) -> Keyring in
+            do {
+                return try Keyring.wrap(dataKey, password: password, using: keyDerivation)
+            } catch {
+                throw .from(error, "could not wrap the data key")
+            }
         }
     }
 

@@ -96,6 +96,13 @@ struct Keyring: Sendable, Equatable {
         return SymmetricKey(data: rawKey)
     }
 
+    /// ``unwrap(password:)`` on a thread of its own: the derivation takes tens of milliseconds at the default
+    /// and up to seconds at the ceiling, too long to hold a thread of the cooperative pool.
+    func unwrapOnOwnThread(password: String) async throws(Damage) -> SymmetricKey? {
+        let keyring = self
+        return try await onOwnThread { () throws(Damage) -> SymmetricKey? in try keyring.unwrap(password: password) }
+    }
+
     /// The same keyring with its checksum recomputed. Tests use it to play an attacker who edits the row.
     static func withRecomputedChecksum(_ keyring: Keyring) -> Keyring {
         var copy = keyring

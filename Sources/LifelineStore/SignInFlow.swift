@@ -79,14 +79,18 @@ struct SignInFlow: Sendable {
         account: StoredAccount.ID, email: String, password: String, _ session: SessionCredentials
     ) async -> SignInOutcome {
         do throws(StoreError) {
+            let store = store
+            let server = server
             guard
-                let database = try store.createDatabase(
-                    account: account,
-                    email: email,
-                    server: server,
-                    password: password,
-                    session: session
-                )
+                let database = try await onOwnThread({ () throws(StoreError) -> AccountDatabase? in
+                    try store.createDatabase(
+                        account: account,
+                        email: email,
+                        server: server,
+                        password: password,
+                        session: session
+                    )
+                })
             else {
                 // Another sign-in created the database while the server answered: open that one. This
                 // session will not be kept.
@@ -131,7 +135,7 @@ struct SignInFlow: Sendable {
 
         let dataKey: SymmetricKey
         do {
-            guard let unwrapped = try keyring.unwrap(password: password) else {
+            guard let unwrapped = try await keyring.unwrapOnOwnThread(password: password) else {
                 if let otherwise, AccountStore.readServer(at: url) == nil { return await otherwise() }
                 return await verifyUnopenedPassword(email: email, password: password, eraseOption: eraseOption)
             }
@@ -349,7 +353,7 @@ struct SignInFlow: Sendable {
         let eraseOption = EraseOption(store: store, account: database.accountID)
         let unwrapped: SymmetricKey?
         do {
-            unwrapped = try keyring.unwrap(password: password)
+            unwrapped = try await keyring.unwrapOnOwnThread(password: password)
         } catch {
             return .encryptionFailure(
                 EncryptionFailure(
@@ -370,7 +374,7 @@ struct SignInFlow: Sendable {
             switch answer {
             case .verified(let session):
                 do throws(StoreError) {
-                    let keyring = try database.wrapDataKey(password: password)
+                    let keyring = try await database.wrapDataKey(password: password)
                     let replaced = try await database.replaceSession(with: session, keyring: keyring)
                     if let replaced, replaced != session { await verifier.endSession(replaced) }
                     return .opened(database, session: .verified(session))
