@@ -1,7 +1,6 @@
 import Foundation
 import NIOWebSocket
 import Testing
-import WSClient
 
 @testable import StoatReferenceServer
 

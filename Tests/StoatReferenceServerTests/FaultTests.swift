@@ -1,7 +1,6 @@
 import Foundation
 import NIOWebSocket
 import Testing
-import WSClient
 
 @testable import StoatReferenceServer
 
@@ -38,7 +37,7 @@ struct FaultTests {
                     Issue.record("The upgrade should have failed")
                     return
                 }
-                #expect(error as? WebSocketClientError == .webSocketUpgradeFailed)
+                #expect(error as? TestSocketError == .webSocketUpgradeFailed)
             }
             let accepted = try await server.connectReady(token: server.defaultAccount.token)
             let counters = await server.socketCounters()

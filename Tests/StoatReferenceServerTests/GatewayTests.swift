@@ -1,7 +1,6 @@
 import Foundation
 import NIOWebSocket
 import Testing
-import WSClient
 
 @testable import StoatReferenceServer
 
@@ -200,9 +199,7 @@ struct GatewayTests {
             for item in ["ready=user_settings", "ready=usres"] {
                 let before = await server.connections().count
                 let crashed = await TestSocket.connect(server.eventsURL("&token=\(token)&\(item)"))
-                // A CaseClauseError in init: the socket ends as soon as it opens. Read from the server's record:
-                // swift-websocket's client, with other tests running, now and then never reports an end this
-                // early (its task waited past the test's bound).
+                // A CaseClauseError in init: the socket ends as soon as it opens, as the server's record shows.
                 try await server.waitUntil(timeout: .seconds(30)) { records, _ in
                     records.count > before && records.last?.isOpen == false
                 }

@@ -1,13 +1,31 @@
 import Foundation
-import Logging
 import NIOCore
-import WSClient
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
 
 @testable import StoatReferenceServer
 
-/// A plain WebSocket client for the tests: no Lifeline code. Received messages are buffered in order;
-/// `next()` awaits the next one with a timeout that is only a failure bound. A binary message reads as the
-/// JSON its MessagePack stands for (keys sorted); `nextMessage()` gives it as it came.
+/// How a ``TestSocket`` ended from the server's side: the close frame's code and reason.
+struct WebSocketCloseFrame: Equatable {
+    var closeCode: WebSocketErrorCode
+    var reason: String?
+}
+
+/// Why a ``TestSocket`` never opened.
+enum TestSocketError: Error, Equatable {
+    /// The server answered the upgrade request with something other than 101.
+    case webSocketUpgradeFailed
+    /// The URL is not a `ws://` URL with a host.
+    case invalidURL
+}
+
+/// A plain WebSocket client for the tests, on swift-nio's own WebSocket support: no Lifeline code. Received
+/// messages are buffered in order; `next()` awaits the next one with a timeout that is only a failure bound. A
+/// binary message reads as the JSON its MessagePack stands for (keys sorted); `nextMessage()` gives it as it came.
+///
+/// Every end is reported by the channel itself (`channelInactive`), so a socket the server ends right after the
+/// upgrade is always seen to end (swift-websocket's client, which this replaced, now and then was not).
 actor TestSocket {
     /// A message as it arrived.
     enum Message: Equatable {
@@ -28,60 +46,106 @@ actor TestSocket {
         var description: String { "No message arrived in time" }
     }
 
+    /// What the channel reports, in order, through one stream.
+    fileprivate enum Report: Sendable {
+        case upgraded(any Channel)
+        case message(Message)
+        case closeFrame(WebSocketCloseFrame)
+        case failed(any Error)
+        case ended
+    }
+
     private var buffer: [Message] = []
     private var finished = false
     private var waiter: CheckedContinuation<Void, Never>?
-    private let outgoing: AsyncStream<Message>.Continuation
-    private var task: Task<WebSocketCloseFrame?, any Error>?
-
-    private init(outgoing: AsyncStream<Message>.Continuation) {
-        self.outgoing = outgoing
-    }
+    private var channel: (any Channel)?
+    private var unsent: [Message] = []
+    private var closeRequested = false
+    private var closeFrame: WebSocketCloseFrame?
+    private var failure: (any Error)?
+    private var endWaiters: [CheckedContinuation<Void, Never>] = []
+    private var feeder: Task<Void, Never>?
 
     /// Connects to `url` (a full events URL with its query) and starts buffering messages.
     static func connect(_ url: String) async -> TestSocket {
-        let (outgoingStream, outgoing) = AsyncStream.makeStream(of: Message.self)
-        let socket = TestSocket(outgoing: outgoing)
-        await socket.start(url: url, outgoingStream: outgoingStream)
+        let socket = TestSocket()
+        await socket.start(url: url)
         return socket
     }
 
-    private func start(url: String, outgoingStream: AsyncStream<Message>) {
-        let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 16, closeTimeout: .milliseconds(500))
-        let logger = Logger(label: "test-socket", factory: { _ in SwiftLogNoOpLogHandler() })
-        task = Task {
-            defer { self.finish() }
-            return try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) {
-                inbound, outbound, _ in
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        for await message in outgoingStream {
-                            switch message {
-                            case .text(let text): try await outbound.write(.text(text))
-                            case .binary(let bytes): try await outbound.write(.binary(ByteBuffer(bytes: bytes)))
+    private func start(url: String) {
+        let (reports, report) = AsyncStream.makeStream(of: Report.self)
+        feeder = Task {
+            for await item in reports { self.handle(item) }
+            self.finish()
+        }
+        guard let parsed = URLComponents(string: url), parsed.scheme == "ws", let host = parsed.host else {
+            report.yield(.failed(TestSocketError.invalidURL))
+            report.finish()
+            return
+        }
+        let port = parsed.port ?? 80
+        let target =
+            (parsed.percentEncodedPath.isEmpty ? "/" : parsed.percentEncodedPath)
+            + (parsed.percentEncodedQuery.map { "?" + $0 } ?? "")
+        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let request = UpgradeRequestHandler(host: "\(host):\(port)", target: target, report: report)
+                    let upgrader = NIOWebSocketClientUpgrader(
+                        maxFrameSize: 1 << 26, automaticErrorHandling: false
+                    ) { channel, _ in
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(FrameHandler(report: report))
+                            report.yield(.upgraded(channel))
+                        }
+                    }
+                    // A server may send its first frame in the same read as the 101 (a token in the URL is
+                    // answered at once): those bytes are the WebSocket's, not to be dropped with the decoder.
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers(
+                        leftOverBytesStrategy: .forwardBytes,
+                        withClientUpgrade: (
+                            upgraders: [upgrader],
+                            completionHandler: { context in
+                                context.pipeline.removeHandler(name: UpgradeRequestHandler.name, promise: nil)
                             }
-                        }
-                    }
-                    for try await message in inbound.messages(maxSize: 64 << 20) {
-                        switch message {
-                        case .text(let text): await self.received(.text(text))
-                        case .binary(let buffer): await self.received(.binary(Array(buffer.readableBytesView)))
-                        }
-                    }
-                    group.cancelAll()
+                        ))
+                    try channel.pipeline.syncOperations.addHandler(request, name: UpgradeRequestHandler.name)
                 }
             }
+        bootstrap.connect(host: host, port: port).whenFailure { error in
+            report.yield(.failed(error))
+            report.finish()
         }
     }
 
-    private func received(_ message: Message) {
-        buffer.append(message)
-        wake()
+    private func handle(_ report: Report) {
+        switch report {
+        case .upgraded(let channel):
+            self.channel = channel
+            if closeRequested {
+                Self.sendClose(on: channel)
+            } else {
+                for message in unsent { Self.write(message, on: channel) }
+            }
+            unsent = []
+        case .message(let message):
+            buffer.append(message)
+            wake()
+        case .closeFrame(let frame):
+            closeFrame = frame
+        case .failed(let error):
+            failure = failure ?? error
+        case .ended:
+            finish()
+        }
     }
 
     private func finish() {
         finished = true
         wake()
+        for waiter in endWaiters { waiter.resume() }
+        endWaiters = []
     }
 
     private func wake() {
@@ -91,12 +155,35 @@ actor TestSocket {
 
     /// Sends a text frame.
     func send(_ text: String) {
-        outgoing.yield(.text(text))
+        send(.text(text))
     }
 
     /// Sends a binary frame.
     func send(binary bytes: [UInt8]) {
-        outgoing.yield(.binary(bytes))
+        send(.binary(bytes))
+    }
+
+    private func send(_ message: Message) {
+        guard !closeRequested else { return }
+        if let channel { Self.write(message, on: channel) } else { unsent.append(message) }
+    }
+
+    private static func write(_ message: Message, on channel: any Channel) {
+        let frame: WebSocketFrame
+        switch message {
+        case .text(let text):
+            frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: ByteBuffer(string: text))
+        case .binary(let bytes):
+            frame = WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: ByteBuffer(bytes: bytes))
+        }
+        channel.writeAndFlush(frame, promise: nil)
+    }
+
+    private static func sendClose(on channel: any Channel) {
+        var data = ByteBuffer()
+        data.write(webSocketErrorCode: .normalClosure)
+        let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: data)
+        channel.writeAndFlush(frame).whenComplete { _ in channel.close(promise: nil) }
     }
 
     /// The next message's text (a binary one as the JSON it stands for), or nil once the socket closed with
@@ -159,15 +246,133 @@ actor TestSocket {
         try await nextJSON(timeout: timeout)?["type"] as? String
     }
 
-    /// How the socket ended: the close frame (nil when the connection ended without one), or the error.
+    /// How the socket ended, once it has: the server's close frame (nil when the connection ended without one),
+    /// or why it never opened.
     func outcome() async -> Result<WebSocketCloseFrame?, any Error> {
-        guard let task else { return .success(nil) }
-        return await task.result
+        if !finished { await withCheckedContinuation { endWaiters.append($0) } }
+        if let failure, channel == nil { return .failure(failure) }
+        return .success(closeFrame)
     }
 
-    /// Closes the socket from the client side.
+    /// Closes the socket from the client side (a close frame, then the connection).
     func close() {
-        outgoing.finish()
-        task?.cancel()
+        guard !closeRequested else { return }
+        closeRequested = true
+        unsent = []
+        if let channel { Self.sendClose(on: channel) }
+    }
+}
+
+/// Sends the upgrade request once connected; sees the response only when the server refused the upgrade.
+private final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundOut = HTTPClientRequestPart
+    static let name = "test-socket-upgrade-request"
+
+    private let host: String
+    private let target: String
+    private let report: AsyncStream<TestSocket.Report>.Continuation
+
+    init(host: String, target: String, report: AsyncStream<TestSocket.Report>.Continuation) {
+        self.host = host
+        self.target = target
+        self.report = report
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: host)
+        headers.add(name: "Content-Length", value: "0")
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target, headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head = unwrapInboundIn(data) {
+            report.yield(.failed(TestSocketError.webSocketUpgradeFailed))
+            context.close(promise: nil)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        report.yield(.failed(error))
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        report.yield(.ended)
+        report.finish()
+    }
+}
+
+/// Reads frames after the upgrade: joins fragments, answers pings, records the server's close frame and answers
+/// it, and reports the end when the connection goes.
+private final class FrameHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    private let report: AsyncStream<TestSocket.Report>.Continuation
+    private var fragments: ByteBuffer?
+    private var fragmentsAreText = false
+    private var closing = false
+
+    init(report: AsyncStream<TestSocket.Report>.Continuation) {
+        self.report = report
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .text, .binary:
+            fragmentsAreText = frame.opcode == .text
+            fragments = frame.unmaskedData
+            if frame.fin { deliver() }
+        case .continuation:
+            var data = frame.unmaskedData
+            fragments?.writeBuffer(&data)
+            if frame.fin { deliver() }
+        case .ping:
+            let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
+            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+        case .connectionClose:
+            var data = frame.unmaskedData
+            let code = data.readWebSocketErrorCode() ?? .unknown(1005)
+            let reason = data.readString(length: data.readableBytes)
+            report.yield(.closeFrame(WebSocketCloseFrame(closeCode: code, reason: reason)))
+            guard !closing else {
+                context.close(promise: nil)
+                return
+            }
+            closing = true
+            var answer = ByteBuffer()
+            answer.write(webSocketErrorCode: code)
+            let reply = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: answer)
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(reply)).whenComplete { _ in channel.close(promise: nil) }
+        default:
+            break
+        }
+    }
+
+    private func deliver() {
+        guard var buffer = fragments else { return }
+        fragments = nil
+        if fragmentsAreText {
+            report.yield(.message(.text(buffer.readString(length: buffer.readableBytes) ?? "")))
+        } else {
+            report.yield(.message(.binary(buffer.readBytes(length: buffer.readableBytes) ?? [])))
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        report.yield(.failed(error))
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        report.yield(.ended)
+        report.finish()
     }
 }
