@@ -13,9 +13,9 @@ public import LifelineCore
 ///
 /// The ``description`` never contains a token, a password, an MFA code or a response body, so an error
 /// can be logged or shown as it is.
-public struct StoatAPIError: Error, Sendable, CustomStringConvertible {
+public struct StoatAPIError: LifelineError, Sendable {
     /// What kind of failure this is.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    public struct Code: LifelineErrorCode, RawRepresentable {
         /// The code's stable name: Stoat's error kind for the server's refusals (`InvalidCredentials`), a
         /// lower-camel-case name for the client's own (`network`).
         public var rawValue: String
@@ -356,9 +356,6 @@ public struct StoatAPIError: Error, Sendable, CustomStringConvertible {
             (totpAlreadyEnabled, 400),
             (disallowedMFAMethod, 400),
         ]
-
-        /// The code's stable name.
-        public var description: String { rawValue }
     }
 
     /// The support article Stoat asks clients to link to when its shield blocks a user.
@@ -483,7 +480,4 @@ public struct StoatAPIError: Error, Sendable, CustomStringConvertible {
         default: "Something went wrong (\(code)). Try again later."
         }
     }
-
-    /// `code: message`; never a secret.
-    public var description: String { "\(code): \(message)" }
 }
