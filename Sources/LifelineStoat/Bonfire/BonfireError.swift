@@ -3,7 +3,7 @@ public import LifelineCore
 /// An `Error` event: `{"type":"Error","data":{"type":KIND,"location":…}}` from bonfire,
 /// `{"type":"Error","data":{"type":KIND,"detail":…}}` from Stoat's new events server.
 ///
-/// A ``LifelineError`` whose ``code`` is the server's kind, verbatim (an unknown kind is kept as the code's raw
+/// A `LifelineError` whose ``code`` is the server's kind, verbatim (an unknown kind is kept as the code's raw
 /// value) and whose ``message`` is what the server said (its ``detail``, else the kind).
 public struct BonfireError: LifelineError, Sendable, Hashable {
     /// The server's error kind, as a code: its raw value is the kind verbatim.

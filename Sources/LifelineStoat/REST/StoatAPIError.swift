@@ -11,7 +11,7 @@ public import LifelineCore
 /// kind carries are kept: ``retryAfter`` (`InSlowmode`, and the rate limiter's `retry_after`), ``limit``
 /// (`max`) and ``detail`` (`permission`, `error`, `with`, `feature`). See <doc:LifelineStoat#Errors>.
 ///
-/// The ``description`` never contains a token, a password, an MFA code or a response body, so an error
+/// The `description` never contains a token, a password, an MFA code or a response body, so an error
 /// can be logged or shown as it is.
 public struct StoatAPIError: LifelineError, Sendable {
     /// What kind of failure this is.
@@ -366,7 +366,7 @@ public struct StoatAPIError: LifelineError, Sendable {
     /// A sentence for developers; never contains a secret or a response body.
     public var message: String
     /// The error that caused this one (a transport or decoding error), if any. Its own description is
-    /// not part of ``description``.
+    /// not part of `description`.
     public var cause: (any Error)?
     /// The server's error kind (`type`), when the response carried one.
     public var kind: String?
