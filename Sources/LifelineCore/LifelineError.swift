@@ -1,5 +1,5 @@
 /// Lifeline's one error shape, as grpc-swift's `RPCError`: a ``Code`` from an open set, a message for people,
-/// and the error that caused it. Every error a Lifeline library throws or reports adopts it, so an app reads
+/// and the error that caused it. Every error type a Lifeline library throws or reports adopts it, so an app reads
 /// any of them the same way and switches on the code, never on the message (see <doc:ErrorHandling>).
 ///
 /// An adopting type states only what is its own: its stored properties, its codes and its initialiser. It
