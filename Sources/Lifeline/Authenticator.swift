@@ -8,8 +8,8 @@ public import LifelineCore
 public protocol Authenticator: Sendable {
     /// Whether the session's account still has to pick a username (NO_USER).
     ///
-    /// - Throws: `ConnectionEnd` for a failure the lifecycle should act on (an invalid session is
-    ///   `ConnectionEnd.permanent(_:)`); any other error counts as a temporary request failure.
+    /// - Throws: `SessionFailure` for a failure the lifecycle should act on (an invalid session is
+    ///   `SessionFailure.permanent(_:)`); any other error counts as a temporary request failure.
     func needsOnboarding(_ credentials: SessionCredentials) async throws -> Bool
 
     /// Checks whether the server still accepts the session, to confirm an `InvalidSession` before the

@@ -1,16 +1,24 @@
 import Synchronization
 
 /// Delivers values to any number of subscribers, each through its own buffer, chosen by ``Buffering``:
-/// every value (``Buffering/unbounded``), the newest few (``Buffering/newest(_:)``), or one pending value
-/// into which later values are merged (``Buffering/coalescing(_:)``) — so a subscriber that stops reading
-/// without cancelling holds a bounded amount of memory, unless it asked for every value.
+/// every value (``Buffering/unbounded``), the newest few (``Buffering/newest(_:)``), one pending value into
+/// which later values are merged (``Buffering/coalescing(_:)``), or a bounded buffer that ends the
+/// subscription loudly when it overflows (``Buffering/failing(after:)``) — so a subscriber that stops
+/// reading without cancelling holds a bounded amount of memory, unless it asked for every value, and never
+/// slows the publisher or the other subscribers: publishing appends to each buffer under a lock and never
+/// waits for a reader.
+///
+/// The one fan-out of Lifeline: the session's snapshots, an operation list, the socket's events and
+/// messages, the cache's change signals and ``ManualNetworkMonitor`` all broadcast through it. Each use
+/// picks its policy and says why where it makes one: a stream of states may keep only the newest values (a
+/// reader wants the state now, not the history), a stream of events that must not lose any ends a
+/// subscriber that falls too far behind with ``BroadcastOverflow`` instead of dropping events silently.
 ///
 /// With a current value (``init(current:buffering:)``), every new subscriber receives it first, under the
 /// same lock that publishing takes, so it never misses or repeats a value; without one
 /// (``init(buffering:)``), a subscriber receives the values published after it subscribed.
 ///
-/// `package`, so that every Lifeline module broadcasts the same way (the session's snapshots, an
-/// operation list, a protocol's data events).
+/// `package`, so that every Lifeline module broadcasts the same way.
 package final class Broadcaster<Value: Sendable>: Sendable {
     /// How much a subscriber that does not keep up holds.
     package struct Buffering: Sendable {
@@ -18,6 +26,7 @@ package final class Broadcaster<Value: Sendable>: Sendable {
             case unbounded
             case newest(Int)
             case coalescing(@Sendable (_ pending: Value, _ newer: Value) -> Value)
+            case failing(Int)
         }
 
         let kind: Kind
@@ -30,6 +39,14 @@ package final class Broadcaster<Value: Sendable>: Sendable {
         package static func newest(_ count: Int) -> Buffering {
             precondition(count >= 1, "a broadcaster's buffer must hold at least one value, got \(count)")
             return Buffering(kind: .newest(count))
+        }
+
+        /// At most `count` unread values; a value published when the subscriber holds `count` ends its
+        /// subscription: it reads the `count` values, then ``BroadcastOverflow`` (through ``subscription()``;
+        /// the stream of ``subscribe()`` just ends). For events none of which may be lost silently.
+        package static func failing(after count: Int) -> Buffering {
+            precondition(count >= 1, "a broadcaster's buffer must hold at least one value, got \(count)")
+            return Buffering(kind: .failing(count))
         }
 
         /// One pending value: a value published while one is still unread replaces it by
@@ -73,32 +90,71 @@ package final class Broadcaster<Value: Sendable>: Sendable {
     /// A new subscription: the current value first (for a broadcaster of states), then every value
     /// published, as the buffering allows, until ``finish()`` or until the iterating task is cancelled.
     package func subscribe() -> AsyncStream<Value> {
+        let subscription = subscription()
+        return AsyncStream(
+            unfolding: { await subscription.subscriber.next() },
+            onCancel: {
+                subscription.subscriber.finish()
+                subscription.token.unsubscribe()
+            })
+    }
+
+    /// A new subscription that says why it ended: like ``subscribe()``, but a subscriber whose
+    /// ``Buffering/failing(after:)`` buffer overflowed reads what it buffered, then ``BroadcastOverflow``.
+    /// Dropping the iterator (or cancelling its task) unsubscribes.
+    package func subscription() -> Subscription {
+        let (subscriber, id) = add()
+        return Subscription(subscriber: subscriber, token: Token(broadcaster: self, id: id))
+    }
+
+    /// A new subscription as an `AsyncThrowingStream`, for callers that keep one: ``subscription()``'s
+    /// values and its ``BroadcastOverflow``.
+    package func throwingStream() -> AsyncThrowingStream<Value, any Error> {
+        let subscription = subscription()
+        return AsyncThrowingStream(unfolding: { try await subscription.subscriber.nextOrOverflow() })
+    }
+
+    private func add() -> (Subscriber, Int?) {
         let subscriber = Subscriber(buffering: buffering)
         let id: Int? = state.withLock { state in
-            if let current = state.current { subscriber.offer(current) }
+            if let current = state.current { _ = subscriber.offer(current) }
             guard !state.finished else { return nil }
             defer { state.nextID += 1 }
             state.subscribers[state.nextID] = subscriber
             return state.nextID
         }
-        guard let id else {
-            subscriber.finish()
-            return AsyncStream(unfolding: { await subscriber.next() })
-        }
-        return AsyncStream(
-            unfolding: { await subscriber.next() },
-            onCancel: { [weak self] in
-                subscriber.finish()
-                _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
-            })
+        if id == nil { subscriber.finish() }
+        return (subscriber, id)
     }
 
-    /// Publishes a value to every subscriber (and makes it the current one).
+    fileprivate func remove(_ id: Int) {
+        _ = state.withLock { $0.subscribers.removeValue(forKey: id) }
+    }
+
+    /// Publishes a value to every subscriber (and makes it the current one). A subscriber whose buffer
+    /// overflowed (``Buffering/failing(after:)``) or that ended is let go.
     package func publish(_ value: Value) {
         state.withLock { state in
             if replaysCurrent { state.current = value }
-            for subscriber in state.subscribers.values { subscriber.offer(value) }
+            Self.offer(value, in: &state)
         }
+    }
+
+    /// Publishes a value if it differs from the current one; returns whether it did.
+    @discardableResult
+    package func publishIfChanged(_ value: Value) -> Bool where Value: Equatable {
+        state.withLock { state in
+            guard state.current != value else { return false }
+            if replaysCurrent { state.current = value }
+            Self.offer(value, in: &state)
+            return true
+        }
+    }
+
+    private static func offer(_ value: Value, in state: inout State) {
+        var ended: [Int] = []
+        for (id, subscriber) in state.subscribers where !subscriber.offer(value) { ended.append(id) }
+        for id in ended { state.subscribers[id] = nil }
     }
 
     /// Ends every subscription once its buffered values are read; later subscriptions get the current
@@ -112,13 +168,66 @@ package final class Broadcaster<Value: Sendable>: Sendable {
         for subscriber in subscribers { subscriber.finish() }
     }
 
-    /// One subscriber's buffer and the reader waiting on it.
-    private final class Subscriber: Sendable {
+    /// Iterates one subscriber's buffer; ``BroadcastOverflow`` once after what it buffered, if it overflowed.
+    package struct Subscription: AsyncSequence, Sendable {
+        /// The element: a published value.
+        package typealias Element = Value
+        /// The error of a subscriber that fell too far behind.
+        package typealias Failure = BroadcastOverflow
+
+        fileprivate let subscriber: Subscriber
+        fileprivate let token: Token
+
+        /// Starts reading the subscriber's buffer.
+        package func makeAsyncIterator() -> Iterator { Iterator(subscriber: subscriber, token: token) }
+
+        /// Reads the subscriber's buffer.
+        package struct Iterator: AsyncIteratorProtocol {
+            fileprivate let subscriber: Subscriber
+            fileprivate let token: Token
+
+            /// The next value, `nil` once the subscription ended, or ``BroadcastOverflow`` once after the last
+            /// buffered value of a subscriber that fell too far behind.
+            package mutating func next() async throws(BroadcastOverflow) -> Value? {
+                try await subscriber.nextOrOverflow()
+            }
+
+            /// The next value, in the caller's isolation.
+            package mutating func next(isolation actor: isolated (any Actor)?) async throws(BroadcastOverflow) -> Value?
+            {
+                try await subscriber.nextOrOverflow()
+            }
+        }
+    }
+
+    /// Unsubscribes when the subscription is cancelled, or when the last copy of its iterator (or stream) goes.
+    fileprivate final class Token: Sendable {
+        private let broadcaster: Broadcaster
+        private let id: Int?
+
+        init(broadcaster: Broadcaster, id: Int?) {
+            self.broadcaster = broadcaster
+            self.id = id
+        }
+
+        func unsubscribe() {
+            if let id { broadcaster.remove(id) }
+        }
+
+        deinit { unsubscribe() }
+    }
+
+    /// One subscriber's buffer and the reader waiting on it: a hand-built mailbox rather than an
+    /// `AsyncStream`, because no `AsyncStream` policy merges a pending value (``Buffering/coalescing(_:)``)
+    /// or says that it overflowed (``Buffering/failing(after:)``).
+    fileprivate final class Subscriber: Sendable {
         private struct State {
             var buffer: [Value] = []
             var head = 0
             var reader: CheckedContinuation<Value?, Never>?
             var finished = false
+            var overflowLimit: Int?
+            var overflowReported = false
         }
 
         private let state = Mutex(State())
@@ -126,12 +235,26 @@ package final class Broadcaster<Value: Sendable>: Sendable {
 
         init(buffering: Buffering) { self.buffering = buffering }
 
-        func offer(_ value: Value) {
-            let reader: CheckedContinuation<Value?, Never>? = state.withLock { state in
-                guard !state.finished else { return nil }
+        /// The next value, `nil` once the subscriber ended, or ``BroadcastOverflow`` once after the last
+        /// buffered value of a subscriber whose buffer overflowed.
+        func nextOrOverflow() async throws(BroadcastOverflow) -> Value? {
+            if let value = await next() { return value }
+            let limit: Int? = state.withLock { state in
+                guard let limit = state.overflowLimit, !state.overflowReported else { return nil }
+                state.overflowReported = true
+                return limit
+            }
+            if let limit { throw BroadcastOverflow(limit: limit) }
+            return nil
+        }
+
+        /// Offers a value; `false` once the subscriber ended (finished, cancelled, or overflowed now).
+        func offer(_ value: Value) -> Bool {
+            let (reader, open): (CheckedContinuation<Value?, Never>?, Bool) = state.withLock { state in
+                guard !state.finished else { return (nil, false) }
                 if let reader = state.reader {
                     state.reader = nil
-                    return reader
+                    return (reader, true)
                 }
                 let pending = state.buffer.count - state.head
                 switch buffering.kind {
@@ -146,15 +269,23 @@ package final class Broadcaster<Value: Sendable>: Sendable {
                     } else {
                         state.buffer.append(value)
                     }
+                case .failing(let count):
+                    guard pending < count else {
+                        state.finished = true
+                        state.overflowLimit = count
+                        return (nil, false)
+                    }
+                    state.buffer.append(value)
                 }
                 // Drop what was read once it is most of the storage, so reading stays O(1) amortised.
                 if state.head > 64 && state.head * 2 > state.buffer.count {
                     state.buffer.removeFirst(state.head)
                     state.head = 0
                 }
-                return nil
+                return (nil, true)
             }
             reader?.resume(returning: value)
+            return open
         }
 
         func finish() {
@@ -191,4 +322,14 @@ package final class Broadcaster<Value: Sendable>: Sendable {
             }
         }
     }
+}
+
+/// Why a subscription of a ``Broadcaster`` with ``Broadcaster/Buffering/failing(after:)`` ended: the subscriber
+/// fell `limit` values behind, and the value after them was not kept for it.
+package struct BroadcastOverflow: Error, Sendable, Hashable {
+    /// The buffer's size.
+    package var limit: Int
+
+    /// An overflow of a buffer of `limit` values.
+    package init(limit: Int) { self.limit = limit }
 }

@@ -9,5 +9,5 @@ public enum ConnectionEvent: Sendable, Hashable {
     /// The initial data has loaded (Stoat's `Ready`): the session is connected.
     case ready
     /// The connection ended, and why.
-    case ended(ConnectionEnd)
+    case ended(SessionFailure)
 }

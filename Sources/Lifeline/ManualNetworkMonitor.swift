@@ -1,48 +1,31 @@
-import Synchronization
-
 /// A network monitor whose status is set by hand: for tests, for the command line's `--network manual`,
 /// and for apps that learn about the network some other way.
 public final class ManualNetworkMonitor: NetworkMonitor {
-    private struct State {
-        var status: NetworkStatus
-        var subscribers: [Int: AsyncStream<NetworkStatus>.Continuation] = [:]
-        var nextID = 0
-    }
-
-    private let state: Mutex<State>
+    /// The status and its subscribers. A status is a state, so a subscriber that does not read keeps only the
+    /// newest 16 changes: enough that a quick loss and return reaches a reader as both, bounded however long it
+    /// does not read.
+    private let broadcaster: Broadcaster<NetworkStatus>
 
     /// Creates a monitor.
     ///
     /// - Parameter status: The status it reports until ``set(_:)`` changes it.
     public init(_ status: NetworkStatus = .online) {
-        state = Mutex(State(status: status))
+        broadcaster = Broadcaster(current: status, buffering: .newest(Self.bufferedChanges))
     }
 
+    /// How many unread changes a subscriber keeps.
+    static let bufferedChanges = 16
+
     /// The status it reports now.
-    public var status: NetworkStatus { state.withLock { $0.status } }
+    public var status: NetworkStatus { broadcaster.current ?? .online }
 
     /// Sets the status and tells every subscriber, if it changed.
     public func set(_ status: NetworkStatus) {
-        let subscribers = state.withLock { state -> [AsyncStream<NetworkStatus>.Continuation] in
-            guard state.status != status else { return [] }
-            state.status = status
-            return Array(state.subscribers.values)
-        }
-        for subscriber in subscribers { subscriber.yield(status) }
+        broadcaster.publishIfChanged(status)
     }
 
     /// The current status, then every change.
     public func statuses() -> AsyncStream<NetworkStatus> {
-        let (stream, continuation) = AsyncStream.makeStream(of: NetworkStatus.self)
-        let id = state.withLock { state in
-            defer { state.nextID += 1 }
-            state.subscribers[state.nextID] = continuation
-            continuation.yield(state.status)
-            return state.nextID
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
-        }
-        return stream
+        broadcaster.subscribe()
     }
 }

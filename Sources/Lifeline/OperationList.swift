@@ -77,8 +77,11 @@ public actor OperationList<Operation: Identifiable & Sendable> where Operation.I
 
     private var order: [Operation.ID] = []
     private var entries: [Operation.ID: Entry] = [:]
-    private let listBroadcaster = Broadcaster<[ListedOperation<Operation>]>(current: [])
-    private let eventBroadcaster = Broadcaster<OperationListEvent<Operation>>()
+    /// The list as it is: every version, unbounded, since the list's tests and its observers follow each
+    /// refresh and expiry in turn; one version per refresh or expiry, so an idle observer holds few.
+    private let listBroadcaster = Broadcaster<[ListedOperation<Operation>]>(current: [], buffering: .unbounded)
+    /// What happened to the list: every event, unbounded, at most one per refresh or expiry batch.
+    private let eventBroadcaster = Broadcaster<OperationListEvent<Operation>>(buffering: .unbounded)
     /// Refresh requests; buffering only the newest makes "one in flight, one queued".
     private let requests: AsyncStream<Void>
     private let requestContinuation: AsyncStream<Void>.Continuation

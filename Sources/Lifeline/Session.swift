@@ -558,7 +558,7 @@ public actor Session {
                     return
                 case .success(false)?:
                     break
-                case .failure(let end as ConnectionEnd)?:
+                case .failure(let end as SessionFailure)?:
                     await self.connectionReported(.ended(end), generation: generation)
                     return
                 case .failure(let error)?:

@@ -5,9 +5,9 @@ public import LifelineCore
 /// Lifeline's one error shape: a ``Code`` from an open set, a message for people, and the error that
 /// caused it — for a connection failure, the typed `TemporaryFailureCause` or
 /// `PermanentFailureReason`.
-public struct SessionError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct SessionError: LifelineError, Sendable, Hashable {
     /// What kind of error this is.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    public struct Code: LifelineErrorCode, RawRepresentable {
         /// The code's stable name.
         public var rawValue: String
 
@@ -24,9 +24,6 @@ public struct SessionError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let onboardingFailed = Code(rawValue: "onboardingFailed")
         /// The call does not fit the session's current state (for example, a username outside ONBOARDING).
         public static let wrongState = Code(rawValue: "wrongState")
-
-        /// The code's stable name.
-        public var description: String { rawValue }
     }
 
     /// What kind of error this is.
@@ -56,6 +53,7 @@ public struct SessionError: Error, Sendable, Hashable, CustomStringConvertible {
         switch failure {
         case .temporary(let cause): self.init(code: .temporaryFailure, message: cause.message, cause: cause)
         case .permanent(let reason): self.init(code: .permanentFailure, message: reason.message, cause: reason)
+        case .loggedOut: self.init(code: .loggedOut, message: "The server ended the session.")
         }
     }
 
@@ -66,19 +64,5 @@ public struct SessionError: Error, Sendable, Hashable, CustomStringConvertible {
         case let reason as PermanentFailureReason: .permanent(reason)
         default: nil
         }
-    }
-
-    /// `code: message`.
-    public var description: String { "\(code): \(message)" }
-
-    /// Errors are equal when their codes and messages are.
-    public static func == (lhs: SessionError, rhs: SessionError) -> Bool {
-        lhs.code == rhs.code && lhs.message == rhs.message
-    }
-
-    /// Hashes the code and the message.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-        hasher.combine(message)
     }
 }

@@ -195,7 +195,9 @@ struct DemoScript {
         await step("The server goes silent: no Pong within the timeout, the heartbeat drops the socket") {
             await server.setIgnoresPings(true)
             let dropped = await expect { snapshot in
-                snapshot.transitions.contains { $0.to == .disconnected && $0.cause?.code == "heartbeatTimeout" }
+                snapshot.transitions.contains {
+                    $0.to == .disconnected && $0.cause?.code == .temporary(.heartbeatTimeout)
+                }
             }
             await server.setIgnoresPings(false)
             guard dropped != nil else { return false }

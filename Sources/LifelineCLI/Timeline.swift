@@ -155,7 +155,7 @@ final class Timeline: Sendable {
             + paint(transition.to.rawValue, colourFor(transition.to))
         if transition.failures > 0 { human += "  failures \(transition.failures)" }
         if let cause = transition.cause {
-            object["cause"] = .object(["code": .string(cause.code), "message": .string(cause.message)])
+            object["cause"] = Self.causeObject(cause)
             human += "  (\(terminalSafe(cause.description)))"
         }
         if isLast {
@@ -170,6 +170,12 @@ final class Timeline: Sendable {
             }
         }
         line(object, human: human)
+    }
+
+    /// A transition's `cause`: the failure's code by its stable name (the typed code's `rawValue`), and its
+    /// message.
+    static func causeObject(_ cause: SessionFailure) -> JSONLine.Value {
+        .object(["code": .string(cause.code.rawValue), "message": .string(cause.message)])
     }
 
     private func line(_ object: [String: JSONLine.Value], human: String) {

@@ -2,9 +2,9 @@
 /// their arguments (``RetryPolicy``, ``SessionCheckPolicy``).
 ///
 /// Lifeline's one error shape: a ``Code``, a message, and the error that caused it.
-public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+public struct ConfigurationError: LifelineError, Sendable {
     /// What kind of mistake this is.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    public struct Code: LifelineErrorCode, RawRepresentable {
         /// The code's stable name.
         public var rawValue: String
 
@@ -13,9 +13,6 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
 
         /// A value is outside the range that works (a retry ceiling below its unit, a negative count…).
         public static let outOfRange = Code(rawValue: "outOfRange")
-
-        /// The code's stable name.
-        public var description: String { rawValue }
     }
 
     /// What kind of mistake this is.
@@ -36,7 +33,4 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
         self.message = message
         self.cause = cause
     }
-
-    /// `code: message`.
-    public var description: String { "\(code): \(message)" }
 }

@@ -27,7 +27,7 @@ public struct PermanentError: Sendable, Hashable {
         switch failure {
         case .permanent(let reason):
             return reason.code == .accountDisabled ? AccountStanding.disabled.rawValue : reason.code.rawValue
-        case .temporary(let cause): return cause.code.rawValue
+        case .temporary, .loggedOut: return failure.code.rawValue
         }
     }
 
@@ -37,7 +37,7 @@ public struct PermanentError: Sendable, Hashable {
         switch failure {
         case .permanent(let reason) where reason.code == .accountDisabled:
             return "Your account has been disabled."
-        case .permanent:
+        case .permanent, .loggedOut:
             return isCheckingAccount
                 ? "Your session is no longer valid. Checking your account…"
                 : "Your session is no longer valid. Please log in again."

@@ -2,9 +2,9 @@
 ///
 /// The same shape as ``TemporaryFailureCause``: a ``Code`` from an open set, a message, and the error
 /// that caused it.
-public struct PermanentFailureReason: Error, Sendable, Hashable, CustomStringConvertible {
+public struct PermanentFailureReason: LifelineError, Sendable, Hashable {
     /// What kind of permanent failure this is.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    public struct Code: LifelineErrorCode, RawRepresentable {
         /// The code's stable name, as printed in `--json` output.
         public var rawValue: String
 
@@ -21,9 +21,6 @@ public struct PermanentFailureReason: Error, Sendable, Hashable, CustomStringCon
         public static let authenticationFailed = Code(rawValue: "authenticationFailed")
         /// The account was disabled by its owner.
         public static let accountDisabled = Code(rawValue: "accountDisabled")
-
-        /// The code's stable name.
-        public var description: String { rawValue }
     }
 
     /// What kind of failure this is.
@@ -56,16 +53,4 @@ public struct PermanentFailureReason: Error, Sendable, Hashable, CustomStringCon
 
     /// The session is invalid: Stoat's `InvalidSession`.
     public static let invalidSession = PermanentFailureReason(code: .invalidSession, message: "InvalidSession")
-
-    /// `code: message`.
-    public var description: String { "\(code): \(message)" }
-
-    /// Reasons are equal when their codes and messages are.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code && lhs.message == rhs.message }
-
-    /// Hashes the code and the message.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-        hasher.combine(message)
-    }
 }

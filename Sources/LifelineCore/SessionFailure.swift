@@ -1,17 +1,44 @@
-/// A failure the lifecycle took an edge on, typed: TEMPORARY_FAILURE's cause or PERMANENT_FAILURE's
-/// reason. It rides on the ``SessionTransition`` it caused, so its code reaches the interface and the
-/// `--json` output as a field.
-public indirect enum SessionFailure: Sendable, Hashable, CustomStringConvertible {
-    /// A TEMPORARY_FAILURE.
+/// A failure the lifecycle takes an edge on, typed: TEMPORARY_FAILURE's cause, PERMANENT_FAILURE's reason, or
+/// the server's logout. A connection (or an authenticator) ends with one (``SessionMachine``'s
+/// `connectionEnded`); a ``SessionTransition`` carries the temporary or permanent one it caused, so its
+/// ``code`` reaches the interface and the `--json` output as a field.
+public indirect enum SessionFailure: LifelineError, Sendable, Hashable {
+    /// A TEMPORARY_FAILURE: the lifecycle retries.
     case temporary(TemporaryFailureCause)
-    /// A PERMANENT_FAILURE.
+    /// A PERMANENT_FAILURE: the session is no longer valid — or the server says so; the machine confirms an
+    /// `InvalidSession` before it believes it (``SessionCheckPolicy``).
     case permanent(PermanentFailureReason)
+    /// The server ended the session (Stoat's `Logout` frame): an external LOGOUT, or a PERMANENT_FAILURE with
+    /// ``PermanentFailureReason/Code/loggedOut`` while logging in. Only a connection's end carries it: no
+    /// transition does.
+    case loggedOut
 
-    /// The failure's stable code (`heartbeatTimeout`, `invalidSession`, …).
-    public var code: String {
+    /// A failure's code: the cause's or the reason's own code, typed, so an app switches on it
+    /// (`case .temporary(.heartbeatTimeout)`); its ``rawValue`` is the name `--json` prints.
+    public enum Code: LifelineErrorCode {
+        /// A TEMPORARY_FAILURE's code.
+        case temporary(TemporaryFailureCause.Code)
+        /// A PERMANENT_FAILURE's code.
+        case permanent(PermanentFailureReason.Code)
+        /// The server's logout.
+        case loggedOut
+
+        /// The code's stable name (`heartbeatTimeout`, `invalidSession`, `loggedOut`…).
+        public var rawValue: String {
+            switch self {
+            case .temporary(let code): code.rawValue
+            case .permanent(let code): code.rawValue
+            case .loggedOut: "loggedOut"
+            }
+        }
+    }
+
+    /// The failure's code.
+    public var code: Code {
         switch self {
-        case .temporary(let cause): cause.code.rawValue
-        case .permanent(let reason): reason.code.rawValue
+        case .temporary(let cause): .temporary(cause.code)
+        case .permanent(let reason): .permanent(reason.code)
+        case .loggedOut: .loggedOut
         }
     }
 
@@ -20,9 +47,16 @@ public indirect enum SessionFailure: Sendable, Hashable, CustomStringConvertible
         switch self {
         case .temporary(let cause): cause.message
         case .permanent(let reason): reason.message
+        case .loggedOut: "the server ended the session"
         }
     }
 
-    /// `code: message`.
-    public var description: String { "\(code): \(message)" }
+    /// The error that caused the cause or the reason, if any.
+    public var cause: (any Error)? {
+        switch self {
+        case .temporary(let cause): cause.cause
+        case .permanent(let reason): reason.cause
+        case .loggedOut: nil
+        }
+    }
 }

@@ -337,7 +337,7 @@ public struct SessionMachine: Sendable {
     ///   - generator: The random source for the retry jitter.
     /// - Returns: What to do, or ``Output/ignored`` for a superseded generation.
     public mutating func connectionEnded(
-        _ end: ConnectionEnd, generation: UInt64, connectedFor: Duration? = nil,
+        _ end: SessionFailure, generation: UInt64, connectedFor: Duration? = nil,
         using generator: inout some RandomNumberGenerator
     ) -> Output {
         guard liveGeneration == generation else { return .ignored }

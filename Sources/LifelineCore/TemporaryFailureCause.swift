@@ -3,9 +3,9 @@
 /// Lifeline's one error shape: a ``Code`` from an open set (so protocols and later versions can add
 /// causes without breaking a `switch` in an app), a message for people, and the error that caused it.
 /// The code survives to the interface and to `--json` output as a field, never as a string prefix.
-public struct TemporaryFailureCause: Error, Sendable, Hashable, CustomStringConvertible {
+public struct TemporaryFailureCause: LifelineError, Sendable, Hashable {
     /// What kind of temporary failure this is.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    public struct Code: LifelineErrorCode, RawRepresentable {
         /// The code's stable name, as printed in `--json` output.
         public var rawValue: String
 
@@ -47,9 +47,6 @@ public struct TemporaryFailureCause: Error, Sendable, Hashable, CustomStringConv
         /// The socket answered its heartbeat but did not deliver the event of a message the server had stored
         /// within the delivery deadline (``DeliveryWatchPolicy``): it is deaf, and a reconnect is the cure.
         public static let deliveryStalled = Code(rawValue: "deliveryStalled")
-
-        /// The code's stable name.
-        public var description: String { rawValue }
     }
 
     /// What kind of failure this is.
@@ -82,16 +79,4 @@ public struct TemporaryFailureCause: Error, Sendable, Hashable, CustomStringConv
 
     /// A dropped socket: the specification's SOCKET_DROPPED.
     public static let socketDropped = TemporaryFailureCause(code: .socketDropped, message: "the socket closed")
-
-    /// `code: message`.
-    public var description: String { "\(code): \(message)" }
-
-    /// Causes are equal when their codes and messages are.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code && lhs.message == rhs.message }
-
-    /// Hashes the code and the message.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-        hasher.combine(message)
-    }
 }

@@ -12,7 +12,7 @@ extension StoatClient {
     /// slow observer skips to the newest list (``CacheObservation``).
     public var chatUpdates: CacheObservation<[Chat]> {
         let cache = cache
-        return CacheObservation(signals: cache.signals, key: CacheEngine.Key.chats) { cache.read { $0.sortedChats } }
+        return CacheObservation(signals: cache.signals, key: .chats) { cache.read { $0.sortedChats } }
     }
 
     /// The signed-in user: the session's user (from the login or the cached session), or the user `Ready`
@@ -38,7 +38,7 @@ extension StoatClient {
     /// the newest history.
     public func historyUpdates(of channel: String) -> CacheObservation<ChannelHistory> {
         let cache = cache
-        return CacheObservation(signals: cache.signals, key: CacheEngine.Key.history(channel)) {
+        return CacheObservation(signals: cache.signals, key: .history(channel)) {
             cache.read { $0.history(channel) }
         }
     }
@@ -53,7 +53,7 @@ extension StoatClient {
     /// A server's members after every change, starting with the current list.
     public func memberUpdates(of server: String) -> CacheObservation<MemberList> {
         let cache = cache
-        return CacheObservation(signals: cache.signals, key: CacheEngine.Key.members(server)) {
+        return CacheObservation(signals: cache.signals, key: .members(server)) {
             cache.read { $0.memberList(server) }
         }
     }

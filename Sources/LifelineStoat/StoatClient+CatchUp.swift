@@ -23,7 +23,7 @@ extension StoatClient {
 
     /// The message events and each catch-up's report, in the order they happened: a report comes after every
     /// message its catch-up found (`package`: for `lifeline connect`).
-    package var messageFeed: AsyncThrowingStream<MessageFeedItem, any Error> { cache.messages.subscribe() }
+    package var messageFeed: AsyncThrowingStream<MessageFeedItem, any Error> { cache.messages.throwingStream() }
 
     // MARK: - Catch-up
 

@@ -1,8 +1,10 @@
+public import LifelineCore
+
 /// An error of ``StoatClient``'s own API (the REST calls it makes throw ``StoatAPIError``, passed as the
 /// ``cause``).
-public struct StoatClientError: Error, Sendable, CustomStringConvertible {
+public struct StoatClientError: LifelineError, Sendable {
     /// What kind of failure this is.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    public struct Code: LifelineErrorCode, RawRepresentable {
         /// The code's stable name.
         public var rawValue: String
 
@@ -27,9 +29,6 @@ public struct StoatClientError: Error, Sendable, CustomStringConvertible {
         /// The server answered a page of messages that is not what was asked (out of order, outside the range
         /// asked for, of another channel, longer than the limit); it was refused and the cache left as it was.
         public static let unexpectedPage = Code(rawValue: "unexpectedPage")
-
-        /// The code's stable name.
-        public var description: String { rawValue }
     }
 
     /// What kind of failure this is.
@@ -50,7 +49,4 @@ public struct StoatClientError: Error, Sendable, CustomStringConvertible {
         self.message = message
         self.cause = cause
     }
-
-    /// The code and the message.
-    public var description: String { "\(code): \(message)" }
 }

@@ -1,7 +1,9 @@
+public import LifelineCore
+
 /// Why a Stoat connection could not do what it was asked, in Lifeline's one error shape.
-public struct StoatConnectionError: Error, Sendable, CustomStringConvertible {
+public struct StoatConnectionError: LifelineError, Sendable {
     /// What kind of failure this is.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    public struct Code: LifelineErrorCode, RawRepresentable {
         /// The code's stable name.
         public var rawValue: String
 
@@ -16,9 +18,6 @@ public struct StoatConnectionError: Error, Sendable, CustomStringConvertible {
         public static let writeFailed = Code(rawValue: "writeFailed")
         /// The server answered an `Error` event; ``StoatConnectionError/detail`` carries its words, if any.
         public static let serverError = Code(rawValue: "serverError")
-
-        /// The code's stable name.
-        public var description: String { rawValue }
     }
 
     /// What kind of failure this is.

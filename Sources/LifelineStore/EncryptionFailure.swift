@@ -1,7 +1,9 @@
+public import LifelineCore
+
 /// The database cannot be decrypted: details for the encryption failure popup.
-public struct EncryptionFailure: Error, CustomStringConvertible {
+public struct EncryptionFailure: LifelineError {
     /// Why the data cannot be decrypted. Compare with the static members.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: LifelineErrorCode, RawRepresentable {
         /// The code's stable name, for logs and JSON.
         public let rawValue: String
 
@@ -23,9 +25,6 @@ public struct EncryptionFailure: Error, CustomStringConvertible {
         public static let damagedRecord = Code(rawValue: "damagedRecord")
         /// The file is not a readable database, or has no keyring.
         public static let damagedFile = Code(rawValue: "damagedFile")
-
-        /// The code's name.
-        public var description: String { rawValue }
     }
 
     /// Why the data cannot be decrypted.
@@ -53,7 +52,4 @@ public struct EncryptionFailure: Error, CustomStringConvertible {
         self.cause = cause
         self.eraseOption = eraseOption
     }
-
-    /// The code and the message: `code: message`.
-    public var description: String { "\(code): \(message)" }
 }

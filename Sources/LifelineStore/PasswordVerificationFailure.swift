@@ -2,9 +2,9 @@ public import Foundation
 public import LifelineCore
 
 /// A server's answer to a password check that is neither "right" nor "wrong".
-public struct PasswordVerificationFailure: Error, CustomStringConvertible {
+public struct PasswordVerificationFailure: LifelineError {
     /// What kind of failure this is. Compare with the static members; a verifier may add its own.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: LifelineErrorCode, RawRepresentable {
         /// The code's stable name, for logs and JSON.
         public let rawValue: String
 
@@ -27,9 +27,6 @@ public struct PasswordVerificationFailure: Error, CustomStringConvertible {
         public static let secondFactorRefused = Code(rawValue: "secondFactorRefused")
         /// Any other failure.
         public static let other = Code(rawValue: "other")
-
-        /// The code's name.
-        public var description: String { rawValue }
     }
 
     /// What kind of failure this is.
@@ -62,7 +59,4 @@ public struct PasswordVerificationFailure: Error, CustomStringConvertible {
         self.cause = cause
         self.standing = standing
     }
-
-    /// The code and the message: `code: message`.
-    public var description: String { "\(code): \(message)" }
 }

@@ -1,9 +1,11 @@
+public import LifelineCore
+
 /// An error from the account store: what went wrong (``code``), a message for people, and the cause.
 ///
 /// Messages are fixed sentences: they never contain a password, a token or a stored value.
-public struct StoreError: Error, CustomStringConvertible {
+public struct StoreError: LifelineError {
     /// What kind of failure this is. Compare with the static members: `error.code == .encryptionFailure`.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: LifelineErrorCode, RawRepresentable {
         /// The code's stable name, for logs and JSON.
         public let rawValue: String
 
@@ -45,9 +47,6 @@ public struct StoreError: Error, CustomStringConvertible {
         /// A parameter was refused: a key derivation outside the bounds the store can read back, a negative
         /// limit.
         public static let invalidParameter = Code(rawValue: "invalidParameter")
-
-        /// The code's name.
-        public var description: String { rawValue }
     }
 
     /// What kind of failure this is.
@@ -70,9 +69,6 @@ public struct StoreError: Error, CustomStringConvertible {
         self.message = message
         self.cause = cause
     }
-
-    /// The code and the message: `code: message`.
-    public var description: String { "\(code): \(message)" }
 }
 
 extension StoreError {

@@ -105,7 +105,7 @@ public final class ScriptedConnection: SessionConnection {
 
     /// Ends the connection: reports why, then returns from `run`. The session has handled the end when
     /// this returns.
-    public func end(_ end: ConnectionEnd) async {
+    public func end(_ end: SessionFailure) async {
         await report(.ended(end))
         finishRun()
     }

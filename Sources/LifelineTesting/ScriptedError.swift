@@ -1,7 +1,9 @@
+public import LifelineCore
+
 /// An error a scripted dependency throws, in Lifeline's one error shape.
-public struct ScriptedError: Error, Sendable, CustomStringConvertible {
+public struct ScriptedError: LifelineError, Sendable {
     /// What kind of scripted failure this is.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    public struct Code: LifelineErrorCode, RawRepresentable {
         /// The code's stable name.
         public var rawValue: String
         /// Creates a code from its stable name.
@@ -11,9 +13,6 @@ public struct ScriptedError: Error, Sendable, CustomStringConvertible {
         public static let scripted = Code(rawValue: "scripted")
         /// The scripted connection is not running.
         public static let notRunning = Code(rawValue: "notRunning")
-
-        /// The code's stable name.
-        public var description: String { rawValue }
     }
 
     /// What kind of failure this is.
@@ -34,7 +33,4 @@ public struct ScriptedError: Error, Sendable, CustomStringConvertible {
         self.message = message
         self.cause = cause
     }
-
-    /// `code: message`.
-    public var description: String { "\(code): \(message)" }
 }

@@ -84,7 +84,7 @@ final class Story {
     /// Reports that a connection ended, after `connectedFor` in CONNECTED when given.
     @discardableResult
     func ended(
-        _ end: ConnectionEnd, generation: UInt64? = nil, connectedFor: Duration? = nil
+        _ end: SessionFailure, generation: UInt64? = nil, connectedFor: Duration? = nil
     ) -> SessionMachine.Output {
         noting(
             machine.connectionEnded(

@@ -12,7 +12,7 @@ struct ConnectionEndTests {
         "every way a live connection ends takes an edge of the table, or starts the confirmation of an InvalidSession",
         arguments: [SessionState.loggingIn, .connecting, .connected, .reconnecting])
     func everyEndTakesAnEdge(state: SessionState) {
-        let ends: [ConnectionEnd] = [
+        let ends: [SessionFailure] = [
             .temporary(.socketDropped), .permanent(.invalidSession), .loggedOut,
             .permanent(PermanentFailureReason(code: .authenticationFailed, message: "InvalidToken")),
         ]
@@ -34,7 +34,7 @@ struct ConnectionEndTests {
     @Test("a report about a superseded connection is ignored, whatever it says")
     func staleGeneration() {
         let story = Story(in: .reconnecting)
-        for end in [ConnectionEnd.temporary(.socketDropped), .permanent(.invalidSession), .loggedOut] {
+        for end in [SessionFailure.temporary(.socketDropped), .permanent(.invalidSession), .loggedOut] {
             #expect(story.ended(end, generation: 1) == .ignored)
         }
         #expect(story.machine.connectionReady(generation: 1, using: &story.random) == .ignored)
@@ -47,7 +47,7 @@ struct ConnectionEndTests {
         let story = Story(in: .connected)
         let output = story.ended(.permanent(.invalidSession))
         #expect(output.transitions.first?.to == .disconnected)
-        #expect(output.transitions.first?.cause?.code == "socketDropped")
+        #expect(output.transitions.first?.cause?.code == .temporary(.socketDropped))
     }
 
     @Test("the server's logout while LOGGING_IN is PERMANENT_FAILURE(loggedOut): ERROR, tailored by a lookup")
@@ -55,7 +55,7 @@ struct ConnectionEndTests {
         let story = Story(in: .loggingIn)
         let output = story.ended(.loggedOut)
         #expect(output.transitions.first?.to == .error)
-        #expect(output.transitions.first?.cause?.code == "loggedOut")
+        #expect(output.transitions.first?.cause?.code == .permanent(.loggedOut))
         #expect(
             output.actions == [.closeConnection(generation: 1), .fetchAccountStanding(userID: "user-1", lookup: 1)])
     }
@@ -108,7 +108,7 @@ struct SessionConfirmationTests {
             valid ? .success(.valid) : .failure(ScriptedError(message: "HTTP 503"))
         let output = story.checked(answer, check: check)
         #expect(output.transitions.first?.event == .temporaryFailure)
-        #expect(output.transitions.first?.cause?.code == "unconfirmedInvalidSession")
+        #expect(output.transitions.first?.cause?.code == .temporary(.unconfirmedInvalidSession))
         #expect(story.machine.state == (state == .loggingIn ? .error : .disconnected))
         #expect(!output.actions.contains { if case .closeConnection = $0 { true } else { false } }, "already closed")
     }

@@ -21,7 +21,7 @@ struct SessionMachineRandomWalkTests {
             return nil
         case 3, 4:
             let generation = Bool.random(using: &random) ? machine.liveGeneration ?? 0 : machine.generation &- 1
-            let ends: [ConnectionEnd] = [
+            let ends: [SessionFailure] = [
                 .temporary(.socketDropped), .permanent(.invalidSession), .loggedOut,
                 .permanent(PermanentFailureReason(code: .authenticationFailed, message: "InvalidToken")),
             ]

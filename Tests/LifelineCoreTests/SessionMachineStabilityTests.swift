@@ -6,7 +6,7 @@ import Testing
 /// stability window of CONNECTED continues the count it started from.
 @Suite("Short connections keep the failure count")
 struct SessionMachineStabilityTests {
-    let dropped = ConnectionEnd.temporary(.socketDropped)
+    let dropped = SessionFailure.temporary(.socketDropped)
 
     /// A story connected after `failures` failed attempts.
     func connected(after failures: Int) -> Story {

@@ -1,4 +1,5 @@
 import Foundation
+import Lifeline
 import Synchronization
 import Testing
 
@@ -8,10 +9,10 @@ import Testing
 struct CacheObservationTests {
     @Test("every events observer gets every event in order; one that falls behind ends loudly, the others go on")
     func eventsBroadcast() async throws {
-        let hub = EventHub<BonfireEvent>(limit: 3)
+        let hub = Broadcaster<BonfireEvent>.events(limit: 3)
         var fast = StoatEvents(hub: hub).makeAsyncIterator()
         var slow = StoatEvents(hub: hub).makeAsyncIterator()
-        #expect(hub.observerCount == 2)
+        #expect(hub.subscriberCount == 2)
         let events: [BonfireEvent] = (1...5).map { .channelDelete(id: "\($0)") }
         for event in events.prefix(3) { hub.publish(event) }
         for event in events.prefix(3) { #expect(try await fast.next() == event) }
@@ -19,7 +20,7 @@ struct CacheObservationTests {
         for event in events.dropFirst(3) { #expect(try await fast.next() == event) }
         for event in events.prefix(3) { #expect(try await slow.next() == event) }
         await #expect(throws: StoatClientError.self) { _ = try await slow.next() }
-        #expect(hub.observerCount == 1)
+        #expect(hub.subscriberCount == 1)
         hub.finish()
         #expect(try await fast.next() == nil)
     }
@@ -28,17 +29,46 @@ struct CacheObservationTests {
     func newestWins() async {
         let signals = ChangeSignals()
         let value = Counter()
-        let observation = CacheObservation(signals: signals, key: "k") { value.value }
+        let observation = CacheObservation(signals: signals, key: .chats) { value.value }
         var iterator = observation.makeAsyncIterator()
         #expect(await iterator.next() == 0)
         for _ in 1...5 {
             _ = value.increment()
-            signals.signal(["k"])
+            signals.signal([.chats])
         }
-        signals.signal(["other"])
+        signals.signal([.history("other")])
         #expect(await iterator.next() == 5)  // five changes while it was not reading: one wake-up, the newest value
         signals.finish()
         #expect(await iterator.next() == nil)
+    }
+
+    @Test("a change signal wakes only its key's observers, and a key nobody observes any more is let go")
+    func signalsByKey() async {
+        let signals = ChangeSignals()
+        var general = signals.subscribe(.history("general")).makeAsyncIterator()
+        var random = signals.subscribe(.history("random")).makeAsyncIterator()
+        #expect(await general.next() != nil)  // the current value's wake-up
+        #expect(await random.next() != nil)
+        #expect(signals.keyCount == 2)
+        signals.signal([.history("general"), .members("general")])
+        #expect(await general.next() != nil)
+        // An observation of a key ends with its task; the key's broadcaster goes at the key's next change.
+        let watcher = Task {
+            var members = signals.subscribe(.members("s")).makeAsyncIterator()
+            _ = await members.next()
+            _ = await members.next()
+        }
+        await waitUntil { signals.keyCount == 3 }
+        watcher.cancel()
+        await watcher.value
+        signals.signal([.members("s")])
+        #expect(signals.keyCount == 2)
+        signals.finish()
+        #expect(await general.next() == nil)
+        #expect(await random.next() == nil)
+        var late = signals.subscribe(.chats).makeAsyncIterator()
+        #expect(await late.next() != nil)  // the current value, then the end: the client stopped
+        #expect(await late.next() == nil)
     }
 
     @Test("concurrent fetches of one key share one run; a later one runs again")

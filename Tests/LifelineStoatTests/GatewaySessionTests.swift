@@ -29,7 +29,7 @@ struct GatewaySessionTests {
         await harness.session.logIn(harness.credentials, cached: true)
         await harness.recorder.next(.connected)
         let disconnected = try #require(await harness.recorder.next(.disconnected))
-        #expect(disconnected.transitions.last?.cause?.code == "frameRefused")
+        #expect(disconnected.transitions.last?.cause?.code == .temporary(.frameRefused))
         #expect(disconnected.failures == 1)
         #expect(disconnected.unsupportedEvents == [SignificantEvent(.subscribe, lobby)])
         let delay = try #require(disconnected.nextRetry) - disconnected.time
@@ -99,7 +99,7 @@ struct GatewaySessionTests {
         }
         harness.clock.advance(by: .seconds(10))
         let disconnected = await harness.recorder.next(.disconnected)
-        #expect(disconnected?.transitions.last?.cause?.code == "heartbeatTimeout")
+        #expect(disconnected?.transitions.last?.cause?.code == .temporary(.heartbeatTimeout))
         await harness.stop()
     }
 

@@ -14,7 +14,7 @@ final class ConnectionEvents: Sendable {
     private let reports = Waiters<(events: [ConnectionEvent], returned: Bool)>(([], false))
 
     var all: [ConnectionEvent] { reports.value.events }
-    var end: ConnectionEnd? {
+    var end: SessionFailure? {
         all.lazy.compactMap { if case .ended(let end) = $0 { end } else { nil } }.first
     }
 
@@ -32,7 +32,7 @@ final class ConnectionEvents: Sendable {
     }
 
     /// Waits until the connection reports its end, and returns it.
-    func ended() async -> ConnectionEnd? {
+    func ended() async -> SessionFailure? {
         await wait { if case .ended = $0 { true } else { false } }
         return end
     }
@@ -115,7 +115,7 @@ struct NIOStoatConnectionTests {
             guard let open = openClientSockets(toPort: port) else { return }  // no /proc/net/tcp here
             #expect(open == 0)
         }
-        func connect(_ url: String, credentials: SessionCredentials) async -> ConnectionEnd? {
+        func connect(_ url: String, credentials: SessionCredentials) async -> SessionFailure? {
             let factory = StoatConnectionFactory(eventsURL: { url }, clock: TestClock())
             let events = ConnectionEvents()
             _ = events.run(factory.makeConnection(for: credentials, generation: 1))
@@ -215,7 +215,7 @@ struct NIOStoatConnectionTests {
     }
 }
 
-extension ConnectionEnd {
+extension SessionFailure {
     /// A temporary end's code.
     var temporaryCode: TemporaryFailureCause.Code? {
         if case .temporary(let cause) = self { cause.code } else { nil }

@@ -148,8 +148,8 @@ struct RESTAccountTests {
             await server.revokeSession(token: server.pendingAccount.token)
             do {
                 _ = try await authenticator.needsOnboarding(pending)
-                Issue.record("expected a ConnectionEnd")
-            } catch let end as ConnectionEnd {
+                Issue.record("expected a SessionFailure")
+            } catch let end as SessionFailure {
                 guard case .permanent(let reason) = end else {
                     Issue.record("expected a permanent end, got \(end)")
                     return
@@ -166,8 +166,8 @@ struct RESTAccountTests {
                 let api = StoatAPI(baseURL: URL(string: "http://127.0.0.1:\(port)")!, httpClient: client)
                 do {
                     _ = try await StoatAuthenticator(api: api).needsOnboarding(SessionCredentials(token: "token"))
-                    Issue.record("expected a ConnectionEnd")
-                } catch let end as ConnectionEnd {
+                    Issue.record("expected a SessionFailure")
+                } catch let end as SessionFailure {
                     guard case .temporary(let cause) = end else {
                         Issue.record("expected a temporary end, got \(end)")
                         return

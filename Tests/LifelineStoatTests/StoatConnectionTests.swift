@@ -51,7 +51,7 @@ struct StoatConnectionTests {
         for _ in 0..<2 {
             let disconnected = try #require(await harness.recorder.next(.disconnected))
             failures.append(disconnected.failures)
-            #expect(disconnected.transitions.last?.cause?.code == "connectFailed")
+            #expect(disconnected.transitions.last?.cause?.code == .temporary(.connectFailed))
             let delay = try #require(disconnected.nextRetry) - disconnected.time
             let nominal = Double((1 << disconnected.failures) - 1)
             #expect(delay >= .seconds(nominal * 0.8) && delay <= .seconds(nominal * 1.2))
@@ -93,7 +93,7 @@ struct StoatConnectionTests {
         #expect(harness.state == .connected, "a second Ready changes nothing")
         harness.clock.advance(by: .seconds(10))
         let disconnected = await harness.recorder.next(.disconnected)
-        #expect(disconnected?.transitions.last?.cause?.code == "heartbeatTimeout")
+        #expect(disconnected?.transitions.last?.cause?.code == .temporary(.heartbeatTimeout))
         #expect(disconnected?.transitions.last?.cause?.message == "no Pong within 10.0 seconds")
         await harness.stop()
     }
@@ -106,7 +106,7 @@ struct StoatConnectionTests {
         try await harness.serverReaches { _, counters in counters.liveSockets == 1 }
         harness.clock.advance(by: .seconds(10))
         let disconnected = await harness.recorder.next(.disconnected)
-        #expect(disconnected?.transitions.last?.cause?.code == "connectTimeout")
+        #expect(disconnected?.transitions.last?.cause?.code == .temporary(.connectTimeout))
         try await harness.serverReaches { _, counters in counters.liveSockets == 0 }
         await harness.stop()
     }
@@ -119,7 +119,7 @@ struct StoatConnectionTests {
         await harness.clock.waitForSleep(until: harness.clock.now.advanced(by: .seconds(5)))  // Authenticated handled
         harness.clock.advance(by: .seconds(5))
         let disconnected = await harness.recorder.next(.disconnected)
-        #expect(disconnected?.transitions.last?.cause?.code == "readyTimeout")
+        #expect(disconnected?.transitions.last?.cause?.code == .temporary(.readyTimeout))
         await harness.stop()
     }
 

@@ -271,7 +271,7 @@ struct StoatOutboxTests {
         let stalled = try #require(await recorder.next(.disconnected))
         let transition = try #require(stalled.transitions.first { $0.to == .disconnected })
         #expect(transition.from == .connected)
-        #expect(transition.cause?.code == TemporaryFailureCause.Code.deliveryStalled.rawValue)
+        #expect(transition.cause?.code == .temporary(.deliveryStalled))
         #expect(stalled.time <= .seconds(18))
         // The reconnect gets a socket that hears.
         let retry = try #require(client.session.snapshot.nextRetry)
@@ -305,7 +305,7 @@ struct StoatOutboxTests {
         #expect(client.session.snapshot.state == .connected)
         harness.clock.advance(to: deadline)
         let stalled = try #require(await recorder.next(.disconnected))
-        #expect(stalled.transitions.first?.cause?.code == TemporaryFailureCause.Code.deliveryStalled.rawValue)
+        #expect(stalled.transitions.first?.cause?.code == .temporary(.deliveryStalled))
         await harness.stop()
     }
 

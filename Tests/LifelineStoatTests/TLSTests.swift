@@ -97,7 +97,7 @@ struct TLSTests {
             snapshot.transitions.contains { $0.event == .temporaryFailure }
         }
         let cause = failed?.transitions.first { $0.event == .temporaryFailure }?.cause
-        #expect(cause?.code == testCase.expected, "\(String(describing: cause))")
+        #expect(cause?.code.rawValue == testCase.expected, "\(String(describing: cause))")
         #expect(await server.connections().isEmpty, "no socket was opened")
         runner.cancel()
         await runner.value
@@ -125,7 +125,7 @@ struct TLSTests {
             await connection.run { continuation.yield($0) }
             continuation.finish()
         }
-        var ended: ConnectionEnd?
+        var ended: SessionFailure?
         for await report in reports {
             if case .ended(let end) = report { ended = end }
         }

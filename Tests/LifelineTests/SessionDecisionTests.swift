@@ -15,8 +15,8 @@ struct SessionDecisionTests {
         let connection = await harness.connections.nextConnection()
         await connection.end(.permanent(.invalidSession))
         let disconnected = try #require(await harness.recorder.next(.disconnected))
-        #expect(disconnected.transitions.last?.cause?.code == "unconfirmedInvalidSession")
-        #expect(disconnected.lastError?.failure?.code == "unconfirmedInvalidSession")
+        #expect(disconnected.transitions.last?.cause?.code == .temporary(.unconfirmedInvalidSession))
+        #expect(disconnected.lastError?.failure?.code == .temporary(.unconfirmedInvalidSession))
         #expect(harness.authenticator.sessionChecks == 1)
         #expect(connection.wasCancelled, "the connection that met InvalidSession was closed")
         #expect(await harness.recorder.stateTrail == [.ready, .connecting, .disconnected], "never ERROR")
@@ -51,7 +51,7 @@ struct SessionDecisionTests {
         await harness.session.logIn(credentials, cached: true)
         await harness.connections.nextConnection().end(.permanent(.invalidSession))
         let disconnected = try #require(await harness.recorder.next(.disconnected))
-        #expect(disconnected.transitions.last?.cause?.code == "unconfirmedInvalidSession")
+        #expect(disconnected.transitions.last?.cause?.code == .temporary(.unconfirmedInvalidSession))
         await harness.stop()
     }
 
@@ -97,7 +97,7 @@ struct SessionDecisionTests {
                 .connecting, .connected, .disconnected, .reconnecting, .connected, .disconnected, .reconnecting,
                 .connected, .disconnected, .reconnecting, .connected,
             ])
-        #expect(caughtUp.transitions.filter { $0.cause?.code == "socketDropped" }.count == 3)
+        #expect(caughtUp.transitions.filter { $0.cause?.code == .temporary(.socketDropped) }.count == 3)
         #expect(caughtUp.droppedTransitions == 0)
         await harness.stop()
     }

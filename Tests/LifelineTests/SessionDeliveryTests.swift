@@ -22,7 +22,7 @@ struct SessionDeliveryTests {
         #expect(harness.state == .connected, "not a nanosecond early")
         harness.clock.advance(to: deadline)
         let stalled = try #require(await harness.recorder.next(.disconnected))
-        #expect(stalled.transitions.first?.cause?.code == TemporaryFailureCause.Code.deliveryStalled.rawValue)
+        #expect(stalled.transitions.first?.cause?.code == .temporary(.deliveryStalled))
         #expect(stalled.failures == 1)
         #expect(connection.wasCancelled, "the deaf socket is closed")
         let again = await harness.retry()

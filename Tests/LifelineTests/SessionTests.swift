@@ -268,7 +268,7 @@ struct SessionTests {
     @Test("an onboarding check that fails sends LOGGING_IN to ERROR, permanently or not as the error says")
     func onboardingCheckFails() async throws {
         for (answer, code) in [
-            (ConnectionEnd.permanent(.invalidSession), SessionError.Code.permanentFailure),
+            (SessionFailure.permanent(.invalidSession), SessionError.Code.permanentFailure),
             (.temporary(.init(code: .requestFailed, message: "requestFailed")), .temporaryFailure),
         ] {
             let harness = Harness()

@@ -10,13 +10,6 @@ import Synchronization
 /// run by ``StoatClient/run()``) takes every change pending when it wakes and writes them as one batch,
 /// so a burst of events becomes one transaction.
 final class CacheEngine: CacheInvalidation {
-    /// The keys observers wait on.
-    enum Key {
-        static let chats = "chats"
-        static func history(_ channel: String) -> String { "history:" + channel }
-        static func members(_ server: String) -> String { "members:" + server }
-    }
-
     /// Counts of what the cache tolerated or failed at.
     struct Counters: Sendable, Equatable {
         /// Events about something the cache does not know (a message for an unknown channel…).
@@ -37,10 +30,10 @@ final class CacheEngine: CacheInvalidation {
     private let writerWakeups: AsyncStream<Void>
     private let wakeWriter: AsyncStream<Void>.Continuation
     let signals = ChangeSignals()
-    let events: EventHub<BonfireEvent>
+    let events: Broadcaster<BonfireEvent>
     /// What happened to messages (``StoatClient/messages``), published after the cache applied it, and each
     /// catch-up's report after the messages it found.
-    let messages: EventHub<MessageFeedItem>
+    let messages: Broadcaster<MessageFeedItem>
     private let logger: Logger
 
     init(
@@ -48,8 +41,8 @@ final class CacheEngine: CacheInvalidation {
         tracksCatchUp: Bool = false, logger: Logger
     ) {
         state = Mutex(AccountCache(historyLimit: historyLimit, readyFields: readyFields, tracksCatchUp: tracksCatchUp))
-        events = EventHub(limit: eventBufferLimit)
-        messages = EventHub(limit: eventBufferLimit)
+        events = .events(limit: eventBufferLimit)
+        messages = .events(limit: eventBufferLimit)
         (writerWakeups, wakeWriter) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         self.logger = logger
     }
@@ -111,9 +104,9 @@ final class CacheEngine: CacheInvalidation {
 
     private func announce(_ changes: AccountCache.Changes) {
         guard !changes.isEmpty else { return }
-        var keys: [String] = changes.chats ? [Key.chats] : []
-        keys += changes.histories.map(Key.history)
-        keys += changes.members.map(Key.members)
+        var keys: [ChangeKey] = changes.chats ? [.chats] : []
+        keys += changes.histories.map(ChangeKey.history)
+        keys += changes.members.map(ChangeKey.members)
         signals.signal(keys)
         wakeWriter.yield()
     }

@@ -1,3 +1,4 @@
+import Lifeline
 import Synchronization
 
 /// Values of the account cache as they change, for any number of observers: each iteration starts with
@@ -15,7 +16,7 @@ public struct CacheObservation<Value: Sendable>: AsyncSequence, Sendable {
     public typealias Failure = Never
 
     let signals: ChangeSignals
-    let key: String
+    let key: ChangeKey
     let read: @Sendable () -> Value
 
     /// Starts an iteration at the current value.
@@ -42,44 +43,57 @@ public struct CacheObservation<Value: Sendable>: AsyncSequence, Sendable {
     }
 }
 
-/// Wake-ups for observers, by key: a signal per observer that holds at most one pending wake-up.
+/// What an observer of the cache waits on: a part of the cache that changes as a whole.
+enum ChangeKey: Hashable, Sendable {
+    /// The chat list.
+    case chats
+    /// A channel's history.
+    case history(String)
+    /// A server's members.
+    case members(String)
+    /// The outbox's entries.
+    case outbox
+    /// The operations' deadlines.
+    case deadlines
+}
+
+/// Wake-ups for observers, by key: a ``Broadcaster`` of wake-ups per key that has observers.
+///
+/// Each observer's buffer holds one wake-up (``Broadcaster/Buffering/newest(_:)`` of 1): a wake-up carries no
+/// value, since the observer reads the value when it wakes, so any number of changes between two reads is one
+/// wake-up and a slow observer holds nothing more.
 final class ChangeSignals: Sendable {
     private struct State {
-        var observers: [String: [Int: AsyncStream<Void>.Continuation]] = [:]
-        var nextID = 0
+        var broadcasters: [ChangeKey: Broadcaster<Void>] = [:]
         var finished = false
     }
 
     private let state = Mutex(State())
 
     /// A signal that fires once at once (for the current value) and after every later change of `key`.
-    func subscribe(_ key: String) -> AsyncStream<Void> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        continuation.yield()
-        let id: Int? = state.withLock { state in
-            guard !state.finished else { return nil }
-            defer { state.nextID += 1 }
-            state.observers[key, default: [:]][state.nextID] = continuation
-            return state.nextID
-        }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { state in
-                state.observers[key]?[id] = nil
-                if state.observers[key]?.isEmpty == true { state.observers[key] = nil }
+    func subscribe(_ key: ChangeKey) -> AsyncStream<Void> {
+        state.withLock { state in
+            if let broadcaster = state.broadcasters[key] { return broadcaster.subscribe() }
+            let broadcaster = Broadcaster<Void>(current: (), buffering: .newest(1))
+            if state.finished {
+                broadcaster.finish()
+            } else {
+                state.broadcasters[key] = broadcaster
             }
+            return broadcaster.subscribe()
         }
-        return stream
     }
 
-    /// Wakes every observer of each key.
-    func signal(_ keys: some Sequence<String>) {
+    /// How many keys have a broadcaster (observed now, or since the last signal of that key).
+    var keyCount: Int { state.withLock { $0.broadcasters.count } }
+
+    /// Wakes every observer of each key; lets go of the broadcaster of a key nobody observes any more.
+    func signal(_ keys: some Sequence<ChangeKey>) {
         state.withLock { state in
             for key in keys {
-                for continuation in state.observers[key]?.values ?? [:].values { continuation.yield() }
+                guard let broadcaster = state.broadcasters[key] else { continue }
+                broadcaster.publish(())
+                if broadcaster.subscriberCount == 0 { state.broadcasters[key] = nil }
             }
         }
     }
@@ -88,9 +102,9 @@ final class ChangeSignals: Sendable {
     func finish() {
         let all = state.withLock { state in
             state.finished = true
-            defer { state.observers = [:] }
-            return state.observers.values.flatMap(\.values)
+            defer { state.broadcasters = [:] }
+            return Array(state.broadcasters.values)
         }
-        for continuation in all { continuation.finish() }
+        for broadcaster in all { broadcaster.finish() }
     }
 }

@@ -1,4 +1,4 @@
-import Synchronization
+import Lifeline
 
 /// The socket's events, for any number of observers: every observer receives every event after it
 /// started iterating, in order.
@@ -14,16 +14,16 @@ public struct StoatEvents: AsyncSequence, Sendable {
     /// The error that ends a too-slow observer's iteration.
     public typealias Failure = StoatClientError
 
-    let hub: EventHub<BonfireEvent>
+    let hub: Broadcaster<BonfireEvent>
 
     /// Starts an iteration with the next event.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(base: hub.subscribe().makeAsyncIterator())
+        Iterator(base: hub.subscription().makeAsyncIterator())
     }
 
     /// Delivers the events; ends when the client stops, or throws when the observer fell too far behind.
     public struct Iterator: AsyncIteratorProtocol {
-        var base: AsyncThrowingStream<BonfireEvent, any Error>.Iterator
+        var base: Broadcaster<BonfireEvent>.Subscription.Iterator
 
         /// The next event, or `nil` once the client stopped.
         ///
@@ -33,7 +33,7 @@ public struct StoatEvents: AsyncSequence, Sendable {
             do {
                 return try await base.next()
             } catch {
-                throw Self.failure(error)
+                throw StoatClientError(error)
             }
         }
 
@@ -46,82 +46,31 @@ public struct StoatEvents: AsyncSequence, Sendable {
             do {
                 return try await base.next(isolation: actor)
             } catch {
-                throw Self.failure(error)
+                throw StoatClientError(error)
             }
-        }
-
-        private static func failure(_ error: any Error) -> StoatClientError {
-            error as? StoatClientError
-                ?? StoatClientError(code: .observerTooSlow, message: "the event stream ended", cause: error)
         }
     }
 }
 
-/// Delivers events to every observer through a bounded buffer of its own; an overflowing observer's
-/// stream ends with ``StoatClientError/Code/observerTooSlow``.
-final class EventHub<Event: Sendable>: Sendable {
-    private struct State {
-        var observers: [Int: AsyncThrowingStream<Event, any Error>.Continuation] = [:]
-        var nextID = 0
-        var finished = false
-    }
-
-    private let state = Mutex(State())
-    private let limit: Int
-
-    init(limit: Int) {
+extension Broadcaster {
+    /// A broadcaster of the socket's events or messages: each observer has a buffer of `limit` events and, when
+    /// it falls further behind, its iteration ends with ``StoatClientError/Code/observerTooSlow`` after what it
+    /// buffered — events must not be lost silently, and a slow observer must neither hold the socket back nor
+    /// grow without bound (the cache applied every event before any observer saw it, so it can read the cache
+    /// and observe again).
+    static func events(limit: Int) -> Broadcaster {
         precondition(limit > 0, "the event buffer limit must be positive, got \(limit)")
-        self.limit = limit
+        return Broadcaster(buffering: .failing(after: limit))
     }
+}
 
-    /// How many observers are iterating.
-    var observerCount: Int { state.withLock { $0.observers.count } }
-
-    func subscribe() -> AsyncThrowingStream<Event, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(
-            of: Event.self, throwing: (any Error).self, bufferingPolicy: .bufferingOldest(limit))
-        let id: Int? = state.withLock { state in
-            guard !state.finished else { return nil }
-            defer { state.nextID += 1 }
-            state.observers[state.nextID] = continuation
-            return state.nextID
-        }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
-        }
-        return stream
-    }
-
-    /// Delivers an event to every observer.
-    func publish(_ event: Event) {
-        let overflowed: [AsyncThrowingStream<Event, any Error>.Continuation] = state.withLock { state in
-            var overflowed: [AsyncThrowingStream<Event, any Error>.Continuation] = []
-            for (id, continuation) in state.observers {
-                if case .dropped = continuation.yield(event) {
-                    overflowed.append(continuation)
-                    state.observers[id] = nil
-                }
-            }
-            return overflowed
-        }
-        let error = StoatClientError(
+extension StoatClientError {
+    /// The error that ends the iteration of an events observer that fell too far behind.
+    init(_ overflow: BroadcastOverflow) {
+        self.init(
             code: .observerTooSlow,
-            message: "an observer fell \(limit) events behind; read the cache and observe again")
-        for continuation in overflowed { continuation.finish(throwing: error) }
-    }
-
-    /// Ends every observer's iteration.
-    func finish() {
-        let all = state.withLock { state in
-            state.finished = true
-            defer { state.observers = [:] }
-            return Array(state.observers.values)
-        }
-        for continuation in all { continuation.finish() }
+            message: "an observer fell \(overflow.limit) events behind; read the cache and observe again",
+            cause: overflow)
     }
 }
 
@@ -137,16 +86,16 @@ public struct StoatMessages: AsyncSequence, Sendable {
     /// The error that ends a too-slow observer's iteration.
     public typealias Failure = StoatClientError
 
-    let hub: EventHub<MessageFeedItem>
+    let hub: Broadcaster<MessageFeedItem>
 
     /// Starts an iteration with the next event.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(base: hub.subscribe().makeAsyncIterator())
+        Iterator(base: hub.subscription().makeAsyncIterator())
     }
 
     /// Delivers the events; ends when the client stops, or throws when the observer fell too far behind.
     public struct Iterator: AsyncIteratorProtocol {
-        var base: AsyncThrowingStream<MessageFeedItem, any Error>.Iterator
+        var base: Broadcaster<MessageFeedItem>.Subscription.Iterator
 
         /// The next event, or `nil` once the client stopped.
         ///
@@ -159,8 +108,7 @@ public struct StoatMessages: AsyncSequence, Sendable {
                 }
                 return nil
             } catch {
-                throw error as? StoatClientError
-                    ?? StoatClientError(code: .observerTooSlow, message: "the message stream ended", cause: error)
+                throw StoatClientError(error)
             }
         }
     }

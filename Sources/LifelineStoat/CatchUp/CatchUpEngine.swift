@@ -24,7 +24,9 @@ final class CatchUpEngine: Sendable {
     private let storedChatsLoaded: LoadGate
     private let sleep: @Sendable (Duration) async throws -> Void
     private let logger: Logger
-    private let reports = Broadcaster<CatchUpReport>()
+    /// Every report, unbounded: one per catch-up (a reconnect), so even an observer that never reads holds few,
+    /// and one that reads late still learns each catch-up's outcome.
+    private let reports = Broadcaster<CatchUpReport>(buffering: .unbounded)
     private let last = Mutex<CatchUpReport?>(nil)
 
     init(

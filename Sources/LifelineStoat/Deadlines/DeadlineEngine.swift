@@ -30,15 +30,17 @@ final class DeadlineEngine: Sendable {
     }
 
     /// The observers' key in the cache's change signals.
-    static let signalKey = "deadlines"
+    static let signalKey = ChangeKey.deadlines
 
     private let book: Mutex<DeadlineBook>
     private let watcher: OperationExpirationWatcher<Watch>
     private let expirations: AsyncStream<[Watch]>
     private let commands: AsyncStream<Command>
     private let post: AsyncStream<Command>.Continuation
-    private let announcements = Broadcaster<StoatDeadlineEvent>()
-    private let hub: EventHub<BonfireEvent>
+    /// Every announcement, unbounded: one per deadline that starts or ends (a slowmode, a timeout), rare
+    /// enough that an observer that never reads holds little, and each tells a state the interface shows.
+    private let announcements = Broadcaster<StoatDeadlineEvent>(buffering: .unbounded)
+    private let hub: Broadcaster<BonfireEvent>
     /// The socket's events, subscribed to when the client was made, so none is missed before ``run``.
     private let firstEvents: AsyncThrowingStream<BonfireEvent, any Error>
     private let api: StoatAPI
@@ -56,7 +58,7 @@ final class DeadlineEngine: Sendable {
         expirations = watcher.expirations
         (commands, post) = AsyncStream.makeStream(of: Command.self)
         hub = cache.events
-        firstEvents = cache.events.subscribe()
+        firstEvents = cache.events.throwingStream()
         self.api = api
         self.cache = cache
         self.credentials = credentials
@@ -124,7 +126,7 @@ final class DeadlineEngine: Sendable {
                 for try await event in events { handle(event) }
                 return
             } catch {
-                events = hub.subscribe()
+                events = hub.throwingStream()
                 // This observer fell behind and missed events. The cache missed none: its memberships say
                 // which timeouts are in force. A slowmode missed meanwhile is not known until the next one.
                 logger.info("deadlines: events missed, timeouts read from the cache")

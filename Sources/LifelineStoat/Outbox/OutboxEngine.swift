@@ -58,7 +58,7 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
     }
 
     /// The observers' key in the cache's change signals.
-    static let signalKey = "outbox"
+    static let signalKey = ChangeKey.outbox
     /// How many finished entries ``state(of:)`` remembers.
     static let finishedMemory = 1024
     /// How many messages one look-up asks for per page (stoatchat's most).
@@ -69,7 +69,9 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
     private let watcher: OperationExpirationWatcher<Watch>
     private let commands: AsyncStream<Command>
     private let post: AsyncStream<Command>.Continuation
-    private let announcements = Broadcaster<OutboxEvent>()
+    /// Every announcement, unbounded: one per change of a message the user sent, each of which an observer
+    /// (`lifeline connect`'s `outbox` lines) reports; their number is bounded by what the user sends.
+    private let announcements = Broadcaster<OutboxEvent>(buffering: .unbounded)
     /// The deadlines' starts and ends, subscribed to when the client was made.
     private let deadlineEvents: AsyncStream<StoatDeadlineEvent>
     private let api: StoatAPI

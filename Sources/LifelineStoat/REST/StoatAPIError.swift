@@ -11,11 +11,11 @@ public import LifelineCore
 /// kind carries are kept: ``retryAfter`` (`InSlowmode`, and the rate limiter's `retry_after`), ``limit``
 /// (`max`) and ``detail`` (`permission`, `error`, `with`, `feature`). See <doc:LifelineStoat#Errors>.
 ///
-/// The ``description`` never contains a token, a password, an MFA code or a response body, so an error
+/// The `description` never contains a token, a password, an MFA code or a response body, so an error
 /// can be logged or shown as it is.
-public struct StoatAPIError: Error, Sendable, CustomStringConvertible {
+public struct StoatAPIError: LifelineError, Sendable {
     /// What kind of failure this is.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    public struct Code: LifelineErrorCode, RawRepresentable {
         /// The code's stable name: Stoat's error kind for the server's refusals (`InvalidCredentials`), a
         /// lower-camel-case name for the client's own (`network`).
         public var rawValue: String
@@ -356,9 +356,6 @@ public struct StoatAPIError: Error, Sendable, CustomStringConvertible {
             (totpAlreadyEnabled, 400),
             (disallowedMFAMethod, 400),
         ]
-
-        /// The code's stable name.
-        public var description: String { rawValue }
     }
 
     /// The support article Stoat asks clients to link to when its shield blocks a user.
@@ -369,7 +366,7 @@ public struct StoatAPIError: Error, Sendable, CustomStringConvertible {
     /// A sentence for developers; never contains a secret or a response body.
     public var message: String
     /// The error that caused this one (a transport or decoding error), if any. Its own description is
-    /// not part of ``description``.
+    /// not part of `description`.
     public var cause: (any Error)?
     /// The server's error kind (`type`), when the response carried one.
     public var kind: String?
@@ -483,7 +480,4 @@ public struct StoatAPIError: Error, Sendable, CustomStringConvertible {
         default: "Something went wrong (\(code)). Try again later."
         }
     }
-
-    /// `code: message`; never a secret.
-    public var description: String { "\(code): \(message)" }
 }

@@ -22,9 +22,9 @@ public struct StoatAuthenticator: Authenticator {
 
     /// Whether the account still has to pick a username (`GET /onboard/hello`).
     ///
-    /// - Throws: `ConnectionEnd.permanent(_:)` with `PermanentFailureReason.Code.invalidSession`
+    /// - Throws: `SessionFailure.permanent(_:)` with `PermanentFailureReason.Code.invalidSession`
     ///   when the server no longer accepts the session (`InvalidSession`, `NotAuthenticated`, or any 401);
-    ///   `ConnectionEnd.temporary(_:)` with `TemporaryFailureCause.Code.requestFailed`
+    ///   `SessionFailure.temporary(_:)` with `TemporaryFailureCause.Code.requestFailed`
     ///   for every other failure (the network, a timeout, a server error, an unreadable answer);
     ///   `CancellationError` when the calling task was cancelled.
     public func needsOnboarding(_ credentials: SessionCredentials) async throws -> Bool {
@@ -121,11 +121,11 @@ public struct StoatAuthenticator: Authenticator {
     static func connectionEnd(for error: StoatAPIError) -> any Error {
         if error.code == .cancelled { return CancellationError() }
         if isSessionRefused(error) {
-            return ConnectionEnd.permanent(
+            return SessionFailure.permanent(
                 PermanentFailureReason(code: .invalidSession, message: error.kind ?? "\(error.code)", cause: error))
         }
         let message =
             error.status.map { "onboarding check: \(error.code) (HTTP \($0))" } ?? "onboarding check: \(error.code)"
-        return ConnectionEnd.temporary(TemporaryFailureCause(code: .requestFailed, message: message, cause: error))
+        return SessionFailure.temporary(TemporaryFailureCause(code: .requestFailed, message: message, cause: error))
     }
 }

@@ -12,7 +12,7 @@ extension BonfireError {
     /// `InvalidPayload` (the server refused a frame the client sent, and closes the connection next) as
     /// `frameRefused`. The server's words travel as the cause (``StoatConnectionError/detail``); the message
     /// stays the kind.
-    var connectionEnd: ConnectionEnd {
+    var connectionEnd: SessionFailure {
         let cause = StoatConnectionError(code: .serverError, message: "the server answered \(kind)", detail: detail)
         guard isAuthenticationError else {
             let code: TemporaryFailureCause.Code = kind == "InvalidPayload" ? .frameRefused : .serverError

@@ -97,7 +97,7 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
         /// The connection's task, waiting for the inbox (or, before the socket exists, for an end).
         var waiter: CheckedContinuation<Void, Never>?
         /// Why the connection ends, once it does; the first reason wins.
-        var ending: ConnectionEnd?
+        var ending: SessionFailure?
         /// Whether the runtime closed it: it then reports nothing.
         var closed = false
     }
@@ -131,7 +131,7 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
             if !state.closed { factory.timer.schedule(self, at: state.heartbeat.scheduled) }
             return !state.closed
         }
-        var end: ConnectionEnd?
+        var end: SessionFailure?
         if start {
             end = await withTaskCancellationHandler {
                 await runSocket(report)
@@ -214,7 +214,7 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
 
     // MARK: - The connection's task
 
-    private func runSocket(_ report: @escaping @Sendable (ConnectionEvent) async -> Void) async -> ConnectionEnd? {
+    private func runSocket(_ report: @escaping @Sendable (ConnectionEvent) async -> Void) async -> SessionFailure? {
         if let refusal = foreignCredentials() { return refusal }
         let url: String
         switch await eventsURLUnlessStopped() {
@@ -253,7 +253,7 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
 
     /// The end of a connection whose session another server issued: its token goes only to the events
     /// socket its issuer's `GET /` names (the factory's server). `nil` when the session may be sent.
-    private func foreignCredentials() -> ConnectionEnd? {
+    private func foreignCredentials() -> SessionFailure? {
         guard let issuer = credentials.issuer, issuer != factory.server else { return nil }
         let socketServer = factory.server.map { "\($0)'s" } ?? "an unidentified server's"
         let error = StoatAPIError(
@@ -271,7 +271,7 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
     /// Handles what the socket posts until it says it is closed; `nil` once the runtime closed the connection.
     private func read(
         _ socket: WebSocketTransport, tlsURL: URL?, report: @escaping @Sendable (ConnectionEvent) async -> Void
-    ) async -> ConnectionEnd? {
+    ) async -> SessionFailure? {
         while let batch = await nextBatch() {
             var handled = (messages: 0, bytes: 0)
             for item in batch {
@@ -305,7 +305,7 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
     /// What a socket's end means for the session, when nothing the connection decided came first. A close
     /// with 1007 (inconsistent data) is the server refusing a frame the client sent: Stoat's new events
     /// server refuses a `Subscribe` so, and the replay plan acts on `frameRefused`.
-    static func connectionEnd(for end: WebSocketTransportEnd) -> ConnectionEnd {
+    static func connectionEnd(for end: WebSocketTransportEnd) -> SessionFailure {
         let code: TemporaryFailureCause.Code
         switch end.code {
         case .messageTooLarge, .protocolViolation: code = .protocolViolation
@@ -379,7 +379,7 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
     }
 
     /// Records why the connection ends (unless it already does) and closes the socket.
-    private func end(_ end: ConnectionEnd, _ socket: WebSocketTransport) {
+    private func end(_ end: SessionFailure, _ socket: WebSocketTransport) {
         state.withLock { state in
             if state.ending == nil { state.ending = end }
         }
@@ -450,7 +450,7 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
     private func handle(
         _ message: WebSocketTransport.Message, socket: WebSocketTransport,
         report: @escaping @Sendable (ConnectionEvent) async -> Void
-    ) async -> ConnectionEnd? {
+    ) async -> SessionFailure? {
         let decoder = BonfireDecoder(maximumFrameSize: factory.configuration.maximumFrameSize)
         let outcome: BonfireDecoder.Outcome
         switch message {
@@ -484,7 +484,7 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
 
     private func handle(
         _ event: BonfireEvent, socket: WebSocketTransport, report: @escaping @Sendable (ConnectionEvent) async -> Void
-    ) async -> ConnectionEnd? {
+    ) async -> SessionFailure? {
         switch event {
         case .authenticated:
             heartbeat(on: socket) { heartbeat, now in heartbeat.authenticated(at: now) }

@@ -1,12 +1,14 @@
+import LifelineCore
+
 /// Why a ``WebSocketTransport`` ended, in Lifeline's one error shape: a ``Code`` from an open set, a message
 /// for people, and what the peer said or did (the HTTP status of a refused upgrade, the close frame's code
 /// and reason).
 ///
 /// A transport reports exactly one end, once its channel is closed: the first reason recorded wins, so an
 /// abort after a refused upgrade still reports the refusal.
-package struct WebSocketTransportEnd: Error, Sendable, Hashable, CustomStringConvertible {
+package struct WebSocketTransportEnd: LifelineError, Sendable, Hashable {
     /// What kind of end this is.
-    package struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    package struct Code: LifelineErrorCode, RawRepresentable {
         /// The code's stable name.
         package var rawValue: String
 
@@ -33,9 +35,6 @@ package struct WebSocketTransportEnd: Error, Sendable, Hashable, CustomStringCon
         package static let protocolViolation = Code(rawValue: "protocolViolation")
         /// This side closed the socket (``WebSocketTransport/abort()`` or ``WebSocketTransport/close()``).
         package static let aborted = Code(rawValue: "aborted")
-
-        /// The code's stable name.
-        package var description: String { rawValue }
     }
 
     /// What kind of end this is.
@@ -66,9 +65,6 @@ package struct WebSocketTransportEnd: Error, Sendable, Hashable, CustomStringCon
         self.closeReason = closeReason
         self.cause = cause
     }
-
-    /// `code: message`.
-    package var description: String { "\(code): \(message)" }
 
     /// Ends are equal when everything but their causes is.
     package static func == (lhs: Self, rhs: Self) -> Bool {

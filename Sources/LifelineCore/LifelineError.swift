@@ -1,0 +1,66 @@
+/// Lifeline's one error shape, as grpc-swift's `RPCError`: a ``Code`` from an open set, a message for people,
+/// and the error that caused it. Every error type a Lifeline library throws or reports adopts it, so an app reads
+/// any of them the same way and switches on the code, never on the message (see <doc:ErrorHandling>).
+///
+/// An adopting type states only what is its own: its stored properties, its codes and its initialiser. It
+/// gets `code: message` as its ``description`` and, when it declares `Hashable`, equality and hashing by code
+/// and message (``hasSameCodeAndMessage(as:)``): the ``cause`` is never compared, since an arbitrary error
+/// cannot be.
+public protocol LifelineError: Error, CustomStringConvertible {
+    /// The type of the error's code: a string-backed struct with a static member per known code, open so
+    /// that a protocol or a later version adds codes without breaking an app's `switch`.
+    associatedtype Code: LifelineErrorCode
+
+    /// What kind of error this is.
+    var code: Code { get }
+    /// A sentence for people; never contains a token, a password or a stored value.
+    var message: String { get }
+    /// The error that caused this one, if any.
+    var cause: (any Error)? { get }
+}
+
+/// The code of a ``LifelineError``: its stable name is its `rawValue`, which `--json` output, logs and metrics
+/// print as it is, so renaming a static member never changes what other programs read.
+///
+/// Most codes are `RawRepresentable` structs with a static member per known code; ``SessionFailure/Code``
+/// is an enum over the two it joins.
+public protocol LifelineErrorCode: Hashable, Sendable, CustomStringConvertible {
+    /// The code's stable name, as printed in `--json` output.
+    var rawValue: String { get }
+}
+
+extension LifelineErrorCode {
+    /// The code's stable name.
+    public var description: String { rawValue }
+}
+
+extension LifelineError {
+    /// `code: message`.
+    public var description: String { "\(code): \(message)" }
+
+    /// Whether the two errors have the same code and message: the equality of every Lifeline error (its
+    /// ``cause`` is not compared).
+    ///
+    /// - Parameter other: The error to compare with.
+    public func hasSameCodeAndMessage(as other: Self) -> Bool {
+        code == other.code && message == other.message
+    }
+
+    /// Whether `error` has the code `code`: `case StoreError.Code.closed` in a `switch` over an error.
+    ///
+    /// - Parameters:
+    ///   - code: The code to look for.
+    ///   - error: The error.
+    public static func ~= (code: Code, error: Self) -> Bool { error.code == code }
+}
+
+extension LifelineError where Self: Hashable {
+    /// Errors are equal when their codes and messages are.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.hasSameCodeAndMessage(as: rhs) }
+
+    /// Hashes the code and the message.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+    }
+}
