@@ -1,24 +1,26 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import LifelineStore
 
-/// The store's long synchronous work (key derivation, creating a file) runs on threads of its own, so a sign-in
-/// never holds a thread of Swift's cooperative pool.
+/// The store's long synchronous work (key derivation, creating a file) runs on threads of its own, a core's worth
+/// at a time, so a sign-in never holds a thread of Swift's cooperative pool.
 @Suite("Blocking work off the cooperative pool")
 struct OwnThreadTests {
-    /// More blocking calls than the cooperative pool has threads all start at once, and the test's own task
-    /// still runs to release them. Run on the pool, the calls past its size would wait for a free thread and
-    /// the test would never see them start (each gives up after a minute, so a broken run ends).
+    /// As many blocking calls as the cooperative pool has threads all start at once, and the test's own task
+    /// still runs to release them. Run on the pool, they would hold all of its threads and the test could never
+    /// see them start (each gives up after a minute, so a broken run ends).
     @Test(.timeLimit(.minutes(2)))
-    func moreBlockingCallsThanPoolThreadsAllRun() async throws {
-        let calls = ProcessInfo.processInfo.activeProcessorCount + 2
+    func blockingCallsLeaveThePoolFree() async throws {
+        let calls = ProcessInfo.processInfo.activeProcessorCount
         let gate = DispatchSemaphore(value: 0)
         let (started, announce) = AsyncStream.makeStream(of: Int.self)
         try await withThrowingTaskGroup(of: Bool.self) { group in
             for call in 0..<calls {
                 group.addTask {
-                    try await onOwnThread { () throws(CancellationError) -> Bool in
+                    try await onOwnThread(gate: BlockingWorkGate(limit: calls)) {
+                        () throws(CancellationError) -> Bool in
                         announce.yield(call)
                         return gate.wait(timeout: .now() + 60) == .success
                     }
@@ -35,6 +37,33 @@ struct OwnThreadTests {
             for try await wasReleased in group where wasReleased { released += 1 }
             #expect(released == calls)
         }
+    }
+
+    /// Past its limit the gate makes a caller wait until a running one leaves, then hands it the turn.
+    @Test(.timeLimit(.minutes(1)))
+    func theGateBoundsHowManyRun() async throws {
+        let gate = BlockingWorkGate(limit: 2)
+        await gate.enter()
+        await gate.enter()
+        let thirdRan = Mutex(false)
+        let third = Task {
+            await gate.enter()
+            thirdRan.withLock { $0 = true }
+        }
+        // Until the third caller either waits (right) or runs (wrong).
+        while await gate.waitingCount == 0, !thirdRan.withLock({ $0 }) {
+            try Task.checkCancellation()
+            await Task.yield()
+        }
+        #expect(thirdRan.withLock { $0 } == false, "a third caller ran past a limit of two")
+        #expect(await gate.running == 2)
+        await gate.leave()
+        await third.value
+        #expect(thirdRan.withLock { $0 })
+        #expect(await gate.running == 2, "the turn was handed over, not freed and taken again")
+        await gate.leave()
+        await gate.leave()
+        #expect(await gate.running == 0)
     }
 
     /// A typed error thrown on the thread comes back to the caller as itself.
