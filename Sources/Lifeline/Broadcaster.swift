@@ -117,6 +117,7 @@ package final class Broadcaster<Value: Sendable>: Sendable {
     private func add() -> (Subscriber, Int?) {
         let subscriber = Subscriber(buffering: buffering)
         let id: Int? = state.withLock { state in
+            // A new subscriber has no reader waiting yet: the value is buffered.
             if let current = state.current { _ = subscriber.offer(current) }
             guard !state.finished else { return nil }
             defer { state.nextID += 1 }
@@ -133,28 +134,45 @@ package final class Broadcaster<Value: Sendable>: Sendable {
 
     /// Publishes a value to every subscriber (and makes it the current one). A subscriber whose buffer
     /// overflowed (``Buffering/failing(after:)``) or that ended is let go.
+    ///
+    /// Waiting readers are resumed after the broadcaster's lock is released: resuming a reader takes its task's
+    /// status lock, under which a cancelled task group unsubscribes (taking the broadcaster's lock), so resuming
+    /// under the lock could deadlock with a cancellation.
     package func publish(_ value: Value) {
-        state.withLock { state in
+        let readers = state.withLock { state in
             if replaysCurrent { state.current = value }
-            Self.offer(value, in: &state)
+            return Self.offer(value, in: &state)
         }
+        for reader in readers { reader.resume(returning: value) }
     }
 
     /// Publishes a value if it differs from the current one; returns whether it did.
     @discardableResult
     package func publishIfChanged(_ value: Value) -> Bool where Value: Equatable {
-        state.withLock { state in
-            guard state.current != value else { return false }
+        let readers: [CheckedContinuation<Value?, Never>]? = state.withLock { state in
+            guard state.current != value else { return nil }
             if replaysCurrent { state.current = value }
-            Self.offer(value, in: &state)
-            return true
+            return Self.offer(value, in: &state)
         }
+        guard let readers else { return false }
+        for reader in readers { reader.resume(returning: value) }
+        return true
     }
 
-    private static func offer(_ value: Value, in state: inout State) {
+    /// Offers `value` to every subscriber, letting go of those that ended; returns the readers waiting for it,
+    /// to resume once the lock is released.
+    private static func offer(_ value: Value, in state: inout State) -> [CheckedContinuation<Value?, Never>] {
         var ended: [Int] = []
-        for (id, subscriber) in state.subscribers where !subscriber.offer(value) { ended.append(id) }
+        var readers: [CheckedContinuation<Value?, Never>] = []
+        for (id, subscriber) in state.subscribers {
+            switch subscriber.offer(value) {
+            case .buffered: break
+            case .waiting(let reader): readers.append(reader)
+            case .ended: ended.append(id)
+            }
+        }
         for id in ended { state.subscribers[id] = nil }
+        return readers
     }
 
     /// Ends every subscription once its buffered values are read; later subscriptions get the current
@@ -248,13 +266,23 @@ package final class Broadcaster<Value: Sendable>: Sendable {
             return nil
         }
 
-        /// Offers a value; `false` once the subscriber ended (finished, cancelled, or overflowed now).
-        func offer(_ value: Value) -> Bool {
-            let (reader, open): (CheckedContinuation<Value?, Never>?, Bool) = state.withLock { state in
-                guard !state.finished else { return (nil, false) }
+        /// What became of an offered value.
+        enum Offer {
+            /// Kept in the buffer.
+            case buffered
+            /// A reader waits for it: the caller resumes it with the value, outside any lock.
+            case waiting(CheckedContinuation<Value?, Never>)
+            /// The subscriber ended (finished, cancelled, or overflowed now); the value was not kept.
+            case ended
+        }
+
+        /// Offers a value. Resumes nothing itself: a waiting reader is handed back to the caller.
+        func offer(_ value: Value) -> Offer {
+            state.withLock { state in
+                guard !state.finished else { return .ended }
                 if let reader = state.reader {
                     state.reader = nil
-                    return (reader, true)
+                    return .waiting(reader)
                 }
                 let pending = state.buffer.count - state.head
                 switch buffering.kind {
@@ -273,7 +301,7 @@ package final class Broadcaster<Value: Sendable>: Sendable {
                     guard pending < count else {
                         state.finished = true
                         state.overflowLimit = count
-                        return (nil, false)
+                        return .ended
                     }
                     state.buffer.append(value)
                 }
@@ -282,10 +310,8 @@ package final class Broadcaster<Value: Sendable>: Sendable {
                     state.buffer.removeFirst(state.head)
                     state.head = 0
                 }
-                return (nil, true)
+                return .buffered
             }
-            reader?.resume(returning: value)
-            return open
         }
 
         func finish() {

@@ -1,4 +1,6 @@
+import Foundation
 import Lifeline
+import Synchronization
 import Testing
 
 @Suite("Broadcaster: one fan-out, a policy per use for a slow subscriber")
@@ -93,5 +95,39 @@ struct BroadcasterTests {
         #expect(held == 16)  // the initial status and 99 changes were offered; it kept the newest 16
         monitor.set(.offline)
         #expect(await idle.next() == .offline)  // …and nothing older is left before the next change
+    }
+}
+
+@Suite("Broadcaster: cancelling subscribers while values are published")
+struct BroadcasterCancellationRaceTests {
+    /// A task group cancelled while a publisher delivers to its subscribers: cancellation runs each
+    /// subscription's `onCancel` (which unsubscribes, taking the broadcaster's lock) under the task's own
+    /// status lock, and a delivery resumes a waiting reader (which takes that status lock). A publisher that
+    /// resumed readers under the broadcaster's lock deadlocked with it: the soak hung in its teardown.
+    @Test(.timeLimit(.minutes(2)))
+    func cancellingWhilePublishingNeverDeadlocks() async {
+        let broadcaster = Broadcaster<Int>(buffering: .newest(1))
+        let stop = Mutex(false)
+        let publisher = Thread {
+            var value = 0
+            while !stop.withLock({ $0 }) {
+                value &+= 1
+                broadcaster.publish(value)
+            }
+        }
+        publisher.start()
+        for _ in 0..<20_000 {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        for await _ in broadcaster.subscribe() {}
+                    }
+                }
+                await Task.yield()
+                group.cancelAll()
+            }
+        }
+        stop.withLock { $0 = true }
+        #expect(broadcaster.subscriberCount == 0)
     }
 }
