@@ -224,7 +224,7 @@ let package = Package(
         .testTarget(
             name: "LifelineCLITests",
             dependencies: [
-                "LifelineCLI", "LifelineCLIOutput", "LifelineBenchmarks", "lifeline", "LifelineCore",
+                "LifelineCLI", "LifelineCLIOutput", "LifelineBenchmarks", "lifeline", "LifelineCore", "LifelineStoat",
                 "StoatReferenceServer",
             ],
             swiftSettings: lifelineSettings
