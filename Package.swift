@@ -108,6 +108,28 @@ let package = Package(
                 "LifelineStore",
                 "LifelineStoatStore",
                 "StoatReferenceServer",
+                "LifelineCLIOutput",
+                "LifelineBenchmarks",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: lifelineSettings
+        ),
+        // What every command writes: JSON lines and tables on a standard output that never blocks a task.
+        .target(name: "LifelineCLIOutput", swiftSettings: lifelineSettings),
+        // `lifeline bench` and `lifeline soak` (with the benchmarks' child-process commands): the measurements,
+        // their baselines and the soak's chaos, out of the command line's own target; the CLI lists the commands.
+        .target(
+            name: "LifelineBenchmarks",
+            dependencies: [
+                "Lifeline",
+                "LifelineCore",
+                "LifelineStoat",
+                "LifelineStore",
+                "LifelineStoatStore",
+                "StoatReferenceServer",
+                "LifelineCLIOutput",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 // Only for the benchmarks' bare baseline socket.
@@ -116,7 +138,6 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: lifelineSettings
         ),
@@ -202,7 +223,10 @@ let package = Package(
         ),
         .testTarget(
             name: "LifelineCLITests",
-            dependencies: ["LifelineCLI", "lifeline", "LifelineCore", "StoatReferenceServer"],
+            dependencies: [
+                "LifelineCLI", "LifelineCLIOutput", "LifelineBenchmarks", "lifeline", "LifelineCore", "LifelineStoat",
+                "StoatReferenceServer",
+            ],
             swiftSettings: lifelineSettings
         ),
     ]

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Lifeline
+import LifelineCLIOutput
 import LifelineCore
 import LifelineStoat
 import LifelineStoatStore

@@ -1,4 +1,5 @@
 public import ArgumentParser
+import LifelineBenchmarks
 
 /// The `lifeline` command line: its subcommands live in this library so that they can be tested and
 /// reused; the executable is a thin `main` that calls its `main()`.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Lifeline
+import LifelineCLIOutput
 
 /// `lifeline network`: what the system network monitor says, once or as it changes.
 struct Network: AsyncParsableCommand {

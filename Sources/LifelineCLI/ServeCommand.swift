@@ -1,4 +1,5 @@
 public import ArgumentParser
+import LifelineCLIOutput
 import StoatReferenceServer
 import UnixSignals
 

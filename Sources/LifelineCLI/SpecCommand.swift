@@ -1,4 +1,5 @@
 import ArgumentParser
+import LifelineCLIOutput
 import LifelineCore
 
 /// `lifeline spec`: prints the session lifecycle's transition table.

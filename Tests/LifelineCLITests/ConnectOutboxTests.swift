@@ -2,6 +2,7 @@ import Foundation
 import StoatReferenceServer
 import Testing
 
+@testable import LifelineBenchmarks
 @testable import LifelineCLI
 
 #if canImport(Glibc)

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import LifelineCLI
+@testable import LifelineBenchmarks
 
 #if canImport(Glibc)
     import Glibc

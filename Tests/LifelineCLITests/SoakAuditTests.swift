@@ -1,7 +1,7 @@
 import LifelineCore
 import Testing
 
-@testable import LifelineCLI
+@testable import LifelineBenchmarks
 
 /// The soak's audit of a session's log: stories of log lines, each with the violations the audit must find.
 @Suite("The soak's audit of a session's log")

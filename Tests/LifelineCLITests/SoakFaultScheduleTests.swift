@@ -1,6 +1,6 @@
 import Testing
 
-@testable import LifelineCLI
+@testable import LifelineBenchmarks
 
 @Suite("The soak's seeded fault schedule")
 struct SoakFaultScheduleTests {

@@ -1,7 +1,7 @@
 import LifelineCore
 import Testing
 
-@testable import LifelineCLI
+@testable import LifelineBenchmarks
 
 @Suite("The storm's prediction from the retry formula")
 struct StormPredictionTests {

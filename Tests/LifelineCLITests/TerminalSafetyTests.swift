@@ -1,4 +1,5 @@
 import Foundation
+import LifelineCLIOutput
 import LifelineStoat
 import StoatReferenceServer
 import Testing

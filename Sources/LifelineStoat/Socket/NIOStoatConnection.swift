@@ -84,7 +84,7 @@ package struct NIOStoatConnectionFactory: ConnectionFactory {
 /// closed.
 final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, SocketTimerTarget {
     /// What the socket posted for the connection's task.
-    private enum Inbound {
+    private enum Inbound: Sendable {
         case opened
         case message(WebSocketTransport.Message)
         case ended(WebSocketTransportEnd)
@@ -273,33 +273,59 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
         _ socket: WebSocketTransport, tlsURL: URL?, report: @escaping @Sendable (ConnectionEvent) async -> Void
     ) async -> SessionFailure? {
         while let batch = await nextBatch() {
-            var handled = (messages: 0, bytes: 0)
-            for item in batch {
-                let isEnding = state.withLock { $0.ending != nil }
-                switch item {
-                case .opened:
-                    if !isEnding { await report(.opened) }
-                case .message(let message):
-                    handled.messages += 1
-                    handled.bytes += message.bytes.readableBytes
-                    // After the end nothing more is read.
-                    guard !isEnding else { continue }
-                    if let end = await handle(message, socket: socket, report: report) { self.end(end, socket) }
-                case .ended(let end):
-                    if let ending = state.withLock({ $0.ending }) { return ending }
-                    // A certificate the socket's handshake refused is named (untrusted, expired, another name).
-                    if end.code == .connectFailed, let error = end.cause,
-                        let cause = await TLSDiagnosis.socketCause(
-                            of: error, socketURL: tlsURL, tls: factory.configuration.tls)
-                    {
-                        return .temporary(cause)
-                    }
-                    return Self.connectionEnd(for: end)
-                }
+            // Each batch is handled in a child task that ends with it. A task keeps the memory its deepest call
+            // ever took (its stack of async frames grows in slabs it frees only when it ends), and handling an
+            // event goes deep — decoding, the session, the cache; `Ready` deepest — so this idle reader would
+            // otherwise hold that for as long as the connection lives (measured in `lifeline bench-idle`).
+            let outcome = await withTaskGroup(of: BatchOutcome.self) { group in
+                group.addTask { await self.handle(batch, socket: socket, tlsURL: tlsURL, report: report) }
+                return await group.next() ?? .handled(messages: 0, bytes: 0)
             }
-            socket.consumed(messages: handled.messages, bytes: handled.bytes)
+            switch outcome {
+            case .handled(let messages, let bytes): socket.consumed(messages: messages, bytes: bytes)
+            case .ended(let end): return end
+            }
         }
         return nil
+    }
+
+    /// What handling one batch of the inbox came to.
+    private enum BatchOutcome: Sendable {
+        /// Every item was handled: so many messages of so many bytes.
+        case handled(messages: Int, bytes: Int)
+        /// The socket said it ended, so: the connection's end.
+        case ended(ConnectionEnd)
+    }
+
+    private func handle(
+        _ batch: [Inbound], socket: WebSocketTransport, tlsURL: URL?,
+        report: @escaping @Sendable (ConnectionEvent) async -> Void
+    ) async -> BatchOutcome {
+        var handled = (messages: 0, bytes: 0)
+        for item in batch {
+            let isEnding = state.withLock { $0.ending != nil }
+            switch item {
+            case .opened:
+                if !isEnding { await report(.opened) }
+            case .message(let message):
+                handled.messages += 1
+                handled.bytes += message.bytes.readableBytes
+                // After the end nothing more is read.
+                guard !isEnding else { continue }
+                if let end = await handle(message, socket: socket, report: report) { self.end(end, socket) }
+            case .ended(let end):
+                if let ending = state.withLock({ $0.ending }) { return .ended(ending) }
+                // A certificate the socket's handshake refused is named (untrusted, expired, another name).
+                if end.code == .connectFailed, let error = end.cause,
+                    let cause = await TLSDiagnosis.socketCause(
+                        of: error, socketURL: tlsURL, tls: factory.configuration.tls)
+                {
+                    return .ended(.temporary(cause))
+                }
+                return .ended(Self.connectionEnd(for: end))
+            }
+        }
+        return .handled(messages: handled.messages, bytes: handled.bytes)
     }
 
     /// What a socket's end means for the session, when nothing the connection decided came first. A close

@@ -1,5 +1,6 @@
-import ArgumentParser
+package import ArgumentParser
 import Foundation
+import LifelineCLIOutput
 import UnixSignals
 
 /// `lifeline soak`: many sessions against the reference server under a seeded schedule of faults, checked all
@@ -13,8 +14,8 @@ import UnixSignals
 /// `{"type":"soak","sessions":N,"seconds":S,"seed":SEED,"faults":K,"violations":V,"memory_growth":x,
 /// "task_growth":y,"lost_messages":L,"duplicate_messages":D,"reconnected":R,"outbox_sent":…,"outbox_failed":…,
 /// "outbox_lost":OL,"outbox_duplicated":OD,…}`. The exit status is 0 only when V, L, D, OL and OD are 0 and R = N.
-struct Soak: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct Soak: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "soak",
         abstract: "Run many sessions through a seeded chaos of faults and check that nothing is lost.",
         discussion: """
@@ -48,12 +49,14 @@ struct Soak: AsyncParsableCommand {
     @Flag(help: "Keep stoatchat's REST rate limits on the server (every client's first request then waits its turn).")
     var rateLimits = false
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         guard (1...10_000).contains(sessions) else { throw ValidationError("--sessions must be 1–10 000") }
         guard seconds >= 1, seconds <= 86_400 else { throw ValidationError("--seconds must be 1–86 400") }
     }
 
-    func run() async throws {
+    package func run() async throws {
         let seed = seed ?? UInt64.random(in: 0...UInt64(Int64.max))
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let run = SoakRun(sessions: sessions, seconds: seconds, seed: seed, json: json, rateLimits: rateLimits)

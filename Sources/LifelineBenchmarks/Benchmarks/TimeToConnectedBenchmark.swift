@@ -1,5 +1,6 @@
 import Foundation
 import Lifeline
+import LifelineCLIOutput
 import LifelineCore
 import LifelineStoat
 import Logging

@@ -1,6 +1,7 @@
-import ArgumentParser
+package import ArgumentParser
 import Foundation
 import Lifeline
+import LifelineCLIOutput
 import LifelineCore
 import LifelineStoat
 import Synchronization
@@ -125,8 +126,8 @@ enum StormBenchmark {
 }
 
 /// `lifeline bench-storm` (hidden): the sessions' side of `storm`, in a process of its own.
-struct BenchStorm: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct BenchStorm: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "bench-storm", abstract: "The sessions' side of the storm benchmark.", shouldDisplay: false)
 
     @Option var count: Int
@@ -141,7 +142,9 @@ struct BenchStorm: AsyncParsableCommand {
         var back: Duration?
     }
 
-    func run() async throws {
+    package init() {}
+
+    package func run() async throws {
         raiseDescriptorLimit()
         guard let apiURL = URL(string: api) else { throw ValidationError("--api is not a URL") }
         let client = AdminClient(admin: admin, api: apiURL)

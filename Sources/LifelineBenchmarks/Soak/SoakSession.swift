@@ -84,8 +84,8 @@ final class SoakSession: Sendable {
     let network: ManualNetworkMonitor
     let journal: SessionJournal
     let violations: ViolationLog
-    /// The message ids ``StoatClient/messages`` delivered.
-    private let delivered = Mutex<Set<String>>([])
+    /// The message ids ``StoatClient/messages`` delivered (as 16 bytes each: see ``DeliveredIDs``).
+    private let delivered = Mutex(DeliveredIDs())
     /// The journal's transition count when the soak deafened the session's socket: until a transition, its
     /// history may miss what the socket did not deliver (the delivery deadline is what notices it).
     let deafenedAt = Mutex<Int?>(nil)
@@ -128,7 +128,7 @@ final class SoakSession: Sendable {
         do {
             for try await event in client.messages {
                 guard case .received(let message, let origin) = event else { continue }
-                let first = delivered.withLock { $0.insert(message.id).inserted }
+                let first = delivered.withLock { $0.insert(message.id) }
                 if !first {
                     violations.record(
                         "delivery", session: index,

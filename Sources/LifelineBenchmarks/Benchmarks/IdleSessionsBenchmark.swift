@@ -1,6 +1,7 @@
-import ArgumentParser
+package import ArgumentParser
 import Foundation
 import Lifeline
+import LifelineCLIOutput
 import LifelineCore
 import LifelineStoat
 import Synchronization
@@ -105,8 +106,8 @@ enum IdleSessionsBenchmark {
 }
 
 /// `lifeline bench-idle` (hidden): one side of `idle-sessions`, in a process of its own.
-struct BenchIdle: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct BenchIdle: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "bench-idle", abstract: "One side of the idle-sessions benchmark.", shouldDisplay: false)
 
     /// `bare` (a WSClient socket, the baseline), `lifeline` (a session, on the channel-handler socket),
@@ -122,7 +123,9 @@ struct BenchIdle: AsyncParsableCommand {
     /// Create the sessions without running them: what a session object costs before `run()`.
     @Flag var withoutRunning = false
 
-    func run() async throws {
+    package init() {}
+
+    package func run() async throws {
         raiseDescriptorLimit()
         let before = residentBytes()
         var keepAlive: [Task<Void, Never>] = []

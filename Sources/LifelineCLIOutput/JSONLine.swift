@@ -5,9 +5,9 @@ import Synchronization
 /// One JSON object on one line: the machine-readable output of every `--json` command.
 ///
 /// Keys are sorted so that output is stable and diffable.
-enum JSONLine {
+package enum JSONLine {
     /// A JSON value.
-    enum Value: Sendable, Equatable {
+    package enum Value: Sendable, Equatable {
         case string(String)
         case number(Double)
         case integer(Int)
@@ -18,7 +18,7 @@ enum JSONLine {
         case null
 
         /// A string, or `null` when there is none.
-        static func optional(_ string: String?) -> Value { string.map(Value.string) ?? .null }
+        package static func optional(_ string: String?) -> Value { string.map(Value.string) ?? .null }
 
         var foundation: Any {
             switch self {
@@ -35,7 +35,7 @@ enum JSONLine {
     }
 
     /// Encodes an object as one line of JSON with sorted keys.
-    static func encode(_ object: [String: Value]) -> String {
+    package static func encode(_ object: [String: Value]) -> String {
         let foundation = object.mapValues(\.foundation)
         guard
             let data = try? JSONSerialization.data(
@@ -50,12 +50,12 @@ enum JSONLine {
 
 /// Writes a line to standard output at once, so that a program reading a pipe sees each line as it
 /// happens. Never blocks: see ``StandardOutput``.
-func emit(_ line: String) {
+package func emit(_ line: String) {
     StandardOutput.shared.write(line + "\n")
 }
 
 /// Writes text to standard output without a line break (the demo's spinner). Never blocks.
-func writeToStandardOutput(_ text: String) {
+package func writeToStandardOutput(_ text: String) {
     StandardOutput.shared.write(text)
 }
 
@@ -72,14 +72,14 @@ func writeToStandardOutput(_ text: String) {
 /// When the process exits — normally, on a signal handled by a command, or through `exit` — what is
 /// queued is written for as long as the reader takes it, and abandoned once it has taken nothing for
 /// ``exitPatience``: a stuck reader cannot keep the process alive.
-final class StandardOutput: Sendable {
+package final class StandardOutput: Sendable {
     /// The one writer of the process's standard output.
-    static let shared = StandardOutput(descriptor: STDOUT_FILENO)
+    package static let shared = StandardOutput(descriptor: STDOUT_FILENO)
 
     /// The most bytes queued; a line that does not fit is dropped and counted.
-    static let limit = 16 << 20
+    package static let limit = 16 << 20
     /// How long an exiting process waits for a reader that takes nothing.
-    static let exitPatience: Duration = .milliseconds(500)
+    package static let exitPatience: Duration = .milliseconds(500)
 
     private struct State {
         var queue: [[UInt8]] = []
@@ -100,7 +100,7 @@ final class StandardOutput: Sendable {
     /// Signalled by the writer each time it has written what it took.
     private let wrote = DispatchSemaphore(value: 0)
 
-    init(descriptor: Int32) {
+    package init(descriptor: Int32) {
         self.descriptor = descriptor
         let thread = Thread { [self] in writeForever() }
         thread.name = "lifeline standard output"
@@ -109,7 +109,7 @@ final class StandardOutput: Sendable {
     }
 
     /// Queues `text`; returns at once.
-    func write(_ text: String) {
+    package func write(_ text: String) {
         let queued = state.withLock { state -> Bool in
             guard !state.closed else { return false }
             guard state.queued + text.utf8.count <= Self.limit else {
@@ -126,7 +126,7 @@ final class StandardOutput: Sendable {
     }
 
     /// Waits until everything queued is written, or until the reader has taken nothing for `patience`.
-    func drain(patience: Duration) {
+    package func drain(patience: Duration) {
         while true {
             let (idle, stalled) = state.withLock { state in
                 (state.queue.isEmpty && !state.writing || state.closed, state.progress.duration(to: .now) > patience)
@@ -190,7 +190,7 @@ final class StandardOutput: Sendable {
 ///
 /// Names, messages, alerts, ids, error codes and details come from the server and reach human output;
 /// JSON output keeps them exact and escapes them itself.
-func terminalSafe(_ text: String) -> String {
+package func terminalSafe(_ text: String) -> String {
     var safe = String.UnicodeScalarView()
     for scalar in text.unicodeScalars {
         switch scalar.value {

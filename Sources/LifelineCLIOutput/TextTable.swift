@@ -1,7 +1,9 @@
+import Foundation
+
 /// A plain-text table with left-aligned columns, for human-readable command output.
-enum TextTable {
+package enum TextTable {
     /// Renders `header` and `rows` with columns padded to their widest cell.
-    static func render(header: [String], rows: [[String]]) -> String {
+    package static func render(header: [String], rows: [[String]]) -> String {
         let all = [header] + rows
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
         func line(_ cells: [String]) -> String {

@@ -1,9 +1,10 @@
-import ArgumentParser
+package import ArgumentParser
 import Foundation
+import LifelineCLIOutput
 
 /// `lifeline bench`: measures what Lifeline exists for, each figure against a baseline from the same run.
-struct Bench: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct Bench: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         abstract: "Run Lifeline's benchmarks and compare each with its baseline.",
         discussion: """
             Build in release mode for meaningful figures: swift run -c release lifeline bench. Each benchmark \
@@ -21,7 +22,9 @@ struct Bench: AsyncParsableCommand {
     @Option(name: .customLong("only"), help: "Run only the benchmarks with these names.")
     var only: [String] = []
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         let unknown = Set(only).subtracting(Benchmarks.all.map(\.name))
         if !unknown.isEmpty {
             throw ValidationError(
@@ -30,7 +33,7 @@ struct Bench: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    package func run() async throws {
         #if DEBUG
             if !json {
                 print("note: this is a debug build; run `swift run -c release lifeline bench` for meaningful figures.")
