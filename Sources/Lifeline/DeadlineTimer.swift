@@ -12,7 +12,10 @@ import Synchronization
 /// loop's handler, earliest first. With nothing scheduled the loop holds no child task and no sleep.
 ///
 /// So an owner's timers cost a heap entry each, not a task: `Session`'s retry, check and delivery timers,
-/// its plays' timeouts and retries and its subscription renewal are entries in one such timer.
+/// its plays' timeouts and retries and its subscription renewal are entries in one such timer. An owner
+/// with many idle instances (a bot's sessions) runs the loop only while something is scheduled
+/// (``run(endingWhenIdle:_:)`` with `true`): ``schedule(_:at:)`` says when a loop must be started, and an
+/// instance with no deadline holds no task for its timer at all.
 package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable where Element.ID: Sendable {
     private struct State {
         var queue = ExpiryQueue<Element>()
@@ -28,6 +31,8 @@ package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable wh
         var nextWaiter = 0
         /// How many times the loop armed a sleep.
         var sleepsArmed = 0
+        /// Whether a loop runs, or was asked to start (``schedule(_:at:)`` returned `true`).
+        var looping = false
     }
 
     private let clock: SessionClock
@@ -62,12 +67,18 @@ package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable wh
     // MARK: - Changing what is scheduled
 
     /// Schedules `element` at `deadline`, or moves it there when one with its id is scheduled.
-    package func schedule(_ element: Element, at deadline: Duration) {
-        let waiter = state.withLock { state in
+    ///
+    /// - Returns: Whether no loop runs: the owner is to start one (``run(endingWhenIdle:_:)``) in its group.
+    @discardableResult
+    package func schedule(_ element: Element, at deadline: Duration) -> Bool {
+        let (waiter, start) = state.withLock { state in
             state.queue.insert(element, expiresAt: deadline)
-            return Self.wakeIfMoved(&state)
+            let start = !state.looping
+            state.looping = true
+            return (Self.wakeIfMoved(&state), start)
         }
         waiter?.resume()
+        return start
     }
 
     /// Forgets the deadline of `id`.
@@ -103,13 +114,16 @@ package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable wh
     // MARK: - The loop
 
     /// Sleeps until the earliest deadline, hands what is due to `fire` (earliest first), and again, until
-    /// the calling task is cancelled. Run it once, as a child of the owner's task group.
+    /// the calling task is cancelled — or, `endingWhenIdle`, until nothing is scheduled. Run it as a child
+    /// of the owner's task group: once, or (`endingWhenIdle`) whenever ``schedule(_:at:)`` asks for it.
     ///
-    /// - Parameter fire: Called with the elements due, no longer scheduled; the loop waits for it before it
-    ///   re-arms.
-    package func run(_ fire: @Sendable ([Element]) async -> Void) async {
+    /// - Parameters:
+    ///   - endingWhenIdle: Whether the loop returns when nothing is scheduled, rather than waiting.
+    ///   - fire: Called with the elements due, no longer scheduled; the loop waits for it before it re-arms.
+    package func run(endingWhenIdle: Bool = false, _ fire: @Sendable ([Element]) async -> Void) async {
+        state.withLock { $0.looping = true }
         while !Task.isCancelled {
-            let (deadline, round, idle) = state.withLock { state in
+            let (deadline, round, idle, ends) = state.withLock { state in
                 state.round &+= 1
                 state.woken = false
                 state.armed = state.queue.earliestDeadline
@@ -119,9 +133,12 @@ package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable wh
                     idle = Array(state.idleWaiters.values)
                     state.idleWaiters = [:]
                 }
-                return (state.armed, state.round, idle)
+                let ends = endingWhenIdle && state.armed == nil
+                if ends { state.looping = false }
+                return (state.armed, state.round, idle, ends)
             }
             for waiter in idle { waiter.resume() }
+            if ends { return }
             if let deadline {
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask { [clock] in
@@ -138,8 +155,9 @@ package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable wh
             let due = state.withLock { $0.queue.popDue(at: clock.elapsed()) }
             if !due.isEmpty { await fire(due) }
         }
-        state.withLock { $0.armed = nil }
         let idle = state.withLock { state in
+            state.armed = nil
+            state.looping = false
             defer { state.idleWaiters = [:] }
             return Array(state.idleWaiters.values)
         }

@@ -42,7 +42,7 @@ extension Session {
         case .cancelTimeout(let id):
             deadlines.cancel(.playTimeout(id))
         case .armRetry(let id, let delay):
-            deadlines.schedule(.playRetry(id), at: clock.elapsed() + delay)
+            schedule(.playRetry(id), after: delay)
         case .cancelRetry(let id):
             deadlines.cancel(.playRetry(id))
         case .surface(let event, let attempts):
@@ -66,7 +66,7 @@ extension Session {
         }
         // The play is one task; its timeout is an entry in the session's deadline timer, not a task. A play
         // that outlives its timeout ends with its connection, and the plan ignores its late answer.
-        deadlines.schedule(.playTimeout(play.id), at: clock.elapsed() + configuration.replayTimeout)
+        schedule(.playTimeout(play.id), after: configuration.replayTimeout)
         submit(.play(play, on: connection), racing: false, client: true)
     }
 
@@ -85,7 +85,7 @@ extension Session {
     /// Plays the recorded subscriptions again, every ``Configuration/subscriptionRenewal`` while connected.
     func renewSubscriptions() {
         guard machine.state == .connected, let interval = configuration.subscriptionRenewal else { return }
-        deadlines.schedule(.renewal, at: clock.elapsed() + interval)
+        schedule(.renewal, after: interval)
         for action in machine.renew(.subscribe, limit: 5) { perform(action) }
     }
 }
@@ -134,6 +134,8 @@ enum SessionJob: Sendable {
     case pollHealth(id: UInt64)
     /// One play of a significant event on a connection.
     case play(ReplayPlan.Play, on: any SessionConnection)
+    /// The deadline timer's loop, while something is scheduled.
+    case runDeadlines
     /// Waiting for the disposed client's work to end, then READY.
     case dispose(waitingFor: [Work])
 }

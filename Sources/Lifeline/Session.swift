@@ -226,9 +226,6 @@ public actor Session {
             group.addTask { [network] in
                 for await status in network.statuses() { await self.networkChanged(status) }
             }
-            group.addTask { [deadlines] in
-                await deadlines.run { due in await self.deadlinesPassed(due) }
-            }
             // The stream ends when this task is cancelled; cancelling it cancels every child too.
             for await submission in submissions {
                 group.addTask { await self.runJob(submission) }
@@ -433,7 +430,7 @@ public actor Session {
         case .invalidateCaches:
             pendingCacheInvalidation = true
         case .armTimer(let timer):
-            deadlines.schedule(.timer(timer), at: clock.elapsed() + timer.delay)
+            schedule(.timer(timer), after: timer.delay)
         case .cancelTimer(let id):
             deadlines.cancel(.timer(id))
         case .checkSession(let credentials, let check):
@@ -454,7 +451,7 @@ public actor Session {
             connectingSince = nil
             // The plays follow as `.replay` actions of the same transition.
             if let interval = configuration.subscriptionRenewal {
-                deadlines.schedule(.renewal, at: clock.elapsed() + interval)
+                schedule(.renewal, after: interval)
             }
         case .endSession(let credentials):
             // Not the client's: it outlives DISPOSE, and only the end of run() cancels it.
@@ -550,6 +547,8 @@ public actor Session {
                 succeeded = false
             }
             await playFinished(play.id, succeeded: succeeded)
+        case .runDeadlines:
+            await deadlines.run(endingWhenIdle: true) { due in await self.deadlinesPassed(due) }
         case .dispose(let running):
             for work in running { await work.ended() }
             // No sleep of the disposed client is left on the clock when the login form comes back.
@@ -654,6 +653,14 @@ public actor Session {
     }
 
     // MARK: - Deadlines, checks and lookups
+
+    /// Schedules a deadline `delay` from now, starting the deadline timer's loop in run()'s group when none
+    /// runs: a session with no deadline holds no task for them.
+    func schedule(_ deadline: SessionDeadline, after delay: Duration) {
+        if deadlines.schedule(deadline, at: clock.elapsed() + delay) {
+            submit(.runDeadlines, racing: false, client: false)
+        }
+    }
 
     /// The session's deadline timer reached these deadlines: each is reported to the machine or the plan
     /// that armed it, which ignores one it no longer waits for.

@@ -104,4 +104,24 @@ struct DeadlineTimerTests {
         }
         #expect(clock.pendingSleeps == 0, "the loop's end leaves no sleep")
     }
+
+    @Test("a loop ending when idle runs only while something is scheduled, and schedule says when one must start")
+    func endsWhenIdle() async throws {
+        let clock = TestClock()
+        let timer = DeadlineTimer<Entry>(clock: SessionClock(clock))
+        #expect(timer.schedule(Entry(id: 1), at: .seconds(10)), "no loop runs: the owner is to start one")
+        #expect(!timer.schedule(Entry(id: 2), at: .seconds(20)), "one was asked for already")
+        let (fired, firing) = AsyncStream.makeStream(of: [Entry].self)
+        var batches = fired.makeAsyncIterator()
+        await withDiscardingTaskGroup { group in
+            group.addTask { await timer.run(endingWhenIdle: true) { due in firing.yield(due) } }
+            clock.advance(to: await clock.nextSleep())
+            #expect(await batches.next() == [Entry(id: 1)])
+            clock.advance(to: await clock.nextSleep())
+            #expect(await batches.next() == [Entry(id: 2)])
+            // Nothing is scheduled: the loop returns by itself, and the group ends without a cancellation.
+        }
+        #expect(clock.pendingSleeps == 0)
+        #expect(timer.schedule(Entry(id: 3), at: .seconds(30)), "the loop ended: the next deadline starts another")
+    }
 }
