@@ -130,9 +130,6 @@ public actor Session {
     private var nextID: UInt64 = 0
     private var pendingCacheInvalidation = false
     private var connectingSince: Duration?
-    /// When the live connection entered CONNECTED, on the session's clock: the machine is told its age when
-    /// it ends.
-    private var connectedSince: (generation: UInt64, time: Duration)?
 
     /// Creates a session in READY.
     ///
@@ -445,8 +442,7 @@ public actor Session {
         case .fetchAccountStanding(let userID, let lookup):
             // ERROR's lookup belongs to the client; the login screen's outlives DISPOSE, which it tailors.
             submit(.lookUpStanding(userID: userID, lookup: lookup), racing: true, client: machine.state == .error)
-        case .replaySignificantEvents(let generation):
-            connectedSince = (generation, clock.elapsed())
+        case .replaySignificantEvents:
             if let since = connectingSince { metrics.connected(after: clock.elapsed() - since) }
             connectingSince = nil
             // The plays follow as `.replay` actions of the same transition.
@@ -622,11 +618,9 @@ public actor Session {
         case .opened, .authenticated:
             break
         case .ready:
-            apply(machine.connectionReady(generation: generation, using: &random))
+            apply(machine.connectionReady(generation: generation, at: clock.elapsed(), using: &random))
         case .ended(let end):
-            apply(
-                machine.connectionEnded(
-                    end, generation: generation, connectedFor: connectedFor(generation), using: &random))
+            apply(machine.connectionEnded(end, generation: generation, at: clock.elapsed(), using: &random))
         }
     }
 
@@ -636,16 +630,7 @@ public actor Session {
         // A superseded connection returning is its normal end, not a stale report: the machine is not asked.
         guard machine.liveGeneration == generation else { return }
         let cause = TemporaryFailureCause(code: .socketDropped, message: "the connection ended without a reason")
-        apply(
-            machine.connectionEnded(
-                .temporary(cause), generation: generation, connectedFor: connectedFor(generation), using: &random))
-    }
-
-    /// How long connection `generation` has been in CONNECTED, if it got there: a fact for the machine's
-    /// failure count, which a connection shorter than the stability window does not reset.
-    private func connectedFor(_ generation: UInt64) -> Duration? {
-        guard let since = connectedSince, since.generation == generation else { return nil }
-        return clock.elapsed() - since.time
+        apply(machine.connectionEnded(.temporary(cause), generation: generation, at: clock.elapsed(), using: &random))
     }
 
     private func onboardingNeeded(generation: UInt64) {
@@ -669,8 +654,7 @@ public actor Session {
         for deadline in due {
             switch deadline {
             case .timer(let timer):
-                let age = machine.liveGeneration.flatMap(connectedFor)
-                let output = machine.timerFired(timer.id, connectedFor: age, using: &random)
+                let output = machine.timerFired(timer.id, at: clock.elapsed(), using: &random)
                 if case .retry = timer.purpose, output != .ignored { metrics.retryFired() }
                 apply(output)
             case .playTimeout(let id):

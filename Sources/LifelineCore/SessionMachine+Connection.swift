@@ -13,6 +13,35 @@ extension SessionMachine {
         return handle(.socketConnected, using: &generator)
     }
 
+    /// The connection `generation` has loaded its initial data at `now` on the runtime's clock:
+    /// SOCKET_CONNECTED, if it is the live one, and the machine records when CONNECTED began
+    /// (``connectedAt``) for the `at:` reports of the connection's end and of its timers.
+    ///
+    /// - Returns: The transition, or ``Output/ignored`` for a superseded generation.
+    public mutating func connectionReady(
+        generation: UInt64, at now: Duration, using generator: inout some RandomNumberGenerator
+    ) -> Output {
+        let output = connectionReady(generation: generation, using: &generator)
+        if case .connected = current, !output.transitions.isEmpty { connectedAt = now }
+        return output
+    }
+
+    /// The connection `generation` ended at `now` on the runtime's clock: as
+    /// ``connectionEnded(_:generation:connectedFor:using:)``, with the connection's age taken from the
+    /// machine's own record (``connectedAt``).
+    public mutating func connectionEnded(
+        _ end: ConnectionEnd, generation: UInt64, at now: Duration, using generator: inout some RandomNumberGenerator
+    ) -> Output {
+        connectionEnded(end, generation: generation, connectedFor: connectedFor(at: now), using: &generator)
+    }
+
+    /// How long the live connection has been in CONNECTED at `now`, when the runtime said when it got there
+    /// (``connectedAt``); `nil` outside CONNECTED.
+    public func connectedFor(at now: Duration) -> Duration? {
+        guard case .connected = current, let connectedAt else { return nil }
+        return now - connectedAt
+    }
+
     /// The onboarding check of attempt `generation` found that the account has no user yet: NO_USER.
     ///
     /// - Returns: The transition, or ``Output/ignored`` for a superseded generation.

@@ -123,6 +123,7 @@ extension SessionMachine {
                 confirmation = nil
             }
         case .connected(_, let g):
+            connectedAt = nil
             if let watch = deliveryWatch {
                 actions.append(.cancelTimer(id: watch.timer))
                 deliveryWatch = nil

@@ -152,6 +152,11 @@ public struct SessionMachine: Sendable {
     /// ``stabilityWindow`` continues from.
     public internal(set) var failuresBeforeConnected = 0
 
+    /// When the live connection entered CONNECTED, on the runtime's clock, when the runtime said
+    /// (``connectionReady(generation:at:using:)``): what the `at:` reports measure a connection's age from, so
+    /// the runtime keeps no record of its own. `nil` outside CONNECTED.
+    public internal(set) var connectedAt: Duration?
+
     /// Set while the end of a connection that did not last ``stabilityWindow`` is being handled, for
     /// DISCONNECTED's entry.
     var endedBeforeStable = false
