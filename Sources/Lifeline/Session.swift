@@ -107,7 +107,8 @@ public actor Session {
     /// The connection object of the live generation, once its work made it: plays go through it.
     var liveConnection: (generation: UInt64, connection: any SessionConnection)?
     /// Every deadline of the session — the machine's timers, the plays' timeouts and retries, the
-    /// subscription renewal — in one timer, whose loop is a child of ``run()``'s task group.
+    /// subscription renewal — in one timer, whose loop runs as a job of ``run()``'s task group while
+    /// something is scheduled.
     nonisolated let deadlines: DeadlineTimer<SessionDeadline>
     private var actionBuffer: [SessionAction] = []
     private let broadcaster: Broadcaster<SessionSnapshot>

@@ -129,7 +129,9 @@ extension SessionMachine {
                 deliveryWatch = nil
             }
             // The plays stop; a refused frame's kind is not played again (ReplayPlan's discussion).
-            for action in replay.disconnected(after: event.failure) { actions.append(.replay(action)) }
+            // The cause only matters to a plan that played something on this connection (it blames that).
+            let cause = replay.lastPlayed == nil ? nil : event.failure
+            for action in replay.disconnected(after: cause) { actions.append(.replay(action)) }
             actions.append(.closeConnection(generation: g))
         case .ready, .onboarding, .error, .dispose, .offline:
             break
