@@ -491,7 +491,15 @@ public actor Session {
     /// Runs one job in its own child task of run()'s group, then unregisters it.
     private nonisolated func runJob(_ submission: Submission) async {
         let work = submission.work
-        if submission.racing {
+        if case .connection(let credentials, let generation, let checkingOnboarding, let invalidate, let previous) =
+            submission.job
+        {
+            // A connection's task lives as long as the connection: it skips `execute`, whose frame is sized
+            // for every other job, so an idle session's longest-lived task holds the smallest frames.
+            await runConnection(
+                credentials, generation: generation, checkingOnboarding: checkingOnboarding, invalidate: invalidate,
+                after: previous, work: work)
+        } else if submission.racing {
             _ = await work.race { await self.execute(submission.job, work: work) }
         } else {
             await execute(submission.job, work: work)
@@ -504,10 +512,8 @@ public actor Session {
     /// What one job does, off the actor; its reports come back through the actor's methods.
     private nonisolated func execute(_ job: SessionJob, work: Work) async {
         switch job {
-        case .connection(let credentials, let generation, let checkingOnboarding, let invalidate, let previous):
-            await runConnection(
-                credentials, generation: generation, checkingOnboarding: checkingOnboarding,
-                invalidate: invalidate, after: previous, work: work)
+        case .connection:
+            preconditionFailure("a connection runs from runJob, not through execute")
         case .checkSession(let credentials, let check):
             let result: Result<SessionCheck, any Error>
             do {
@@ -579,36 +585,45 @@ public actor Session {
         guard !work.isCancelled, !Task.isCancelled else { return }
         if invalidate { await caches?.invalidateCaches() }
         if checkingOnboarding {
-            let answer = await work.race { [authenticator] () -> Result<Bool, any Error> in
-                do {
-                    return .success(try await authenticator.needsOnboarding(credentials))
-                } catch {
-                    return .failure(error)
-                }
-            }
-            switch answer {
-            case nil:
-                return  // closed while the check was in flight
-            case .success(true)?:
-                await onboardingNeeded(generation: generation)
-                return
-            case .success(false)?:
-                break
-            case .failure(let end as ConnectionEnd)?:
-                await connectionReported(.ended(end), generation: generation)
-                return
-            case .failure(let error)?:
-                let cause = TemporaryFailureCause(
-                    code: .requestFailed, message: "the onboarding check failed (\(type(of: error)))", cause: error)
-                await connectionReported(.ended(.temporary(cause)), generation: generation)
-                return
-            }
+            guard await onboardingChecked(credentials, generation: generation, work: work) else { return }
         }
         let connection = connections.makeConnection(for: credentials, generation: generation)
         guard work.attach(connection) else { return }  // closed while it was being made
         await connectionMade(connection, generation: generation)
         await connection.run { event in await self.connectionReported(event, generation: generation) }
         await connectionReturned(generation: generation)
+    }
+
+    /// LOGGING_IN's onboarding check, in a frame of its own that ends before the connection runs.
+    ///
+    /// - Returns: Whether the connection is to be made (no onboarding needed, and not closed meanwhile).
+    private nonisolated func onboardingChecked(
+        _ credentials: SessionCredentials, generation: UInt64, work: Work
+    ) async -> Bool {
+        let answer = await work.race { [authenticator] () -> Result<Bool, any Error> in
+            do {
+                return .success(try await authenticator.needsOnboarding(credentials))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch answer {
+        case nil:
+            return false  // closed while the check was in flight
+        case .success(true)?:
+            await onboardingNeeded(generation: generation)
+            return false
+        case .success(false)?:
+            return true
+        case .failure(let end as ConnectionEnd)?:
+            await connectionReported(.ended(end), generation: generation)
+            return false
+        case .failure(let error)?:
+            let cause = TemporaryFailureCause(
+                code: .requestFailed, message: "the onboarding check failed (\(type(of: error)))", cause: error)
+            await connectionReported(.ended(.temporary(cause)), generation: generation)
+            return false
+        }
     }
 
     private func connectionReported(_ event: ConnectionEvent, generation: UInt64) {
