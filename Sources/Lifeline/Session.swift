@@ -200,11 +200,12 @@ public actor Session {
         return current
     }
 
-    /// How many pieces of work the session is running now (connections, timers, checks, lookups,
-    /// polling, plays), besides following the network. Zero once ``run()`` has returned.
+    /// How many pieces of work the session is running now (connections, checks, lookups, polling, plays),
+    /// besides following the network and its deadline timer's loop (its timers are entries in that timer,
+    /// not work). Zero once ``run()`` has returned.
     public nonisolated var runningTasks: Int { registry.count(clientOnly: false) }
 
-    /// How many pieces of work the current client is running: its connection, timers, checks, health
+    /// How many pieces of work the current client is running: its connection, checks, health
     /// polling and plays. DISPOSE waits until this is zero before READY, so nothing of a disposed client is
     /// left running when the login form comes back.
     public nonisolated var runningClientTasks: Int { registry.count(clientOnly: true) }
@@ -475,15 +476,17 @@ public actor Session {
     /// itself (a connection ends through its own close). It is registered until it ends.
     ///
     /// - Returns: The job's work: its cancellation token and its end.
+    /// A job that is not `counted` (the deadline timer's loop: one at most, by construction, like the
+    /// network's follower) is not in ``runningTasks``: the timers it serves are entries, not work.
     @discardableResult
-    func submit(_ job: SessionJob, racing: Bool, client: Bool) -> Work {
+    func submit(_ job: SessionJob, racing: Bool, client: Bool, counted: Bool = true) -> Work {
         let work = Work(client: client)
         guard !stopping else {
             work.finish()
             return work
         }
-        let id = makeID()
-        registry.insert(work, id: id)
+        let id = counted ? makeID() : 0
+        if counted { registry.insert(work, id: id) }
         jobs.yield(Submission(job: job, work: work, id: id, racing: racing))
         return work
     }
@@ -505,7 +508,7 @@ public actor Session {
             await execute(submission.job, work: work)
         }
         // Unregistered before the end is announced, so whoever waits for it sees it gone.
-        registry.remove(submission.id)
+        if submission.id != 0 { registry.remove(submission.id) }
         work.finish()
     }
 
@@ -659,7 +662,7 @@ public actor Session {
     /// runs: a session with no deadline holds no task for them.
     func schedule(_ deadline: SessionDeadline, after delay: Duration) {
         if deadlines.schedule(deadline, at: clock.elapsed() + delay) {
-            submit(.runDeadlines, racing: false, client: false)
+            submit(.runDeadlines, racing: false, client: false, counted: false)
         }
     }
 
