@@ -23,7 +23,7 @@ extension Session {
     ///   - event: The event.
     ///   - playable: Whether the protocol has a frame for it (an opposite without one only updates the record).
     public func request(_ event: SignificantEvent, playable: Bool = true) {
-        perform(replay.requested(event, playable: playable))
+        for action in machine.requested(event, playable: playable) { perform(action) }
         publish(transitions: [])
     }
 
@@ -34,131 +34,116 @@ extension Session {
         liveConnection = (generation, connection)
     }
 
-    func perform(_ actions: [ReplayAction]) {
-        for action in actions {
-            switch action {
-            case .play(let play):
-                startPlay(play)
-            case .cancelTimeout(let id):
-                abandonPlay(id)
-            case .armRetry(let id, let delay):
-                let work = Work(client: true)
-                playRetries[id] = work
-                let deadline = clock.elapsed() + delay
-                start(work, racing: true) { [clock] in
-                    do { try await clock.sleepUntil(deadline) } catch { return }
-                    await self.playRetryDue(id)
-                }
-            case .cancelRetry(let id):
-                playRetries.removeValue(forKey: id)?.cancel()
-            case .surface(let event, let attempts):
-                logger.info(
-                    "significant event failed",
-                    metadata: ["lifeline.event": "\(event)", "lifeline.attempts": "\(attempts)"])
-                publish(transitions: [])
-            case .unsupported(let kind, let events):
-                logger.info(
-                    "significant events not supported by the server",
-                    metadata: ["lifeline.kind": "\(kind)", "lifeline.events": "\(events.count)"])
-                publish(transitions: [])
-            }
+    /// Performs one action of the machine's replay plan.
+    func perform(_ action: ReplayAction) {
+        switch action {
+        case .play(let play):
+            startPlay(play)
+        case .cancelTimeout(let id):
+            deadlines.cancel(.playTimeout(id))
+        case .armRetry(let id, let delay):
+            schedule(.playRetry(id), after: delay)
+        case .cancelRetry(let id):
+            deadlines.cancel(.playRetry(id))
+        case .surface(let event, let attempts):
+            logger.info(
+                "significant event failed",
+                metadata: ["lifeline.event": "\(event)", "lifeline.attempts": "\(attempts)"])
+            publish(transitions: [])
+        case .unsupported(let kind, let events):
+            logger.info(
+                "significant events not supported by the server",
+                metadata: ["lifeline.kind": "\(kind)", "lifeline.events": "\(events.count)"])
+            publish(transitions: [])
         }
     }
 
     private func startPlay(_ play: ReplayPlan.Play) {
         guard let connection = liveConnection?.connection else {
             // CONNECTED always has a connection object; if it is gone the play fails and is retried.
-            perform(replay.failed(play.id))
+            for action in machine.playAnswered(play.id, succeeded: false) { perform(action) }
             return
         }
-        // The play is one task; its timeout is a deadline for the session's one play timer, not a task. A
-        // play that outlives its timeout ends with its connection, and its late answer is ignored.
-        let work = Work(client: true)
-        plays[play.id] = work
-        if playDeadlines.isEmpty { playTimerWakeup.signal() }
-        playDeadlines.insert(PlayDeadline(id: play.id), expiresAt: clock.elapsed() + configuration.replayTimeout)
-        startPlayTimer()
-        start(work, racing: false) {
-            let succeeded: Bool
-            do {
-                try await connection.play(play.event)
-                succeeded = true
-            } catch {
-                succeeded = false
-            }
-            await self.playFinished(play.id, succeeded: succeeded)
-        }
+        // The play is one task; its timeout is an entry in the session's deadline timer, not a task. A play
+        // that outlives its timeout ends with its connection, and the plan ignores its late answer.
+        schedule(.playTimeout(play.id), after: configuration.replayTimeout)
+        submit(.play(play, on: connection), racing: false, client: true)
     }
 
-    private func playFinished(_ id: UInt64, succeeded: Bool) {
-        guard plays.removeValue(forKey: id) != nil else { return }  // answered after it was abandoned
-        playDeadlines.remove(id)
-        perform(succeeded ? replay.played(id) : replay.failed(id))
+    func playFinished(_ id: UInt64, succeeded: Bool) {
+        playEnded(machine.playAnswered(id, succeeded: succeeded))
+    }
+
+    /// Performs what the plan answered to a play's end (an answer, or its timeout); the plan answers
+    /// nothing to a play it no longer waits for, and then nothing changed.
+    func playEnded(_ actions: [SessionAction]) {
+        guard !actions.isEmpty else { return }
+        for action in actions { perform(action) }
         publish(transitions: [])
     }
 
-    /// Stops waiting for a play: its deadline is forgotten; the play's task ends with its connection.
-    func abandonPlay(_ id: UInt64) {
-        plays.removeValue(forKey: id)
-        playDeadlines.remove(id)
-    }
-
-    /// Starts the session's one play timer, unless it runs: it sleeps until the earliest play's deadline
-    /// and fails the plays due. Every timeout is the same, so a new deadline is never earlier than one the
-    /// timer sleeps for, and the timer need not be woken but when it had nothing to wait for.
-    private func startPlayTimer() {
-        guard playTimer == nil else { return }
-        let work = Work(client: true)
-        playTimer = work
-        let wakeup = playTimerWakeup
-        start(work, racing: true) { [clock] in
-            while !Task.isCancelled {
-                guard let deadline = await self.earliestPlayDeadline() else {
-                    await wakeup.wait()
-                    continue
-                }
-                do { try await clock.sleepUntil(deadline) } catch { return }
-                await self.playDeadlinesPassed()
-            }
-        }
-    }
-
-    private func earliestPlayDeadline() -> Duration? { playDeadlines.earliestDeadline }
-
-    private func playDeadlinesPassed() {
-        for due in playDeadlines.popDue(at: clock.elapsed()) {
-            guard plays.removeValue(forKey: due.id) != nil else { continue }
-            perform(replay.failed(due.id))
-            publish(transitions: [])
-        }
-    }
-
-    private func playRetryDue(_ id: UInt64) {
-        guard playRetries.removeValue(forKey: id) != nil else { return }  // cancelled after it fired
-        perform(replay.retryTimerFired(id))
-    }
-
-    /// Plays the recorded subscriptions again every ``Configuration/subscriptionRenewal`` while connected.
-    func startRenewal() {
-        guard let interval = configuration.subscriptionRenewal else { return }
-        renewal?.cancel()
-        let work = Work(client: true)
-        renewal = work
-        start(work, racing: true) { [clock] in
-            while true {
-                do { try await clock.sleepUntil(clock.elapsed() + interval) } catch { return }
-                await self.renewSubscriptions()
-            }
-        }
-    }
-
-    private func renewSubscriptions() {
-        guard machine.state == .connected else { return }
-        perform(replay.renew(.subscribe, limit: 5))
+    /// Plays the recorded subscriptions again, every ``Configuration/subscriptionRenewal`` while connected.
+    func renewSubscriptions() {
+        guard machine.state == .connected, let interval = configuration.subscriptionRenewal else { return }
+        schedule(.renewal, after: interval)
+        for action in machine.renew(.subscribe, limit: 5) { perform(action) }
     }
 }
 
-/// A play's timeout, in the session's play timer.
-struct PlayDeadline: Identifiable, Sendable {
+/// A deadline of a session: an entry in its one ``DeadlineTimer``.
+enum SessionDeadline: Identifiable, Sendable {
+    /// A timer the machine armed (retry, session check, delivery watch).
+    case timer(SessionTimer)
+    /// A play's timeout.
+    case playTimeout(UInt64)
+    /// The wait before a failed play's next attempt.
+    case playRetry(UInt64)
+    /// The next renewal of the recorded subscriptions.
+    case renewal
+
+    /// What names a deadline: the machine's timers and the plan's plays count their ids apart.
+    enum ID: Hashable, Sendable {
+        case timer(UInt64)
+        case playTimeout(UInt64)
+        case playRetry(UInt64)
+        case renewal
+    }
+
+    var id: ID {
+        switch self {
+        case .timer(let timer): .timer(timer.id)
+        case .playTimeout(let id): .playTimeout(id)
+        case .playRetry(let id): .playRetry(id)
+        case .renewal: .renewal
+        }
+    }
+}
+
+/// A piece of a session's work, as data: what ``Session/run()``'s task group runs in one child task.
+enum SessionJob: Sendable {
+    /// A connection attempt: the onboarding check if asked, then the connection, after `previous` ended.
+    case connection(
+        SessionCredentials, generation: UInt64, checkingOnboarding: Bool, invalidate: Bool, previous: Work?)
+    /// A check of a session the server called invalid.
+    case checkSession(SessionCredentials, check: UInt64)
+    /// A lookup of the account's standing.
+    case lookUpStanding(userID: String, lookup: UInt64)
+    /// Ending the session on the server.
+    case endSession(SessionCredentials)
+    /// Polling the health service, until its id is no longer the session's.
+    case pollHealth(id: UInt64)
+    /// One play of a significant event on a connection.
+    case play(ReplayPlan.Play, on: any SessionConnection)
+    /// The deadline timer's loop, while something is scheduled.
+    case runDeadlines
+    /// Waiting for the disposed client's work to end, then READY.
+    case dispose(waitingFor: [Work])
+}
+
+/// A job handed to ``Session/run()``'s loop, with its work (the cancellation token and the end).
+struct Submission: Sendable {
+    var job: SessionJob
+    var work: Work
     var id: UInt64
+    var racing: Bool
 }

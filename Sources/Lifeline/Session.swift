@@ -23,10 +23,13 @@ import Synchronization
 /// session through minutes of retries without waiting. At most one connection exists at a time; the
 /// machine ignores reports from a superseded connection, timer, check or lookup.
 ///
-/// Everything the session does runs inside ``run()``, in one discarding task group: connections, timers,
-/// checks, lookups, health polling, plays. Nothing outlives `run()`, and nothing is tracked by a `Task`
-/// handle: work that may be stopped early is raced against a cancellation token, and a connection is
-/// stopped by its own ``SessionConnection/close()``.
+/// Everything the session does runs inside ``run()``, in one discarding task group: connections, checks,
+/// lookups, health polling, plays, each a typed job run by one switch, and the one deadline timer that
+/// keeps every timer of the machine and of the replay as an entry, not a task. Nothing outlives `run()`,
+/// and nothing is tracked by a `Task` handle: work that may be stopped early is raced against a
+/// cancellation token, and a connection is stopped by its own ``SessionConnection/close()``. The session
+/// repeats no decision of the machine or the plan: a timer or a play answer they no longer wait for is
+/// theirs to ignore. See <doc:HowLifelineIsBuilt>.
 public actor Session {
     /// Tunables of the lifecycle that are not dependencies.
     public struct Configuration: Sendable {
@@ -101,32 +104,26 @@ public actor Session {
     let configuration: Configuration
 
     var machine: SessionMachine
-    var replay: ReplayPlan
     /// The connection object of the live generation, once its work made it: plays go through it.
     var liveConnection: (generation: UInt64, connection: any SessionConnection)?
-    /// The plays in flight and the plays waiting for their retry timer.
-    var plays: [UInt64: Work] = [:]
-    var playRetries: [UInt64: Work] = [:]
-    /// The plays' timeouts, kept by one timer (started with the first play, stopped by DISPOSE).
-    var playDeadlines = ExpiryQueue<PlayDeadline>()
-    var playTimer: Work?
-    let playTimerWakeup = Wakeup()
-    var renewal: Work?
+    /// Every deadline of the session — the machine's timers, the plays' timeouts and retries, the
+    /// subscription renewal — in one timer, whose loop runs as a job of ``run()``'s task group while
+    /// something is scheduled.
+    nonisolated let deadlines: DeadlineTimer<SessionDeadline>
     private var actionBuffer: [SessionAction] = []
     private let broadcaster: Broadcaster<SessionSnapshot>
     private var lastError: SessionError?
 
-    /// What `run()`'s task group is to run, in order; the group adds each as a child task.
-    private let submissions: AsyncStream<@Sendable () async -> Void>
-    private let submit: AsyncStream<@Sendable () async -> Void>.Continuation
+    /// What `run()`'s task group is to run, in order, as typed jobs; the group adds each as a child task
+    /// that ``runJob(_:)`` switches over.
+    private let submissions: AsyncStream<Submission>
+    private let jobs: AsyncStream<Submission>.Continuation
     /// Every piece of work submitted and not yet ended, by id.
     private let registry = WorkRegistry()
     /// The work of the current connection attempt, by generation, and the last one started, which the
     /// next waits for.
     private var connectionWork: (generation: UInt64, work: Work)?
     private var previousConnection: Work?
-    /// The armed timers of the machine, by id.
-    private var timers: [UInt64: (work: Work, deadline: Duration, purpose: SessionTimer.Purpose)] = [:]
     private var healthPolling: (id: UInt64, work: Work)?
     private var started = false
     /// Set when ``run()`` ends: from then on no event is handled and no work is started.
@@ -134,9 +131,6 @@ public actor Session {
     private var nextID: UInt64 = 0
     private var pendingCacheInvalidation = false
     private var connectingSince: Duration?
-    /// When the live connection entered CONNECTED, on the session's clock: the machine is told its age when
-    /// it ends.
-    private var connectedSince: (generation: UInt64, time: Duration)?
 
     /// Creates a session in READY.
     ///
@@ -180,15 +174,16 @@ public actor Session {
             retryPolicy: configuration.retryPolicy, healthThreshold: configuration.healthThreshold,
             sessionCheckPolicy: configuration.sessionCheck,
             stabilityWindow: configuration.stabilityWindow ?? .seconds(30),
-            deliveryWatchPolicy: configuration.deliveryWatch)
+            deliveryWatchPolicy: configuration.deliveryWatch,
+            replay: ReplayPlan(
+                mode: configuration.replayMode, retryLimit: configuration.replayRetryLimit,
+                retryDelay: configuration.replayRetryDelay))
         self.machine = machine
-        replay = ReplayPlan(
-            mode: configuration.replayMode, retryLimit: configuration.replayRetryLimit,
-            retryDelay: configuration.replayRetryDelay)
         broadcaster = Broadcaster(
             current: SessionSnapshot(state: machine.state, presentation: machine.presentation, failures: 0),
             buffering: .coalescing(SessionSnapshot.merging))
-        (submissions, submit) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
+        deadlines = DeadlineTimer(clock: self.clock)
+        (submissions, jobs) = AsyncStream.makeStream(of: Submission.self)
     }
 
     // MARK: - Observing
@@ -205,11 +200,12 @@ public actor Session {
         return current
     }
 
-    /// How many pieces of work the session is running now (connections, timers, checks, lookups,
-    /// polling, plays), besides following the network. Zero once ``run()`` has returned.
+    /// How many pieces of work the session is running now (connections, checks, lookups, polling, plays),
+    /// besides following the network and its deadline timer's loop (its timers are entries in that timer,
+    /// not work). Zero once ``run()`` has returned.
     public nonisolated var runningTasks: Int { registry.count(clientOnly: false) }
 
-    /// How many pieces of work the current client is running: its connection, timers, checks, health
+    /// How many pieces of work the current client is running: its connection, checks, health
     /// polling and plays. DISPOSE waits until this is zero before READY, so nothing of a disposed client is
     /// left running when the login form comes back.
     public nonisolated var runningClientTasks: Int { registry.count(clientOnly: true) }
@@ -230,14 +226,17 @@ public actor Session {
                 for await status in network.statuses() { await self.networkChanged(status) }
             }
             // The stream ends when this task is cancelled; cancelling it cancels every child too.
-            for await work in submissions { group.addTask(operation: work) }
+            for await submission in submissions {
+                group.addTask { await self.runJob(submission) }
+            }
             // While the children end, late reports may still arrive (the actor is reentrant); `stopping`
             // makes them change nothing and start nothing.
             stopping = true
-            submit.finish()
+            jobs.finish()
         }
         // Work submitted but never started holds nothing; forget it.
         registry.removeAll()
+        deadlines.cancelAll()
         broadcaster.finish()
         logger.debug("session stopped")
     }
@@ -397,9 +396,7 @@ public actor Session {
             break
         }
         if first.from == .connected {
-            if let renewal { renewal.cancel() }
-            renewal = nil
-            perform(replay.disconnected(after: first.cause))
+            deadlines.cancel(.renewal)
         }
         for transition in transitions {
             metrics.transition(transition)
@@ -415,7 +412,7 @@ public actor Session {
     }
 
     /// Performs one action of the machine.
-    private func perform(_ action: SessionAction) {
+    func perform(_ action: SessionAction) {
         switch action {
         case .authenticate(let credentials, let generation):
             connectingSince = clock.elapsed()
@@ -432,99 +429,139 @@ public actor Session {
         case .invalidateCaches:
             pendingCacheInvalidation = true
         case .armTimer(let timer):
-            arm(timer)
+            schedule(.timer(timer), after: timer.delay)
         case .cancelTimer(let id):
-            timers.removeValue(forKey: id)?.work.cancel()
+            deadlines.cancel(.timer(id))
         case .checkSession(let credentials, let check):
-            let work = Work(client: true)
-            start(work, racing: true) { [authenticator] in
-                let result: Result<SessionCheck, any Error>
-                do {
-                    result = .success(try await authenticator.checkSession(credentials))
-                } catch {
-                    result = .failure(error)
-                }
-                await self.sessionChecked(result, check: check)
-            }
+            submit(.checkSession(credentials, check: check), racing: true, client: true)
         case .startHealthPolling:
-            startHealthPolling()
+            guard health != nil else { return }
+            let id = makeID()
+            healthPolling = (id, submit(.pollHealth(id: id), racing: true, client: true))
         case .stopHealthPolling:
             healthPolling?.work.cancel()
             healthPolling = nil
         case .fetchAccountStanding(let userID, let lookup):
             // ERROR's lookup belongs to the client; the login screen's outlives DISPOSE, which it tailors.
-            let work = Work(client: machine.state == .error)
-            start(work, racing: true) { [authenticator] in
-                let standing = try? await authenticator.accountStanding(userID: userID)
-                await self.accountStandingFound(standing, lookup: lookup)
-            }
-        case .replaySignificantEvents(let generation):
-            connectedSince = (generation, clock.elapsed())
+            submit(.lookUpStanding(userID: userID, lookup: lookup), racing: true, client: machine.state == .error)
+        case .replaySignificantEvents:
             if let since = connectingSince { metrics.connected(after: clock.elapsed() - since) }
             connectingSince = nil
-            perform(replay.connected())
-            startRenewal()
+            // The plays follow as `.replay` actions of the same transition.
+            if let interval = configuration.subscriptionRenewal {
+                schedule(.renewal, after: interval)
+            }
         case .endSession(let credentials):
             // Not the client's: it outlives DISPOSE, and only the end of run() cancels it.
-            start(Work(client: false), racing: false) { [authenticator, logger] in
-                do {
-                    try await authenticator.endSession(credentials)
-                } catch {
-                    logger.info(
-                        "ending the session on the server failed", metadata: ["lifeline.error": "\(type(of: error))"])
-                }
-            }
+            submit(.endSession(credentials), racing: false, client: false)
         case .dispose:
-            perform(replay.reset())
+            deadlines.cancelAll()
             let running = registry.clientWork()
             for work in running { work.cancel() }
-            forgetClientWork()
+            liveConnection = nil
+            previousConnection = nil
+            connectionWork = nil
+            healthPolling = nil
             pendingCacheInvalidation = false
             connectingSince = nil
-            start(Work(client: false), racing: false) { [caches] in
-                for work in running { await work.ended() }
-                await caches?.discardCaches()
-                await self.disposed()
-            }
+            submit(.dispose(waitingFor: running), racing: false, client: false)
+        case .replay(let action):
+            perform(action)
         }
     }
 
     // MARK: - Work
 
-    /// Starts a piece of work in run()'s task group: raced against its cancellation when `racing`, or
-    /// left to end by itself (a connection ends through its own close). It is registered until it ends.
-    func start(_ work: Work, racing: Bool, _ body: @escaping @Sendable () async -> Void) {
+    /// Hands a job to run()'s task group: raced against its cancellation when `racing`, or left to end by
+    /// itself (a connection ends through its own close). It is registered until it ends.
+    ///
+    /// - Returns: The job's work: its cancellation token and its end.
+    /// A job that is not `counted` (the deadline timer's loop: one at most, by construction, like the
+    /// network's follower) is not in ``runningTasks``: the timers it serves are entries, not work.
+    @discardableResult
+    func submit(_ job: SessionJob, racing: Bool, client: Bool, counted: Bool = true) -> Work {
+        let work = Work(client: client)
         guard !stopping else {
             work.finish()
-            return
+            return work
         }
-        let id = makeID()
-        registry.insert(work, id: id)
-        let registry = registry
-        submit.yield {
-            if racing {
-                _ = await work.race(body)
-            } else {
-                await body()
-            }
-            // Unregistered before the end is announced, so whoever waits for it sees it gone.
-            registry.remove(id)
-            work.finish()
-        }
+        let id = counted ? makeID() : 0
+        if counted { registry.insert(work, id: id) }
+        jobs.yield(Submission(job: job, work: work, id: id, racing: racing))
+        return work
     }
 
-    /// Forgets the handles of the current client's work, which DISPOSE has stopped.
-    private func forgetClientWork() {
-        plays = [:]
-        playRetries = [:]
-        playDeadlines.removeAll()
-        playTimer = nil
-        renewal = nil
-        liveConnection = nil
-        previousConnection = nil
-        connectionWork = nil
-        timers = [:]
-        healthPolling = nil
+    /// Runs one job in its own child task of run()'s group, then unregisters it.
+    private nonisolated func runJob(_ submission: Submission) async {
+        let work = submission.work
+        if case .connection(let credentials, let generation, let checkingOnboarding, let invalidate, let previous) =
+            submission.job
+        {
+            // A connection's task lives as long as the connection: it skips `execute`, whose frame is sized
+            // for every other job, so an idle session's longest-lived task holds the smallest frames.
+            await runConnection(
+                credentials, generation: generation, checkingOnboarding: checkingOnboarding, invalidate: invalidate,
+                after: previous, work: work)
+        } else if submission.racing {
+            _ = await work.race { await self.execute(submission.job, work: work) }
+        } else {
+            await execute(submission.job, work: work)
+        }
+        // Unregistered before the end is announced, so whoever waits for it sees it gone.
+        if submission.id != 0 { registry.remove(submission.id) }
+        work.finish()
+    }
+
+    /// What one job does, off the actor; its reports come back through the actor's methods.
+    private nonisolated func execute(_ job: SessionJob, work: Work) async {
+        switch job {
+        case .connection:
+            preconditionFailure("a connection runs from runJob, not through execute")
+        case .checkSession(let credentials, let check):
+            let result: Result<SessionCheck, any Error>
+            do {
+                result = .success(try await authenticator.checkSession(credentials))
+            } catch {
+                result = .failure(error)
+            }
+            await sessionChecked(result, check: check)
+        case .lookUpStanding(let userID, let lookup):
+            let standing = try? await authenticator.accountStanding(userID: userID)
+            await accountStandingFound(standing, lookup: lookup)
+        case .endSession(let credentials):
+            do {
+                try await authenticator.endSession(credentials)
+            } catch {
+                logger.info(
+                    "ending the session on the server failed", metadata: ["lifeline.error": "\(type(of: error))"])
+            }
+        case .pollHealth(let id):
+            guard let health else { return }
+            while !Task.isCancelled {
+                let status = try? await health.status()
+                guard let interval = await healthAnswered(status, id: id) else { return }
+                let bounds = configuration.healthPollBounds
+                let bounded = min(max(interval, bounds.lowerBound), bounds.upperBound)
+                do { try await clock.sleepUntil(clock.elapsed() + bounded) } catch { return }
+            }
+        case .play(let play, let connection):
+            let succeeded: Bool
+            do {
+                try await connection.play(play.event)
+                succeeded = true
+            } catch {
+                succeeded = false
+            }
+            await playFinished(play.id, succeeded: succeeded)
+        case .runDeadlines:
+            await deadlines.run(endingWhenIdle: true) { due in await self.deadlinesPassed(due) }
+        case .dispose(let running):
+            for work in running { await work.ended() }
+            // No sleep of the disposed client is left on the clock when the login form comes back.
+            await deadlines.untilIdle()
+            await caches?.discardCaches()
+            await disposed()
+        }
     }
 
     // MARK: - Connections
@@ -532,47 +569,63 @@ public actor Session {
     private func startConnection(_ credentials: SessionCredentials, generation: UInt64, checkingOnboarding: Bool) {
         let invalidate = pendingCacheInvalidation
         pendingCacheInvalidation = false
-        let previous = previousConnection
-        let work = Work(client: true)
+        let work = submit(
+            .connection(
+                credentials, generation: generation, checkingOnboarding: checkingOnboarding, invalidate: invalidate,
+                previous: previousConnection),
+            racing: false, client: true)
         connectionWork = (generation, work)
         previousConnection = work
-        start(work, racing: false) { [connections, authenticator, caches] in
-            // The previous connection was closed; wait until it has really ended, so that two connections
-            // never overlap, not even for the moment a socket takes to close.
-            await previous?.ended()
-            guard !work.isCancelled, !Task.isCancelled else { return }
-            if invalidate { await caches?.invalidateCaches() }
-            if checkingOnboarding {
-                let answer = await work.race { () -> Result<Bool, any Error> in
-                    do {
-                        return .success(try await authenticator.needsOnboarding(credentials))
-                    } catch {
-                        return .failure(error)
-                    }
-                }
-                switch answer {
-                case nil:
-                    return  // closed while the check was in flight
-                case .success(true)?:
-                    await self.onboardingNeeded(generation: generation)
-                    return
-                case .success(false)?:
-                    break
-                case .failure(let end as SessionFailure)?:
-                    await self.connectionReported(.ended(end), generation: generation)
-                    return
-                case .failure(let error)?:
-                    let cause = TemporaryFailureCause(
-                        code: .requestFailed, message: "the onboarding check failed (\(type(of: error)))", cause: error)
-                    await self.connectionReported(.ended(.temporary(cause)), generation: generation)
-                    return
-                }
+    }
+
+    private nonisolated func runConnection(
+        _ credentials: SessionCredentials, generation: UInt64, checkingOnboarding: Bool, invalidate: Bool,
+        after previous: Work?, work: Work
+    ) async {
+        // The previous connection was closed; wait until it has really ended, so that two connections never
+        // overlap, not even for the moment a socket takes to close.
+        await previous?.ended()
+        guard !work.isCancelled, !Task.isCancelled else { return }
+        if invalidate { await caches?.invalidateCaches() }
+        if checkingOnboarding {
+            guard await onboardingChecked(credentials, generation: generation, work: work) else { return }
+        }
+        let connection = connections.makeConnection(for: credentials, generation: generation)
+        guard work.attach(connection) else { return }  // closed while it was being made
+        await connectionMade(connection, generation: generation)
+        await connection.run { event in await self.connectionReported(event, generation: generation) }
+        await connectionReturned(generation: generation)
+    }
+
+    /// LOGGING_IN's onboarding check, in a frame of its own that ends before the connection runs.
+    ///
+    /// - Returns: Whether the connection is to be made (no onboarding needed, and not closed meanwhile).
+    private nonisolated func onboardingChecked(
+        _ credentials: SessionCredentials, generation: UInt64, work: Work
+    ) async -> Bool {
+        let answer = await work.race { [authenticator] () -> Result<Bool, any Error> in
+            do {
+                return .success(try await authenticator.needsOnboarding(credentials))
+            } catch {
+                return .failure(error)
             }
-            let connection = connections.makeConnection(for: credentials, generation: generation)
-            guard work.attach(connection) else { return }  // closed while it was being made
-            await self.connectionMade(connection, generation: generation)
-            await connection.run { event in await self.connectionReported(event, generation: generation) }
-            await self.connectionReturned(generation: generation)
+        }
+        switch answer {
+        case nil:
+            return false  // closed while the check was in flight
+        case .success(true)?:
+            await onboardingNeeded(generation: generation)
+            return false
+        case .success(false)?:
+            return true
+        case .failure(let end as SessionFailure)?:
+            await connectionReported(.ended(end), generation: generation)
+            return false
+        case .failure(let error)?:
+            let cause = TemporaryFailureCause(
+                code: .requestFailed, message: "the onboarding check failed (\(type(of: error)))", cause: error)
+            await connectionReported(.ended(.temporary(cause)), generation: generation)
+            return false
         }
     }
 
@@ -584,77 +637,57 @@ public actor Session {
         case .opened, .authenticated:
             break
         case .ready:
-            apply(machine.connectionReady(generation: generation, using: &random))
+            apply(machine.connectionReady(generation: generation, at: clock.elapsed(), using: &random))
         case .ended(let end):
-            apply(
-                machine.connectionEnded(
-                    end, generation: generation, connectedFor: connectedFor(generation), using: &random))
+            apply(machine.connectionEnded(end, generation: generation, at: clock.elapsed(), using: &random))
         }
     }
 
     /// A connection's `run` returned; if it is still the live one it ended without saying why.
     private func connectionReturned(generation: UInt64) {
         logger.debug("connection returned", metadata: ["lifeline.generation": "\(generation)"])
+        // A superseded connection returning is its normal end, not a stale report: the machine is not asked.
         guard machine.liveGeneration == generation else { return }
         let cause = TemporaryFailureCause(code: .socketDropped, message: "the connection ended without a reason")
-        apply(
-            machine.connectionEnded(
-                .temporary(cause), generation: generation, connectedFor: connectedFor(generation), using: &random))
-    }
-
-    /// How long connection `generation` has been in CONNECTED, if it got there: a fact for the machine's
-    /// failure count, which a connection shorter than the stability window does not reset.
-    private func connectedFor(_ generation: UInt64) -> Duration? {
-        guard let since = connectedSince, since.generation == generation else { return nil }
-        return clock.elapsed() - since.time
+        apply(machine.connectionEnded(.temporary(cause), generation: generation, at: clock.elapsed(), using: &random))
     }
 
     private func onboardingNeeded(generation: UInt64) {
         apply(machine.onboardingNeeded(generation: generation, using: &random))
     }
 
-    // MARK: - Timers, checks and lookups
+    // MARK: - Deadlines, checks and lookups
 
-    private func arm(_ timer: SessionTimer) {
-        let work = Work(client: true)
-        let deadline = clock.elapsed() + timer.delay
-        timers[timer.id] = (work, deadline, timer.purpose)
-        start(work, racing: true) { [clock] in
-            do { try await clock.sleepUntil(deadline) } catch { return }
-            await self.timerFired(timer.id)
+    /// Schedules a deadline `delay` from now, starting the deadline timer's loop in run()'s group when none
+    /// runs: a session with no deadline holds no task for them.
+    func schedule(_ deadline: SessionDeadline, after delay: Duration) {
+        if deadlines.schedule(deadline, at: clock.elapsed() + delay) {
+            submit(.runDeadlines, racing: false, client: false, counted: false)
         }
     }
 
-    private func timerFired(_ id: UInt64) {
-        guard let timer = timers.removeValue(forKey: id) else {
-            // The timer was cancelled after it had already fired.
-            metrics.staleEvent()
-            return
+    /// The session's deadline timer reached these deadlines: each is reported to the machine or the plan
+    /// that armed it, which ignores one it no longer waits for.
+    private func deadlinesPassed(_ due: [SessionDeadline]) {
+        guard !stopping else { return }
+        for deadline in due {
+            switch deadline {
+            case .timer(let timer):
+                let output = machine.timerFired(timer.id, at: clock.elapsed(), using: &random)
+                if case .retry = timer.purpose, output != .ignored { metrics.retryFired() }
+                apply(output)
+            case .playTimeout(let id):
+                playEnded(machine.playTimedOut(id))
+            case .playRetry(let id):
+                for action in machine.playRetryDue(id) { perform(action) }
+            case .renewal:
+                renewSubscriptions()
+            }
         }
-        if case .retry = timer.purpose { metrics.retryFired() }
-        let age = machine.liveGeneration.flatMap(connectedFor)
-        apply(machine.timerFired(id, connectedFor: age, using: &random))
     }
 
     private func sessionChecked(_ result: Result<SessionCheck, any Error>, check: UInt64) {
         apply(machine.sessionChecked(result, check: check, using: &random))
-    }
-
-    private func startHealthPolling() {
-        guard let health else { return }
-        let id = makeID()
-        let work = Work(client: true)
-        healthPolling = (id, work)
-        let configuration = configuration
-        start(work, racing: true) { [clock] in
-            while !Task.isCancelled {
-                let status = try? await health.status()
-                guard let interval = await self.healthAnswered(status, id: id) else { return }
-                let bounds = configuration.healthPollBounds
-                let bounded = min(max(interval, bounds.lowerBound), bounds.upperBound)
-                do { try await clock.sleepUntil(clock.elapsed() + bounded) } catch { return }
-            }
-        }
     }
 
     /// Records a health answer; returns the poll interval to wait, or `nil` when polling stopped.
@@ -685,12 +718,14 @@ public actor Session {
     // MARK: - Bookkeeping
 
     func publish(transitions: [SessionTransition]) {
-        let retry = timers.values.first { if case .retry = $0.purpose { true } else { false } }
+        let retry = deadlines.first { deadline in
+            if case .timer(let timer) = deadline, case .retry = timer.purpose { true } else { false }
+        }
         var snapshot = SessionSnapshot(
             state: machine.state, presentation: machine.presentation, failures: machine.failures,
             nextRetry: retry?.deadline, network: machine.isDeviceOnline ? .online : .offline,
-            significantEvents: replay.record, replayFailures: replay.failures,
-            unsupportedEvents: replay.unsupportedEvents,
+            significantEvents: machine.replay.record, replayFailures: machine.replay.failures,
+            unsupportedEvents: machine.replay.unsupportedEvents,
             lastError: lastError, transitions: transitions,
             time: clock.elapsed())
         snapshot.isConfirmingSession = machine.isConfirmingSession

@@ -1,13 +1,13 @@
 import Synchronization
 
-/// One piece of a session's work running in ``Session/run()``'s task group — a connection, a timer, a
-/// check, a lookup, a play — with the two handles a structured task lacks: a way to stop it early and a
-/// way to wait until it has ended.
+/// One piece of a session's work running in ``Session/run()``'s task group — a connection, a check, a
+/// lookup, health polling, a play (a timer is an entry in the session's `DeadlineTimer`, not work) — with
+/// the two handles a structured task lacks: a way to stop it early and a way to wait until it has ended.
 ///
 /// Stopping uses no `Task` handle: work that may be stopped runs inside ``race(_:)``, whose body is
 /// cancelled when ``cancel()`` is called (the pattern of postgres-nio's timer cancellation tokens); a
 /// connection is closed through its own ``SessionConnection/close()`` (``attach(_:)``).
-final class Work: Sendable {
+package final class Work: Sendable {
     private struct State {
         var cancelled = false
         var ended = false
@@ -21,16 +21,16 @@ final class Work: Sendable {
     let isClientWork: Bool
     private let state = Mutex(State())
 
-    init(client: Bool) {
+    package init(client: Bool) {
         isClientWork = client
     }
 
     /// Whether ``cancel()`` was called.
-    var isCancelled: Bool { state.withLock { $0.cancelled } }
+    package var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     /// Stops the work: a ``race(_:)`` in progress ends with `nil`, an attached connection is closed, and a
     /// connection attached later is closed at once.
-    func cancel() {
+    package func cancel() {
         let (waiters, connection) = state.withLock { state in
             guard !state.cancelled else {
                 return ([CheckedContinuation<Void, Never>](), nil as (any SessionConnection)?)
@@ -44,7 +44,7 @@ final class Work: Sendable {
     }
 
     /// Records that the work has ended: every ``ended()`` returns.
-    func finish() {
+    package func finish() {
         let waiters = state.withLock { state in
             state.ended = true
             state.connection = nil
@@ -57,7 +57,7 @@ final class Work: Sendable {
     /// Attaches the connection the work runs, so that ``cancel()`` closes it.
     ///
     /// - Returns: `false` when the work was cancelled already: the connection is not to be run.
-    func attach(_ connection: any SessionConnection) -> Bool {
+    package func attach(_ connection: any SessionConnection) -> Bool {
         state.withLock { state in
             guard !state.cancelled else { return false }
             state.connection = connection
@@ -69,7 +69,7 @@ final class Work: Sendable {
     ///
     /// - Returns: What `body` returned, or `nil` when the work was cancelled first (then `body`'s task was
     ///   cancelled and has ended).
-    func race<Value: Sendable>(_ body: @escaping @Sendable () async -> Value) async -> Value? {
+    package func race<Value: Sendable>(_ body: @escaping @Sendable () async -> Value) async -> Value? {
         await withTaskGroup(of: Value?.self) { group in
             group.addTask { await body() }
             group.addTask {
@@ -83,7 +83,7 @@ final class Work: Sendable {
     }
 
     /// Returns once ``finish()`` was called, or when the waiting task is cancelled.
-    func ended() async {
+    package func ended() async {
         await wait(forEnd: true)
     }
 
@@ -114,51 +114,6 @@ final class Work: Sendable {
         } onCancel: {
             let waiter = state.withLock { state in
                 forEnd ? state.endWaiters.removeValue(forKey: id) : state.cancellationWaiters.removeValue(forKey: id)
-            }
-            waiter?.resume()
-        }
-    }
-}
-
-/// A wake-up call for one waiting task: ``wait()`` returns once ``signal()`` was called since the last
-/// wait (or at once if it was), or when the waiting task is cancelled.
-final class Wakeup: Sendable {
-    private struct State {
-        var signalled = false
-        var waiter: CheckedContinuation<Void, Never>?
-    }
-
-    private let state = Mutex(State())
-
-    func signal() {
-        let waiter = state.withLock { state in
-            guard let waiter = state.waiter else {
-                state.signalled = true
-                return nil as CheckedContinuation<Void, Never>?
-            }
-            state.waiter = nil
-            return waiter
-        }
-        waiter?.resume()
-    }
-
-    func wait() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state in
-                    if state.signalled || Task.isCancelled {
-                        state.signalled = false
-                        return true
-                    }
-                    state.waiter = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state in
-                defer { state.waiter = nil }
-                return state.waiter
             }
             waiter?.resume()
         }

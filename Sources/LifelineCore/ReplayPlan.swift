@@ -124,6 +124,8 @@ public struct ReplayPlan: Sendable {
     public mutating func connected() -> [ReplayAction] {
         isConnected = true
         lastPlayed = nil
+        // Nothing recorded or waiting (most connections of most sessions): nothing to rebuild or allocate.
+        if record.isEmpty && queue.isEmpty { return [] }
         let waiting = queue.filter { !$0.isReplay }
         let replays = record.filter { !unsupportedKinds.contains($0.kind) }.map { event -> Play in
             nextID &+= 1
@@ -143,6 +145,8 @@ public struct ReplayPlan: Sendable {
     ///   nothing.
     public mutating func disconnected(after cause: SessionFailure? = nil) -> [ReplayAction] {
         isConnected = false
+        // Nothing played, in flight, waiting or queued: nothing to cancel, keep or blame.
+        if lastPlayed == nil && inFlight.isEmpty && waiting.isEmpty && queue.isEmpty { return [] }
         var actions =
             inFlight.map { ReplayAction.cancelTimeout($0.id) } + waiting.map { ReplayAction.cancelRetry($0.id) }
         let kept = (inFlight + waiting).filter { !$0.isReplay } + queue.filter { !$0.isReplay }

@@ -42,8 +42,13 @@ public enum SessionAction: Sendable, Hashable {
     /// ``SessionMachine/accountStandingReceived(_:lookup:)`` with this lookup's id.
     case fetchAccountStanding(userID: String, lookup: UInt64)
 
-    /// CONNECTED entry: replay the significant events (subscriptions…) on connection `generation`.
+    /// CONNECTED entry on connection `generation`: the replay of significant events (subscriptions…) starts
+    /// with the ``replay(_:)`` actions that follow it.
     case replaySignificantEvents(generation: UInt64)
+
+    /// What the machine's replay plan (``SessionMachine/replay``) asks: a play, a play's timeout or retry
+    /// timer armed or disarmed, a failure to show. One action type for the machine and its sub-machine.
+    case replay(ReplayAction)
 
     /// A user's LOGOUT: end the session on the server too (best effort; the lifecycle does not wait).
     case endSession(SessionCredentials)

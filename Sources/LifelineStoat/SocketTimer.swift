@@ -1,6 +1,5 @@
 import Lifeline
 import LifelineCore
-import Synchronization
 
 /// What a ``SocketTimer`` wakes: a connection whose ``Heartbeat`` named a deadline.
 protocol SocketTimerTarget: AnyObject, Sendable {
@@ -8,78 +7,50 @@ protocol SocketTimerTarget: AnyObject, Sendable {
     func deadlineReached(at now: Duration)
 }
 
-/// The one timer of every socket of a ``StoatConnectionFactory``: a heap of their deadlines
-/// (`LifelineCore`'s `ExpiryQueue`) and a single sleep, on the session's clock, until the earliest.
+/// The one timer of every socket of a ``StoatConnectionFactory``: their deadlines in one `DeadlineTimer`
+/// (`Lifeline`'s "sleep until the earliest deadline, re-arm when it moves"), on the session's clock.
 ///
 /// A connection hands it the deadline its ``Heartbeat`` names (``schedule(_:at:)``); when a deadline
 /// passes, the timer pops every connection due and calls ``SocketTimerTarget/deadlineReached(at:)`` on each,
-/// which writes its Ping or aborts its socket. So a connection costs a heap entry, not a task: the sleep is
-/// one short-lived task for the whole factory, re-armed only when the earliest deadline moves, and none
-/// at all while no connection is open. See the LifelineStoat catalog's "The socket's timers".
+/// which writes its Ping or aborts its socket. So a connection costs a heap entry, not a task: the factory's
+/// one loop sleeps for the earliest deadline, and runs only while a connection holds one. See the
+/// LifelineStoat catalog's "The socket's timers".
+///
+/// The loop is the one task in the library that no task group owns: the factory is shared by every session
+/// whose task runs one of its sockets, and has no `run()` of its own to be the loop's parent. It ends by
+/// itself once no socket holds a deadline (the NIO sockets could use their event loop's `scheduleTask`
+/// instead; the tests drive these timers with the test clock, so they stay on the injected clock).
 final class SocketTimer: Sendable {
     private struct Entry: Identifiable, Sendable {
         let id: ObjectIdentifier
         let connection: any SocketTimerTarget
     }
 
-    private struct State {
-        var queue = ExpiryQueue<Entry>()
-        /// The armed sleep: its number, the deadline it sleeps until, and its task.
-        var sleep: (id: UInt64, deadline: Duration, task: Task<Void, Never>)?
-        var lastSleep: UInt64 = 0
-    }
-
     private let clock: SessionClock
-    private let state = Mutex(State())
+    private let deadlines: DeadlineTimer<Entry>
 
     init(clock: SessionClock) {
         self.clock = clock
+        deadlines = DeadlineTimer(clock: clock)
     }
 
     /// How many connections hold a deadline.
-    var count: Int { state.withLock { $0.queue.count } }
+    var count: Int { deadlines.count }
 
-    /// Sets when `connection` is to be woken, or forgets it (`nil`), and re-arms the sleep if the earliest
-    /// deadline moved.
+    /// Sets when `connection` is to be woken, or forgets it (`nil`); the loop re-arms if the earliest
+    /// deadline moved, and starts when none runs.
     func schedule(_ connection: some SocketTimerTarget, at deadline: Duration?) {
-        state.withLock { state in
-            let id = ObjectIdentifier(connection)
-            if let deadline {
-                state.queue.insert(Entry(id: id, connection: connection), expiresAt: deadline)
-            } else {
-                state.queue.remove(id)
+        let id = ObjectIdentifier(connection)
+        guard let deadline else {
+            deadlines.cancel(id)
+            return
+        }
+        guard deadlines.schedule(Entry(id: id, connection: connection), at: deadline) else { return }
+        Task { [deadlines, clock] in
+            await deadlines.run(endingWhenIdle: true) { due in
+                let now = clock.elapsed()
+                for entry in due { entry.connection.deadlineReached(at: now) }
             }
-            rearm(&state)
         }
-    }
-
-    /// Sleeps until the earliest deadline, cancelling a sleep for another one. Cancelling a task runs its
-    /// sleep's cancellation at once, so a test clock never sees a stale sleep.
-    private func rearm(_ state: inout State) {
-        let earliest = state.queue.earliestDeadline
-        guard state.sleep?.deadline != earliest else { return }
-        state.sleep?.task.cancel()
-        state.sleep = nil
-        guard let earliest else { return }
-        state.lastSleep &+= 1
-        let id = state.lastSleep
-        let task = Task { [clock, weak self] in
-            do { try await clock.sleepUntil(earliest) } catch { return }
-            self?.fire(id)
-        }
-        state.sleep = (id, earliest, task)
-    }
-
-    private func fire(_ id: UInt64) {
-        let now = clock.elapsed()
-        let due: [Entry] = state.withLock { state in
-            // A sleep superseded just as it ended.
-            guard state.sleep?.id == id else { return [] }
-            state.sleep = nil
-            let due = state.queue.popDue(at: now)
-            rearm(&state)
-            return due
-        }
-        for entry in due { entry.connection.deadlineReached(at: now) }
     }
 }

@@ -1,3 +1,4 @@
+import LifelineCLIOutput
 import LifelineCore
 import Testing
 

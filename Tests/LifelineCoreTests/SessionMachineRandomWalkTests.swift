@@ -8,10 +8,13 @@ struct SessionMachineRandomWalkTests {
     /// timers, network changes, account lookups, health answers — each about a live or a stale id.
     static func randomStep(
         _ machine: inout SessionMachine, _ random: inout SeededRandomNumberGenerator, tickets: UInt64,
-        fired: inout UInt64?, age: inout Duration?
+        fired: inout UInt64?, age: inout Duration?, firedRetry: inout UInt64?
     ) -> SessionMachine.Output? {
         let anyTicket = UInt64.random(in: 0...(tickets + 1), using: &random)
-        switch Int.random(in: 0..<26, using: &random) {
+        // A play the plan waits for (in flight or for its retry), or one it does not.
+        let plays = machine.replay.inFlight.map(\.id) + machine.replay.waiting.map(\.id)
+        let anyPlay = Bool.random(using: &random) ? plays.randomElement(using: &random) ?? 0 : 0
+        switch Int.random(in: 0..<30, using: &random) {
         case 0: return machine.networkChanged(isOnline: Bool.random(using: &random), using: &random)
         case 1:
             machine.accountStandingReceived(AccountStanding.allCases.randomElement(using: &random), lookup: anyTicket)
@@ -48,6 +51,20 @@ struct SessionMachineRandomWalkTests {
                 "k\(Int.random(in: 0..<3, using: &random))", generation: generation, using: &random)
         case 13:
             return machine.deliverySeen("k\(Int.random(in: 0..<3, using: &random))")
+        case 14:
+            // The app asks for a subscription, its opposite, or typing; the plan is the machine's sub-machine.
+            let kind = [SignificantEvent.Kind.subscribe, .subscribe, .unsubscribe, .beginTyping]
+                .randomElement(using: &random)!
+            let event = SignificantEvent(kind, "s\(Int.random(in: 0..<3, using: &random))")
+            return .updated(actions: machine.requested(event, playable: kind != .unsubscribe))
+        case 15:
+            return .updated(actions: machine.playAnswered(anyPlay, succeeded: Bool.random(using: &random)))
+        case 16:
+            if Bool.random(using: &random) { return .updated(actions: machine.playTimedOut(anyPlay)) }
+            firedRetry = anyPlay
+            return .updated(actions: machine.playRetryDue(anyPlay))
+        case 17:
+            return .updated(actions: machine.renew(.subscribe, limit: 5))
         default:
             let kind = SessionEvent.Kind.allCases.randomElement(using: &random)!
             let event: SessionEvent =
@@ -73,14 +90,21 @@ struct SessionMachineRandomWalkTests {
             var lastGeneration: UInt64 = 0
             // The count the live connection entered CONNECTED with.
             var countBeforeConnected = 0
+            // The plays' timeouts and retry timers armed, by play id.
+            var playTimeouts: Set<UInt64> = []
+            var playRetries: Set<UInt64> = []
             for step in 0..<200 {
                 let before = machine.state
                 let failuresBefore = machine.failures
                 var fired: UInt64?
                 var age: Duration?
+                var firedRetry: UInt64?
                 guard
-                    let output = Self.randomStep(&machine, &random, tickets: tickets, fired: &fired, age: &age)
+                    let output = Self.randomStep(
+                        &machine, &random, tickets: tickets, fired: &fired, age: &age, firedRetry: &firedRetry)
                 else { continue }
+                // A retry timer that fired is gone, whether or not the plan still waited for it.
+                if let firedRetry { playRetries.remove(firedRetry) }
 
                 let context = "seed \(seed), step \(step), \(before) → \(machine.state)"
                 var state = before
@@ -142,10 +166,27 @@ struct SessionMachineRandomWalkTests {
                         polling = false
                     case .replaySignificantEvents(let g):
                         #expect(live == [g], "replay on a connection that is not live: \(context)")
+                    case .replay(.play(let play)):
+                        #expect(machine.state == .connected && live.count == 1, "a play off CONNECTED: \(context)")
+                        #expect(playTimeouts.insert(play.id).inserted, "a play sent twice: \(context)")
+                    case .replay(.cancelTimeout(let id)):
+                        playTimeouts.remove(id)
+                    case .replay(.armRetry(let id, _)):
+                        #expect(playRetries.insert(id).inserted, "a retry armed twice: \(context)")
+                    case .replay(.cancelRetry(let id)):
+                        #expect(playRetries.remove(id) != nil, "cancelled an unarmed retry: \(context)")
+                    case .replay(.surface), .replay(.unsupported):
+                        break
                     case .invalidateCaches, .endSession, .dispose:
                         break
                     }
                 }
+                // Every play the plan waits for has its timeout or its retry timer armed, and nothing else is.
+                #expect(playTimeouts == Set(machine.replay.inFlight.map(\.id)), "play timeouts: \(context)")
+                #expect(playRetries == Set(machine.replay.waiting.map(\.id)), "play retries: \(context)")
+                #expect(
+                    machine.replay.isConnected == (machine.state == .connected),
+                    "the plan plays in CONNECTED: \(context)")
                 // A timer that fired and was acted on is gone.
                 if let fired, output != .ignored { timers[fired] = nil }
                 if machine.state == .connected {

@@ -38,6 +38,52 @@ struct SessionMachineStabilityTests {
         #expect(output.actions.contains(retryTimer(id: 3, failures: 1, delay: .seconds(1))))
     }
 
+    @Test("told the time, the machine measures a connection's age from its own record of CONNECTED")
+    func ageFromTheMachinesRecord() {
+        for (endedAt, count) in [(Duration.seconds(129), 3), (.seconds(130), 1)] {
+            let story = Story(in: .connecting)
+            for _ in 0..<2 {
+                story.ended(dropped)
+                story.send(.retry)
+            }
+            let generation = story.machine.liveGeneration ?? 0
+            let ready = story.machine.connectionReady(generation: generation, at: .seconds(100), using: &story.random)
+            #expect(ready.transitions.map(\.to) == [.connected])
+            #expect(story.machine.connectedAt == .seconds(100))
+            #expect(story.machine.connectedFor(at: .seconds(110)) == .seconds(10))
+            let output = story.machine.connectionEnded(
+                dropped, generation: generation, at: endedAt, using: &story.random)
+            #expect(output.transitions.map(\.failures) == [count], "ended at \(endedAt)")
+            #expect(story.machine.connectedAt == nil, "forgotten on leaving CONNECTED")
+            #expect(story.machine.connectedFor(at: endedAt) == nil)
+        }
+    }
+
+    @Test("a superseded connection's ready report records nothing, and a delivery deadline is aged the same way")
+    func ageOfStaleAndTimers() {
+        let story = connected(after: 2)
+        let live = story.machine.liveGeneration ?? 0
+        #expect(story.machine.connectionReady(generation: live &+ 5, at: .seconds(1), using: &story.random) == .ignored)
+        #expect(story.machine.connectedAt == nil, "the story connected without saying when")
+        for (firedAt, count) in [(Duration.seconds(60), 3), (.seconds(90), 1)] {
+            let story = Story(in: .connecting)
+            for _ in 0..<2 {
+                story.ended(dropped)
+                story.send(.retry)
+            }
+            let generation = story.machine.liveGeneration ?? 0
+            _ = story.machine.connectionReady(
+                generation: generation, at: .seconds(50), using: &story.random)
+            let watch = story.machine.deliveryExpected("k", generation: generation, using: &story.random)
+            guard case .armTimer(let timer)? = watch.actions.first else {
+                Issue.record("no delivery timer: \(watch)")
+                return
+            }
+            let fired = story.machine.timerFired(timer.id, at: firedAt, using: &story.random)
+            #expect(fired.transitions.map(\.failures) == [count], "fired at \(firedAt), CONNECTED at 50 s")
+        }
+    }
+
     @Test("an end of unknown age (the event API) keeps the specification's count")
     func unknownAgeResets() {
         let story = connected(after: 2)

@@ -32,14 +32,15 @@ final class Harness: Sendable {
 
     init(
         policy: RetryPolicy = .spec, seed: UInt64 = 9, healthThreshold: Int = 3, polling: Bool = true,
-        metrics: (any MetricsFactory)? = nil
+        renewal: Duration? = nil, metrics: (any MetricsFactory)? = nil
     ) {
         self.policy = policy
         self.seed = seed
         session = Session(
             connections: connections, authenticator: authenticator, health: polling ? health : nil, caches: caches,
             network: network, clock: clock, random: SeededRandomNumberGenerator(seed: seed),
-            configuration: Session.Configuration(retryPolicy: policy, healthThreshold: healthThreshold),
+            configuration: Session.Configuration(
+                retryPolicy: policy, healthThreshold: healthThreshold, subscriptionRenewal: renewal),
             metrics: metrics)
         recorder = SnapshotRecorder(session.states)
         let session = session

@@ -56,7 +56,8 @@ final class CatchUpEngine: Sendable {
     /// cancelled when the session leaves it.
     func run(states: SessionStates) async {
         await withDiscardingTaskGroup { group in
-            var current: Task<Void, Never>?
+            // The running catch-up's cancellation token: each is a child of this group, stopped early by it.
+            var current: Work?
             for await snapshot in states {
                 for transition in snapshot.transitions {
                     if transition.from == .connected, transition.to != .connected {
@@ -66,9 +67,9 @@ final class CatchUpEngine: Sendable {
                     if transition.to == .connected, policy.isEnabled {
                         current?.cancel()
                         let generation = cache.read { $0.generation }
-                        let task = Task { await self.catchUp(generation: generation) }
-                        current = task
-                        group.addTask { await task.value }
+                        let work = Work(client: false)
+                        current = work
+                        group.addTask { _ = await work.race { await self.catchUp(generation: generation) } }
                     }
                 }
             }

@@ -294,7 +294,7 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
         /// Every item was handled: so many messages of so many bytes.
         case handled(messages: Int, bytes: Int)
         /// The socket said it ended, so: the connection's end.
-        case ended(ConnectionEnd)
+        case ended(SessionFailure)
     }
 
     private func handle(

@@ -1,0 +1,217 @@
+internal import LifelineCore
+import Synchronization
+
+/// The one "sleep until the earliest deadline, re-arm when it moves" of the package: an `ExpiryQueue` of
+/// deadlines and one loop, ``run(_:)``, that its owner runs as a child of its own task group.
+///
+/// Changes (``schedule(_:at:)``, ``cancel(_:)``, ``cancelAll()``) take a lock and never wait: they may come
+/// from an actor, a socket's event loop or any task. The loop sleeps on the owner's clock until the earliest
+/// deadline, in one short child task; when a change moves the earliest deadline (earlier or later) the
+/// sleep is cancelled and the loop re-arms for the new one, so a test clock's ``nextSleep``-style handshake
+/// always sees the sleep that matters. When the sleep ends, everything due is popped and handed to the
+/// loop's handler, earliest first. With nothing scheduled the loop holds no child task and no sleep.
+///
+/// So an owner's timers cost a heap entry each, not a task: `Session`'s retry, check and delivery timers,
+/// its plays' timeouts and retries and its subscription renewal are entries in one such timer. An owner
+/// with many idle instances (a bot's sessions) runs the loop only while something is scheduled
+/// (``run(endingWhenIdle:_:)`` with `true`): ``schedule(_:at:)`` says when a loop must be started, and an
+/// instance with no deadline holds no task for its timer at all.
+package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable where Element.ID: Sendable {
+    private struct State {
+        var queue = ExpiryQueue<Element>()
+        /// The deadline the loop sleeps until now (`nil`: it waits for one).
+        var armed: Duration?
+        /// The loop's round: a sleep that ends wakes only the round that armed it.
+        var round: UInt64 = 0
+        /// Set when the loop must look again: the earliest deadline moved, or its sleep ended.
+        var woken = false
+        var waiter: CheckedContinuation<Void, Never>?
+        /// Tasks waiting until the loop sleeps for nothing (``untilIdle()``).
+        var idleWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter = 0
+        /// How many times the loop armed a sleep.
+        var sleepsArmed = 0
+        /// Whether a loop runs, or was asked to start (``schedule(_:at:)`` returned `true`).
+        var looping = false
+    }
+
+    private let clock: SessionClock
+    private let state = Mutex(State())
+
+    /// Creates a timer with nothing scheduled, sleeping on `clock`.
+    package init(clock: SessionClock) {
+        self.clock = clock
+    }
+
+    // MARK: - Reading
+
+    /// How many deadlines are scheduled.
+    package var count: Int { state.withLock { $0.queue.count } }
+
+    /// The earliest scheduled deadline, or `nil`.
+    package var earliestDeadline: Duration? { state.withLock { $0.queue.earliestDeadline } }
+
+    /// The deadline scheduled for `id`, or `nil`.
+    package func deadline(of id: Element.ID) -> Duration? { state.withLock { $0.queue.deadline(of: id) } }
+
+    /// The first scheduled element (in no particular order) that satisfies `predicate`, with its deadline.
+    package func first(where predicate: (Element) -> Bool) -> (element: Element, deadline: Duration)? {
+        state.withLock { state in
+            state.queue.unordered.first { predicate($0.element) }
+        }
+    }
+
+    /// How many times the loop has armed a sleep: once per move of the earliest deadline.
+    package var sleepsArmed: Int { state.withLock { $0.sleepsArmed } }
+
+    // MARK: - Changing what is scheduled
+
+    /// Schedules `element` at `deadline`, or moves it there when one with its id is scheduled.
+    ///
+    /// - Returns: Whether no loop runs: the owner is to start one (``run(endingWhenIdle:_:)``) in its group.
+    @discardableResult
+    package func schedule(_ element: Element, at deadline: Duration) -> Bool {
+        let (waiter, start) = state.withLock { state in
+            state.queue.insert(element, expiresAt: deadline)
+            let start = !state.looping
+            state.looping = true
+            return (Self.wakeIfMoved(&state), start)
+        }
+        waiter?.resume()
+        return start
+    }
+
+    /// Forgets the deadline of `id`.
+    ///
+    /// - Returns: The element, when it was scheduled.
+    @discardableResult
+    package func cancel(_ id: Element.ID) -> Element? {
+        let (element, waiter) = state.withLock { state in
+            let removed = state.queue.remove(id)?.element
+            return (removed, removed == nil ? nil : Self.wakeIfMoved(&state))
+        }
+        waiter?.resume()
+        return element
+    }
+
+    /// Forgets every deadline.
+    package func cancelAll() {
+        let waiter = state.withLock { state in
+            state.queue.removeAll()
+            return Self.wakeIfMoved(&state)
+        }
+        waiter?.resume()
+    }
+
+    /// Wakes the loop when the earliest deadline is no longer the one it sleeps for.
+    private static func wakeIfMoved(_ state: inout State) -> CheckedContinuation<Void, Never>? {
+        guard state.queue.earliestDeadline != state.armed else { return nil }
+        state.woken = true
+        defer { state.waiter = nil }
+        return state.waiter
+    }
+
+    // MARK: - The loop
+
+    /// Sleeps until the earliest deadline, hands what is due to `fire` (earliest first), and again, until
+    /// the calling task is cancelled — or, `endingWhenIdle`, until nothing is scheduled. Run it as a child
+    /// of the owner's task group: once, or (`endingWhenIdle`) whenever ``schedule(_:at:)`` asks for it.
+    ///
+    /// - Parameters:
+    ///   - endingWhenIdle: Whether the loop returns when nothing is scheduled, rather than waiting.
+    ///   - fire: Called with the elements due, no longer scheduled; the loop waits for it before it re-arms.
+    package func run(endingWhenIdle: Bool = false, _ fire: @Sendable ([Element]) async -> Void) async {
+        state.withLock { $0.looping = true }
+        while !Task.isCancelled {
+            let (deadline, round, idle, ends) = state.withLock { state in
+                state.round &+= 1
+                state.woken = false
+                state.armed = state.queue.earliestDeadline
+                if state.armed != nil { state.sleepsArmed += 1 }
+                var idle: [CheckedContinuation<Void, Never>] = []
+                if state.armed == nil {
+                    idle = Array(state.idleWaiters.values)
+                    state.idleWaiters = [:]
+                }
+                let ends = endingWhenIdle && state.armed == nil
+                if ends { state.looping = false }
+                return (state.armed, state.round, idle, ends)
+            }
+            for waiter in idle { waiter.resume() }
+            if ends { return }
+            if let deadline {
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { [clock] in
+                        do { try await clock.sleepUntil(deadline) } catch { return }
+                        self.sleepEnded(round: round)
+                    }
+                    await self.untilWoken()
+                    // The sleep is cancelled at once (a test clock drops it before this returns).
+                    group.cancelAll()
+                }
+            } else {
+                await untilWoken()
+            }
+            let due = state.withLock { $0.queue.popDue(at: clock.elapsed()) }
+            if !due.isEmpty { await fire(due) }
+        }
+        let idle = state.withLock { state in
+            state.armed = nil
+            state.looping = false
+            defer { state.idleWaiters = [:] }
+            return Array(state.idleWaiters.values)
+        }
+        for waiter in idle { waiter.resume() }
+    }
+
+    /// Returns once the loop has nothing to sleep for (it has seen every deadline cancelled), at once when it
+    /// sleeps for nothing now, or when the waiting task is cancelled: what waits until no sleep of the
+    /// owner is left on its clock.
+    package func untilIdle() async {
+        let id = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state in
+                    if (state.armed == nil && !state.woken) || Task.isCancelled { return true }
+                    state.idleWaiters[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.idleWaiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+
+    private func sleepEnded(round: UInt64) {
+        let waiter = state.withLock { state in
+            guard state.round == round else { return nil as CheckedContinuation<Void, Never>? }
+            state.woken = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns once the loop was woken since its round began, or when the loop's task is cancelled.
+    private func untilWoken() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state in
+                    if state.woken || Task.isCancelled { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { state in
+                defer { state.waiter = nil }
+                return state.waiter
+            }?.resume()
+        }
+    }
+}

@@ -1,0 +1,91 @@
+// The facet of the machine that records facts which are not transitions: the network, account standings,
+// health alerts, refused logins.
+
+extension SessionMachine {
+    // MARK: - Facts that are not transitions
+
+    /// Records the device's network state, and fires the transition it means where the state accepts one:
+    /// DEVICE_OFFLINE in DISCONNECTED, DEVICE_ONLINE in OFFLINE.
+    ///
+    /// A network change elsewhere is only recorded: going offline while CONNECTED is noticed when the
+    /// socket fails, and DISCONNECTED then goes straight on to OFFLINE.
+    ///
+    /// - Returns: The transition; ``Output/updated(actions:)`` with no action when the change was only
+    ///   recorded; ``Output/ignored`` when the network did not change.
+    public mutating func networkChanged(
+        isOnline: Bool,
+        using generator: inout some RandomNumberGenerator
+    ) -> Output {
+        guard isOnline != isDeviceOnline else { return .ignored }
+        isDeviceOnline = isOnline
+        switch (isOnline, current) {
+        case (false, .disconnected): return handle(.deviceOffline, using: &generator)
+        case (true, .offline): return handle(.deviceOnline, using: &generator)
+        default: return .updated(actions: [])
+        }
+    }
+
+    /// Records the account standing a ``SessionAction/fetchAccountStanding(userID:lookup:)`` found: it
+    /// tailors ERROR's message, or READY's notice after an external logout or a login refused as
+    /// `Disabled`. `nil` means the lookup failed; what it would have tailored stays as it is.
+    ///
+    /// - Parameters:
+    ///   - standing: The standing, or `nil` when the lookup failed.
+    ///   - lookup: The lookup's id; an answer to any lookup but the pending one is ignored.
+    /// - Returns: Whether the presentation changed.
+    @discardableResult
+    public mutating func accountStandingReceived(_ standing: AccountStanding?, lookup: UInt64) -> Bool {
+        if case .error(var error, let credentials, let pending?) = current, pending == lookup {
+            error.standing = standing
+            error.isCheckingAccount = false
+            current = .error(error, credentials, lookup: nil)
+            return true
+        }
+        guard let pending = noticeLookup, pending.id == lookup else { return false }
+        noticeLookup = nil
+        // An account in good standing keeps the notice the lookup would have tailored: "You were logged
+        // out", or the refused login's "This account has been disabled".
+        guard let standing, standing != .loggedOut else { return false }
+        switch (pending.purpose, current) {
+        case (.logout, .dispose):
+            logoutStanding = standing
+            return false
+        case (.logout, .ready) where notice == .loggedOut, (.disabled, .ready):
+            notice = .accountStanding(standing)
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Records the health service's alert (or its absence). Ignored unless health is being polled, so a
+    /// late answer after CONNECTED cannot bring an alert back.
+    ///
+    /// - Returns: Whether the presentation changed.
+    @discardableResult
+    public mutating func healthAlertReceived(_ alert: OutageAlert?) -> Bool {
+        guard isPollingHealth, outageAlert != alert else { return false }
+        outageAlert = alert
+        return true
+    }
+
+    /// Records why a login at the login interface failed, for the login screen's notice. Only READY shows
+    /// it. A login refused as `Disabled` carries the account's user id: the account's standing is looked
+    /// up, and a suspended, banned, deleted or spam account is named as such when the answer comes.
+    ///
+    /// - Parameters:
+    ///   - failure: Why the login failed.
+    ///   - userID: The account's user id when the refusal names it (Stoat's `Disabled`), else `nil`.
+    /// - Returns: The lookup to perform, or ``Output/ignored`` outside READY.
+    public mutating func loginFailed(_ failure: LoginFailure, userID: String? = nil) -> Output {
+        guard case .ready = current else { return .ignored }
+        notice = .loginFailed(failure)
+        guard let userID else {
+            noticeLookup = nil
+            return .updated(actions: [])
+        }
+        let lookup = nextTicket()
+        noticeLookup = (lookup, .disabled)
+        return .updated(actions: [.fetchAccountStanding(userID: userID, lookup: lookup)])
+    }
+}

@@ -1,0 +1,267 @@
+// The facet of the machine that takes the table's edges: `handle(_:using:)`, and the entry and exit effects
+// of every state.
+
+extension SessionMachine {
+    // MARK: - Events
+
+    /// Handles one event: takes the table's edge, or rejects the event.
+    ///
+    /// SOCKET_CONNECTED and NO_USER are facts about the live connection: with none live (the session is
+    /// being checked after an `InvalidSession`) they are rejected.
+    ///
+    /// - Parameters:
+    ///   - event: The fact that happened.
+    ///   - generator: The random source for the retry jitter.
+    /// - Returns: The transitions and the actions to perform, or the rejection.
+    public mutating func handle(_ event: SessionEvent, using generator: inout some RandomNumberGenerator) -> Output {
+        var actions: [SessionAction] = []
+        guard let steps = handle(event, using: &generator, appendingTo: &actions) else {
+            return .rejected(event.kind, in: state)
+        }
+        var transitions = steps.transitions
+        transitions[0].cause = event.failure
+        return .transitioned(transitions, actions: actions)
+    }
+
+    /// Handles one event, appending the actions to a buffer the caller owns: the allocation-free form of
+    /// ``handle(_:using:)`` for runtimes that handle many events (clear the buffer and reuse it). Its
+    /// transitions carry no ``SessionTransition/cause``: the caller has the event's
+    /// (``SessionEvent/failure``).
+    ///
+    /// - Parameters:
+    ///   - event: The fact that happened.
+    ///   - generator: The random source for the retry jitter.
+    ///   - actions: The buffer the actions are appended to, in the order to perform them.
+    /// - Returns: The transitions taken, or `nil` when the state does not accept the event.
+    public mutating func handle(
+        _ event: SessionEvent,
+        using generator: inout some RandomNumberGenerator,
+        appendingTo actions: inout [SessionAction]
+    ) -> Steps? {
+        switch event {
+        case .deviceOffline: isDeviceOnline = false
+        case .deviceOnline: isDeviceOnline = true
+        case .socketConnected, .noUser:
+            guard liveGeneration != nil else {
+                rejectedEvents += 1
+                return nil
+            }
+        default: break
+        }
+        let from = state
+        guard let to = SessionTransitionTable.target(from: from, on: event.kind) else {
+            rejectedEvents += 1
+            return nil
+        }
+        exit(to: to, on: event, into: &actions)
+        enter(to, on: event, from: from, into: &actions)
+        // The cause is left to the caller, who has the event (`event.failure`): copying it here would cost
+        // more than the rest of the transition in the allocation-free form.
+        var steps = Steps(firstStep: .init(from: from, event: event.kind, to: to, failures: failures))
+        // DISCONNECTED's entry: "If the device is offline, trigger transition to OFFLINE."
+        if to == .disconnected && !isDeviceOnline {
+            steps.chainedStep = .init(from: .disconnected, event: .deviceOffline, to: .offline, failures: failures)
+            enter(.offline, on: .deviceOffline, from: .disconnected, into: &actions)
+        } else if case .disconnected(let credentials, _, _) = current {
+            let delay = retryPolicy.delay(failures: failures, using: &generator)
+            let timer = SessionTimer(id: nextTicket(), purpose: .retry(failures: failures), delay: delay)
+            current = .disconnected(credentials, retryDelay: delay, timer: timer.id)
+            actions.append(.armTimer(timer))
+        }
+        return steps
+    }
+
+    /// The transitions one accepted event took: one, or two when entering DISCONNECTED with the device
+    /// offline chained DEVICE_OFFLINE.
+    ///
+    /// Stored as plain values, so that the allocation-free form returns nothing that needs counting; the
+    /// transitions are made when asked for, without a cause (the caller has the event's).
+    public struct Steps: Sendable, Hashable {
+        @usableFromInline
+        struct Step: Sendable, Hashable {
+            var from: SessionState
+            var event: SessionEvent.Kind
+            var to: SessionState
+            var failures: Int
+
+            var transition: SessionTransition {
+                SessionTransition(from: from, event: event, to: to, failures: failures)
+            }
+        }
+
+        @usableFromInline var firstStep: Step
+        @usableFromInline var chainedStep: Step?
+
+        /// The transition the event took.
+        public var first: SessionTransition { firstStep.transition }
+        /// The transition the target's entry chained, if any.
+        public var chained: SessionTransition? { chainedStep?.transition }
+        /// Whether the target's entry chained a second transition.
+        public var isChained: Bool { chainedStep != nil }
+
+        /// The transitions in order.
+        public var transitions: [SessionTransition] {
+            chainedStep.map { [first, $0.transition] } ?? [first]
+        }
+    }
+
+    // MARK: - Entry and exit effects
+
+    /// The exit effects of the current state when leaving for `target` on `event`.
+    mutating func exit(to target: SessionState, on event: SessionEvent, into actions: inout [SessionAction]) {
+        switch current {
+        case .disconnected(_, _, let timer):
+            actions.append(.cancelTimer(id: timer))
+        case .loggingIn(_, let attempt), .connecting(_, let attempt), .reconnecting(_, let attempt):
+            switch attempt {
+            case .connection(let g):
+                // SOCKET_CONNECTED keeps the connection that just connected; every other exit ends it.
+                if target != .connected { actions.append(.closeConnection(generation: g)) }
+            case .confirming:
+                // The connection was closed when the confirmation began; a check in flight is ignored.
+                if case .timer(let id) = confirmation?.pending { actions.append(.cancelTimer(id: id)) }
+                confirmation = nil
+            }
+        case .connected(_, let g):
+            connectedAt = nil
+            if let watch = deliveryWatch {
+                actions.append(.cancelTimer(id: watch.timer))
+                deliveryWatch = nil
+            }
+            // The plays stop; a refused frame's kind is not played again (ReplayPlan's discussion).
+            // The cause only matters to a plan that played something on this connection (it blames that).
+            let cause = replay.lastPlayed == nil ? nil : event.failure
+            for action in replay.disconnected(after: cause) { actions.append(.replay(action)) }
+            actions.append(.closeConnection(generation: g))
+        case .ready, .onboarding, .error, .dispose, .offline:
+            break
+        }
+    }
+
+    /// The entry effects of `state`, entered from `from` on `event`.
+    mutating func enter(
+        _ state: SessionState,
+        on event: SessionEvent,
+        from: SessionState,
+        into actions: inout [SessionAction]
+    ) {
+        let credentials = self.credentials
+        /// The session every state after READY carries; the table admits no other path (an invariant).
+        func session() -> SessionCredentials {
+            guard let session = event.credentials ?? credentials else {
+                preconditionFailure("entering \(state) from \(from) on \(event.kind) without a session")
+            }
+            return session
+        }
+        switch state {
+        case .ready:
+            if pendingExternalLogout {
+                notice = logoutStanding.map(Notice.accountStanding) ?? .loggedOut
+            } else {
+                notice = nil
+                noticeLookup = nil
+            }
+            pendingExternalLogout = false
+            logoutStanding = nil
+            current = .ready
+        case .loggingIn:
+            let session = session()
+            generation &+= 1
+            clearNotice()
+            current = .loggingIn(session, .connection(generation: generation))
+            actions.append(.authenticate(session, generation: generation))
+        case .onboarding:
+            current = .onboarding(session())
+        case .error:
+            stopHealthPolling(into: &actions)
+            let error: PermanentError
+            var lookup: UInt64?
+            switch event {
+            case .permanentFailure(let reason):
+                let tailors = reason.code == .invalidSession || reason.code == .loggedOut
+                if tailors, let userID = credentials?.userID {
+                    let id = nextTicket()
+                    lookup = id
+                    actions.append(.fetchAccountStanding(userID: userID, lookup: id))
+                }
+                error = PermanentError(failure: .permanent(reason), isCheckingAccount: lookup != nil)
+            case .temporaryFailure(let cause):
+                error = PermanentError(failure: .temporary(cause))
+            default:
+                preconditionFailure("ERROR entered on \(event.kind) from \(from); the table allows only failures")
+            }
+            current = .error(error, session(), lookup: lookup)
+        case .dispose:
+            stopHealthPolling(into: &actions)
+            if case .logout(let external) = event {
+                pendingExternalLogout = external
+                if external, let userID = credentials?.userID {
+                    let id = nextTicket()
+                    noticeLookup = (id, .logout)
+                    actions.append(.fetchAccountStanding(userID: userID, lookup: id))
+                }
+                if !external, let credentials { actions.append(.endSession(credentials)) }
+            }
+            // A cancelled onboarding and a dismissed error leave a session the server may still hold (a fresh
+            // one from the login interface): end it, as a user's logout does. One the server already ended
+            // answers as ended, which is what was asked for.
+            if event.kind == .cancel || event.kind == .dismiss, let credentials {
+                actions.append(.endSession(credentials))
+            }
+            failures = 0
+            current = .dispose
+            for action in replay.reset() { actions.append(.replay(action)) }
+            actions.append(.dispose)
+        case .connecting:
+            let session = session()
+            generation &+= 1
+            clearNotice()
+            current = .connecting(session, .connection(generation: generation))
+            actions.append(.connect(session, generation: generation))
+        case .connected:
+            failuresBeforeConnected = failures
+            failures = 0
+            stopHealthPolling(into: &actions)
+            guard let g = liveGeneration else {
+                preconditionFailure("entering CONNECTED from \(from) with no live connection")
+            }
+            current = .connected(session(), generation: g)
+            actions.append(.replaySignificantEvents(generation: g))
+            for action in replay.connected() { actions.append(.replay(action)) }
+        case .disconnected:
+            // A connection that did not prove stable continues the count it started from (the lifecycle's
+            // extension "A short connection keeps the failure count").
+            if from == .connected && endedBeforeStable { failures = failuresBeforeConnected }
+            failures += 1
+            if failures >= healthThreshold && !isPollingHealth {
+                isPollingHealth = true
+                actions.append(.startHealthPolling)
+            }
+            // The retry delay and timer are drawn by `handle` once it knows the device is online.
+            current = .disconnected(session(), retryDelay: .zero, timer: 0)
+        case .reconnecting:
+            let session = session()
+            actions.append(.invalidateCaches)
+            generation &+= 1
+            current = .reconnecting(session, .connection(generation: generation))
+            actions.append(.connect(session, generation: generation))
+        case .offline:
+            current = .offline(session())
+        }
+    }
+
+    /// A new login clears the login screen's notice and forgets the lookup that would have tailored it.
+    mutating func clearNotice() {
+        notice = nil
+        noticeLookup = nil
+        logoutStanding = nil
+        pendingExternalLogout = false
+    }
+
+    mutating func stopHealthPolling(into actions: inout [SessionAction]) {
+        guard isPollingHealth else { return }
+        isPollingHealth = false
+        outageAlert = nil
+        actions.append(.stopHealthPolling)
+    }
+}
