@@ -16,10 +16,11 @@ struct OwnThreadTests {
         let calls = ProcessInfo.processInfo.activeProcessorCount
         let gate = DispatchSemaphore(value: 0)
         let (started, announce) = AsyncStream.makeStream(of: Int.self)
+        let turns = BlockingWorkGate(limit: calls)
         try await withThrowingTaskGroup(of: Bool.self) { group in
             for call in 0..<calls {
                 group.addTask {
-                    try await onOwnThread(gate: BlockingWorkGate(limit: calls)) {
+                    try await onOwnThread(gate: turns) {
                         () throws(CancellationError) -> Bool in
                         announce.yield(call)
                         return gate.wait(timeout: .now() + 60) == .success
