@@ -175,7 +175,11 @@ package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable wh
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { state in
-                    if (state.armed == nil && !state.woken) || Task.isCancelled { return true }
+                    // Idle: no sleep armed, and none about to be (nothing scheduled, or no loop woken to arm
+                    // one). A deadline scheduled and cancelled before its loop ever ran leaves `woken` set with
+                    // nothing to sleep for: that is idle too, whether or not the loop runs.
+                    let idle = state.armed == nil && (state.queue.isEmpty || !state.woken)
+                    if idle || Task.isCancelled { return true }
                     state.idleWaiters[id] = continuation
                     return false
                 }

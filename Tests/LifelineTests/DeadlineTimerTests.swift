@@ -124,4 +124,16 @@ struct DeadlineTimerTests {
         #expect(clock.pendingSleeps == 0)
         #expect(timer.schedule(Entry(id: 3), at: .seconds(30)), "the loop ended: the next deadline starts another")
     }
+
+    @Test(
+        "a deadline scheduled and cancelled before its loop ran leaves the timer idle",
+        .timeLimit(.minutes(1)))
+    func idleWithoutALoop() async {
+        let timer = DeadlineTimer<Entry>(clock: SessionClock(TestClock()))
+        #expect(timer.schedule(Entry(id: 1), at: .seconds(10)), "a loop is asked for")
+        timer.cancel(1)
+        // The loop never started (a session disposed before its job ran): nothing is armed or scheduled.
+        await timer.untilIdle()
+        #expect(timer.count == 0)
+    }
 }
