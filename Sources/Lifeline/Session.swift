@@ -112,7 +112,6 @@ public actor Session {
     nonisolated let deadlines: DeadlineTimer<SessionDeadline>
     private var actionBuffer: [SessionAction] = []
     private let broadcaster: Broadcaster<SessionSnapshot>
-    private var lastError: SessionError?
 
     /// What `run()`'s task group is to run, in order, as typed jobs; the group adds each as a child task
     /// that ``runJob(_:)`` switches over.
@@ -130,7 +129,6 @@ public actor Session {
     private var stopping = false
     private var nextID: UInt64 = 0
     private var pendingCacheInvalidation = false
-    private var connectingSince: Duration?
 
     /// Creates a session in READY.
     ///
@@ -266,7 +264,7 @@ public actor Session {
             try await authenticator.completeOnboarding(credentials, username: username)
         } catch {
             let failure = SessionError(code: .onboardingFailed, message: "\(error)", cause: error)
-            lastError = failure
+            machine.onboardingRefused(error, message: failure.message)
             publish(transitions: [])
             throw failure
         }
@@ -384,17 +382,7 @@ public actor Session {
 
     private func transitioned(_ transitions: [SessionTransition], actions: [SessionAction]) {
         guard let first = transitions.first else { return }
-        switch first.event {
-        case .temporaryFailure, .permanentFailure:
-            if let cause = first.cause { lastError = SessionError(cause) }
-            if first.to == .disconnected, case .temporary(let cause)? = first.cause { metrics.failure(cause) }
-        case .logout where machine.isEndingExternalLogout:
-            lastError = SessionError(code: .loggedOut, message: "The server ended the session.")
-        case .socketConnected, .loginCached, .loginUncached:
-            lastError = nil
-        default:
-            break
-        }
+        if first.to == .disconnected, case .temporary(let cause)? = first.cause { metrics.failure(cause) }
         if first.from == .connected {
             deadlines.cancel(.renewal)
         }
@@ -415,10 +403,10 @@ public actor Session {
     func perform(_ action: SessionAction) {
         switch action {
         case .authenticate(let credentials, let generation):
-            connectingSince = clock.elapsed()
+            machine.connectionStarted(generation: generation, at: clock.elapsed())
             startConnection(credentials, generation: generation, checkingOnboarding: true)
         case .connect(let credentials, let generation):
-            if connectingSince == nil { connectingSince = clock.elapsed() }
+            machine.connectionStarted(generation: generation, at: clock.elapsed())
             startConnection(credentials, generation: generation, checkingOnboarding: false)
         case .closeConnection(let generation):
             if connectionWork?.generation == generation {
@@ -445,8 +433,7 @@ public actor Session {
             // ERROR's lookup belongs to the client; the login screen's outlives DISPOSE, which it tailors.
             submit(.lookUpStanding(userID: userID, lookup: lookup), racing: true, client: machine.state == .error)
         case .replaySignificantEvents:
-            if let since = connectingSince { metrics.connected(after: clock.elapsed() - since) }
-            connectingSince = nil
+            if let time = machine.timeToConnected { metrics.connected(after: time) }
             // The plays follow as `.replay` actions of the same transition.
             if let interval = configuration.subscriptionRenewal {
                 schedule(.renewal, after: interval)
@@ -463,7 +450,6 @@ public actor Session {
             connectionWork = nil
             healthPolling = nil
             pendingCacheInvalidation = false
-            connectingSince = nil
             submit(.dispose(waitingFor: running), racing: false, client: false)
         case .replay(let action):
             perform(action)
@@ -726,7 +712,7 @@ public actor Session {
             nextRetry: retry?.deadline, network: machine.isDeviceOnline ? .online : .offline,
             significantEvents: machine.replay.record, replayFailures: machine.replay.failures,
             unsupportedEvents: machine.replay.unsupportedEvents,
-            lastError: lastError, transitions: transitions,
+            lastError: machine.lastError.map(SessionError.init), transitions: transitions,
             time: clock.elapsed())
         snapshot.isConfirmingSession = machine.isConfirmingSession
         broadcaster.publish(snapshot)

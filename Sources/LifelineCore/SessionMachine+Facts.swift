@@ -58,6 +58,16 @@ extension SessionMachine {
         }
     }
 
+    /// The server refused to complete onboarding (``SessionAction`` has none: the interface asked for it):
+    /// the machine records it as the ``lastError``, in whatever state the session is now.
+    ///
+    /// - Parameters:
+    ///   - cause: The refusal.
+    ///   - message: A message for people; never a token or a password.
+    public mutating func onboardingRefused(_ cause: any Error, message: String) {
+        lastError = .onboardingRefused(message: message, cause: cause)
+    }
+
     /// Records the health service's alert (or its absence). Ignored unless health is being polled, so a
     /// late answer after CONNECTED cannot bring an alert back.
     ///

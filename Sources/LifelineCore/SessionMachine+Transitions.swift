@@ -55,6 +55,13 @@ extension SessionMachine {
         }
         exit(to: to, on: event, into: &actions)
         enter(to, on: event, from: from, into: &actions)
+        switch event {
+        case .temporaryFailure(let cause): lastError = .failure(.temporary(cause))
+        case .permanentFailure(let reason): lastError = .failure(.permanent(reason))
+        case .logout(external: true): lastError = .failure(.loggedOut)
+        case .socketConnected, .loginCached, .loginUncached: lastError = nil
+        default: break
+        }
         // The cause is left to the caller, who has the event (`event.failure`): copying it here would cost
         // more than the rest of the transition in the allocation-free form.
         var steps = Steps(firstStep: .init(from: from, event: event.kind, to: to, failures: failures))
@@ -124,6 +131,7 @@ extension SessionMachine {
             }
         case .connected(_, let g):
             connectedAt = nil
+            connectingSince = nil
             if let watch = deliveryWatch {
                 actions.append(.cancelTimer(id: watch.timer))
                 deliveryWatch = nil
@@ -209,6 +217,7 @@ extension SessionMachine {
                 actions.append(.endSession(credentials))
             }
             failures = 0
+            connectingSince = nil
             current = .dispose
             for action in replay.reset() { actions.append(.replay(action)) }
             actions.append(.dispose)

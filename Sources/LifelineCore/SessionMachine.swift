@@ -157,9 +157,38 @@ public struct SessionMachine: Sendable {
     /// the runtime keeps no record of its own. `nil` outside CONNECTED.
     public internal(set) var connectedAt: Duration?
 
+    /// When the current run of connection attempts began, on the runtime's clock, as the runtime said
+    /// (``connectionStarted(generation:at:)``): LOGGING_IN's authentication starts it again, a connection
+    /// of CONNECTING or RECONNECTING keeps the one before it, through DISCONNECTED's retries, until the
+    /// session leaves CONNECTED or is disposed of. What ``timeToConnected`` measures from.
+    public internal(set) var connectingSince: Duration?
+
+    /// What the session last failed with, as its snapshot reports it: set by TEMPORARY_FAILURE,
+    /// PERMANENT_FAILURE, the server's LOGOUT and a refused onboarding (``onboardingRefused(_:message:)``),
+    /// cleared by SOCKET_CONNECTED and by a new login. DISPOSE and READY keep it, so the login screen can
+    /// still say what went wrong.
+    public internal(set) var lastError: LastError?
+
+    /// What a session last failed with (``lastError``).
+    public enum LastError: Sendable {
+        /// A failure the lifecycle took an edge on, or the server's logout (``SessionFailure/loggedOut``).
+        case failure(SessionFailure)
+        /// The server refused to complete onboarding (a username taken, say): a message for people (never
+        /// a token) and the refusal.
+        case onboardingRefused(message: String, cause: any Error)
+    }
+
     /// Set while the end of a connection that did not last ``stabilityWindow`` is being handled, for
     /// DISCONNECTED's entry.
     var endedBeforeStable = false
+
+    /// How long the live connection took to reach CONNECTED from when its run of attempts began
+    /// (``connectingSince`` to ``connectedAt``): the time-to-connected the runtime reports. `nil` outside
+    /// CONNECTED, or when the runtime gave the machine no times.
+    public var timeToConnected: Duration? {
+        guard case .connected = current, let connectedAt, let connectingSince else { return nil }
+        return connectedAt - connectingSince
+    }
 
     /// Whether the device has a network, as last reported. Entering DISCONNECTED while offline chains
     /// DEVICE_OFFLINE instead of arming the retry timer.

@@ -102,7 +102,9 @@ struct OperationExpirationWatcherTests {
         let watcher = OperationExpirationWatcher<Op>(clock: clock)
         await running(watcher) {
             var expirations = watcher.expirations.makeAsyncIterator()
-            await watcher.replaceAll(with: [(Op(id: 1), .seconds(5)), (Op(id: 2), .seconds(10)), (Op(id: 3), .seconds(15))])
+            await watcher.replaceAll(with: [
+                (Op(id: 1), .seconds(5)), (Op(id: 2), .seconds(10)), (Op(id: 3), .seconds(15)),
+            ])
             #expect(await clock.nextSleep() == .at(5))
             #expect(await watcher.remove(1))
             #expect(await clock.nextSleep() == .at(10))
@@ -167,7 +169,9 @@ struct OperationExpirationWatcherTests {
             var expirations = watcher.expirations.makeAsyncIterator()
             let delegate = RecordingDelegate()
             await watcher.setDelegate(delegate)
-            await watcher.replaceAll(with: [(Op(id: 1), .seconds(1)), (Op(id: 2), .seconds(2)), (Op(id: 3), .seconds(2))])
+            await watcher.replaceAll(with: [
+                (Op(id: 1), .seconds(1)), (Op(id: 2), .seconds(2)), (Op(id: 3), .seconds(2)),
+            ])
             clock.advance(to: await clock.nextSleep())
             _ = await expirations.next()
             clock.advance(to: await clock.nextSleep())
