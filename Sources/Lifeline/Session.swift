@@ -110,6 +110,10 @@ public actor Session {
     /// subscription renewal — in one timer, whose loop runs as a job of ``run()``'s task group while
     /// something is scheduled.
     nonisolated let deadlines: DeadlineTimer<SessionDeadline>
+    /// The waits between health polls (the machine's ``SessionTimer/Purpose/healthPoll`` timers), in a timer
+    /// of their own whose loop is the polling's work: while polling, ``runningClientTasks`` counts it, DISPOSE
+    /// waits for it, and its sleep stands apart from the retry's.
+    nonisolated let healthTimer: DeadlineTimer<SessionDeadline>
     private var actionBuffer: [SessionAction] = []
     private let broadcaster: Broadcaster<SessionSnapshot>
 
@@ -123,7 +127,6 @@ public actor Session {
     /// next waits for.
     private var connectionWork: (generation: UInt64, work: Work)?
     private var previousConnection: Work?
-    private var healthPolling: (id: UInt64, work: Work)?
     private var started = false
     /// Set when ``run()`` ends: from then on no event is handled and no work is started.
     private var stopping = false
@@ -175,12 +178,14 @@ public actor Session {
             deliveryWatchPolicy: configuration.deliveryWatch,
             replay: ReplayPlan(
                 mode: configuration.replayMode, retryLimit: configuration.replayRetryLimit,
-                retryDelay: configuration.replayRetryDelay))
+                retryDelay: configuration.replayRetryDelay),
+            healthPollInterval: configuration.healthPollInterval, healthPollBounds: configuration.healthPollBounds)
         self.machine = machine
         broadcaster = Broadcaster(
             current: SessionSnapshot(state: machine.state, presentation: machine.presentation, failures: 0),
             buffering: .coalescing(SessionSnapshot.merging))
         deadlines = DeadlineTimer(clock: self.clock)
+        healthTimer = DeadlineTimer(clock: self.clock)
         (submissions, jobs) = AsyncStream.makeStream(of: Submission.self)
     }
 
@@ -235,6 +240,7 @@ public actor Session {
         // Work submitted but never started holds nothing; forget it.
         registry.removeAll()
         deadlines.cancelAll()
+        healthTimer.cancelAll()
         broadcaster.finish()
         logger.debug("session stopped")
     }
@@ -417,18 +423,26 @@ public actor Session {
         case .invalidateCaches:
             pendingCacheInvalidation = true
         case .armTimer(let timer):
-            schedule(.timer(timer), after: timer.delay)
+            if case .healthPoll = timer.purpose {
+                guard health != nil else { return }
+                if healthTimer.schedule(.timer(timer), at: clock.elapsed() + timer.delay) {
+                    submit(.runHealthTimer, racing: true, client: true)
+                }
+            } else {
+                schedule(.timer(timer), after: timer.delay)
+            }
         case .cancelTimer(let id):
             deadlines.cancel(.timer(id))
+            healthTimer.cancel(.timer(id))
         case .checkSession(let credentials, let check):
             submit(.checkSession(credentials, check: check), racing: true, client: true)
-        case .startHealthPolling:
+        case .startHealthPolling, .stopHealthPolling:
+            // The polls and the timers between them are the machine's actions; a poll in flight when polling
+            // stops is the machine's to ignore.
+            break
+        case .pollHealth(let poll):
             guard health != nil else { return }
-            let id = makeID()
-            healthPolling = (id, submit(.pollHealth(id: id), racing: true, client: true))
-        case .stopHealthPolling:
-            healthPolling?.work.cancel()
-            healthPolling = nil
+            submit(.pollHealth(poll: poll), racing: true, client: true)
         case .fetchAccountStanding(let userID, let lookup):
             // ERROR's lookup belongs to the client; the login screen's outlives DISPOSE, which it tailors.
             submit(.lookUpStanding(userID: userID, lookup: lookup), racing: true, client: machine.state == .error)
@@ -448,7 +462,7 @@ public actor Session {
             liveConnection = nil
             previousConnection = nil
             connectionWork = nil
-            healthPolling = nil
+            healthTimer.cancelAll()
             pendingCacheInvalidation = false
             submit(.dispose(waitingFor: running), racing: false, client: false)
         case .replay(let action):
@@ -521,15 +535,12 @@ public actor Session {
                 logger.info(
                     "ending the session on the server failed", metadata: ["lifeline.error": "\(type(of: error))"])
             }
-        case .pollHealth(let id):
+        case .pollHealth(let poll):
             guard let health else { return }
-            while !Task.isCancelled {
-                let status = try? await health.status()
-                guard let interval = await healthAnswered(status, id: id) else { return }
-                let bounds = configuration.healthPollBounds
-                let bounded = min(max(interval, bounds.lowerBound), bounds.upperBound)
-                do { try await clock.sleepUntil(clock.elapsed() + bounded) } catch { return }
-            }
+            let status = try? await health.status()
+            await healthAnswered(status, poll: poll)
+        case .runHealthTimer:
+            await healthTimer.run(endingWhenIdle: true) { due in await self.deadlinesPassed(due) }
         case .play(let play, let connection):
             let succeeded: Bool
             do {
@@ -661,7 +672,12 @@ public actor Session {
             case .timer(let timer):
                 let output = machine.timerFired(timer.id, at: clock.elapsed(), using: &random)
                 if case .retry = timer.purpose, output != .ignored { metrics.retryFired() }
-                apply(output)
+                if case .healthPoll = timer.purpose, output != .ignored {
+                    // The next poll: nothing the interface shows changed yet.
+                    for action in output.actions { perform(action) }
+                } else {
+                    apply(output)
+                }
             case .playTimeout(let id):
                 playEnded(machine.playTimedOut(id))
             case .playRetry(let id):
@@ -676,11 +692,18 @@ public actor Session {
         apply(machine.sessionChecked(result, check: check, using: &random))
     }
 
-    /// Records a health answer; returns the poll interval to wait, or `nil` when polling stopped.
-    private func healthAnswered(_ status: HealthStatus?, id: UInt64) -> Duration? {
-        guard healthPolling?.id == id, !stopping else { return nil }
-        if let status, machine.healthAlertReceived(status.alert) { publish(transitions: []) }
-        return status?.pollInterval ?? configuration.healthPollInterval
+    /// Reports a health poll's answer (`nil`: it failed) to the machine, which arms the next poll's timer.
+    private func healthAnswered(_ status: HealthStatus?, poll: UInt64) {
+        guard !stopping else { return }
+        let shown = machine.outageAlert
+        let output =
+            if let status {
+                machine.healthAnswered(poll: poll, alert: status.alert, pollInterval: status.pollInterval)
+            } else {
+                machine.healthPollFailed(poll: poll)
+            }
+        for action in output.actions { perform(action) }
+        if machine.outageAlert != shown { publish(transitions: []) }
     }
 
     private func accountStandingFound(_ standing: AccountStanding?, lookup: UInt64) {

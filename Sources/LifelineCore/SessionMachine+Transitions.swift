@@ -245,6 +245,9 @@ extension SessionMachine {
             if failures >= healthThreshold && !isPollingHealth {
                 isPollingHealth = true
                 actions.append(.startHealthPolling)
+                lastHealthPoll &+= 1
+                healthPoll = .asking(lastHealthPoll)
+                actions.append(.pollHealth(poll: lastHealthPoll))
             }
             // The retry delay and timer are drawn by `handle` once it knows the device is online.
             current = .disconnected(session(), retryDelay: .zero, timer: 0)
@@ -271,6 +274,8 @@ extension SessionMachine {
         guard isPollingHealth else { return }
         isPollingHealth = false
         outageAlert = nil
+        if case .waiting(let timer)? = healthPoll { actions.append(.cancelTimer(id: timer)) }
+        healthPoll = nil
         actions.append(.stopHealthPolling)
     }
 }

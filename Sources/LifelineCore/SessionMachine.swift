@@ -198,6 +198,26 @@ public struct SessionMachine: Sendable {
     /// and ``SessionAction/stopHealthPolling``).
     public internal(set) var isPollingHealth = false
 
+    /// While polling health: the poll in flight, or the timer before the next one.
+    var healthPoll: HealthPoll?
+
+    /// The last id given to a health poll; polls count apart from the tickets, so starting to poll moves no
+    /// timer's id.
+    var lastHealthPoll: UInt64 = 0
+
+    /// What health polling waits for.
+    enum HealthPoll: Sendable {
+        case asking(UInt64)
+        case waiting(timer: UInt64)
+    }
+
+    /// How long to wait between health polls when the service does not say. Default 60 s.
+    public let healthPollInterval: Duration
+
+    /// The bounds any wait between health polls is kept within, whatever the service asks for. Default
+    /// 10 s to 15 min.
+    public let healthPollBounds: ClosedRange<Duration>
+
     /// The health service's current outage alert, shown while polling.
     public internal(set) var outageAlert: OutageAlert?
 
@@ -233,10 +253,13 @@ public struct SessionMachine: Sendable {
     ///     count again; not negative. Default 30 s, one heartbeat interval.
     ///   - deliveryWatchPolicy: How long CONNECTED waits for a delivery the socket owes.
     ///   - replay: The replay plan the machine runs (its mode, retry limit and delay), empty.
+    ///   - healthPollInterval: The wait between health polls when the service does not say.
+    ///   - healthPollBounds: The bounds any wait between health polls is kept within.
     public init(
         retryPolicy: RetryPolicy = .spec, healthThreshold: Int = 3, sessionCheckPolicy: SessionCheckPolicy = .standard,
         stabilityWindow: Duration = .seconds(30), deliveryWatchPolicy: DeliveryWatchPolicy = .standard,
-        replay: ReplayPlan = ReplayPlan()
+        replay: ReplayPlan = ReplayPlan(), healthPollInterval: Duration = .seconds(60),
+        healthPollBounds: ClosedRange<Duration> = .seconds(10)...(.seconds(900))
     ) {
         precondition(healthThreshold >= 1, "healthThreshold must be at least 1, got \(healthThreshold)")
         precondition(stabilityWindow >= .zero, "stabilityWindow must not be negative, got \(stabilityWindow)")
@@ -246,6 +269,8 @@ public struct SessionMachine: Sendable {
         self.stabilityWindow = stabilityWindow
         self.deliveryWatchPolicy = deliveryWatchPolicy
         self.replay = replay
+        self.healthPollInterval = healthPollInterval
+        self.healthPollBounds = healthPollBounds
     }
 
     // MARK: - Reading

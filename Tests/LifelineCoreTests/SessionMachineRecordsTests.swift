@@ -123,3 +123,78 @@ struct SessionMachineRecordsTests {
         #expect(story.machine.connectingSince == nil)
     }
 }
+
+/// Health polling as the machine's timers: the machine asks for each poll, hears its answer, and arms the wait
+/// before the next; the runtime keeps no polling loop of its own.
+@Suite("Health polling as the machine's timers")
+struct SessionMachineHealthPollingTests {
+    let alert = OutageAlert(text: "Stoat is having trouble")
+
+    /// A story in DISCONNECTED at the health threshold, and the poll its entry asked for.
+    func polling() -> (Story, UInt64) {
+        let story = Story(in: .connecting)
+        var poll: UInt64?
+        for failure in 1...3 {
+            let output = story.ended(.temporary(.socketDropped))
+            for case .pollHealth(let asked) in output.actions { poll = asked }
+            if failure < 3 { story.send(.retry) }
+        }
+        return (story, poll ?? 0)
+    }
+
+    /// The health timer an output arms, if any.
+    func healthTimer(_ output: SessionMachine.Output) -> SessionTimer? {
+        for case .armTimer(let timer) in output.actions where timer.purpose == .healthPoll { return timer }
+        return nil
+    }
+
+    @Test("the threshold starts polling with a poll; its answer arms the next after the service's interval")
+    func answerArmsTheNext() throws {
+        let (story, poll) = polling()
+        #expect(story.machine.isPollingHealth)
+        #expect(poll != 0, "DISCONNECTED's entry asked for the first poll")
+        let answered = story.machine.healthAnswered(poll: poll, alert: alert, pollInterval: .seconds(30))
+        let timer = try #require(healthTimer(answered), "\(answered)")
+        #expect(timer.delay == .seconds(30))
+        #expect(story.machine.presentation.outageAlert == alert)
+        // The timer fires: the next poll is asked for, and only then.
+        let fired = story.machine.timerFired(timer.id, using: &story.random)
+        guard case .updated(let actions) = fired, case .pollHealth(let next)? = actions.first, actions.count == 1
+        else {
+            Issue.record("the timer asked for no poll: \(fired)")
+            return
+        }
+        #expect(next != poll)
+        #expect(story.machine.timerFired(timer.id, using: &story.random) == .ignored, "fired once")
+        #expect(story.machine.healthAnswered(poll: poll, alert: nil, pollInterval: nil) == .ignored, "a stale poll")
+        let failed = story.machine.healthPollFailed(poll: next)
+        #expect(healthTimer(failed)?.delay == .seconds(60), "no answer: the default interval")
+        #expect(story.machine.presentation.outageAlert == alert, "no answer keeps the alert shown")
+    }
+
+    @Test("the service's interval is kept within the bounds, however absurd")
+    func bounded() {
+        for (asked, kept) in [
+            (Duration.zero, Duration.seconds(10)), (.seconds(-5), .seconds(10)), (.seconds(45), .seconds(45)),
+            (.seconds(Int64.max), .seconds(900)),
+        ] {
+            let (story, poll) = polling()
+            let output = story.machine.healthAnswered(poll: poll, alert: nil, pollInterval: asked)
+            #expect(healthTimer(output)?.delay == kept, "asked \(asked)")
+        }
+    }
+
+    @Test("CONNECTED stops polling: the armed poll's timer is cancelled, and a late answer is ignored")
+    func stoppedOnConnected() throws {
+        let (story, poll) = polling()
+        let timer = try #require(healthTimer(story.machine.healthAnswered(poll: poll, alert: alert, pollInterval: nil)))
+        story.send(.retry)
+        let connected = story.send(.socketConnected)
+        #expect(connected.actions.prefix(2) == [.cancelTimer(id: timer.id), .stopHealthPolling])
+        #expect(!story.machine.isPollingHealth)
+        #expect(story.machine.presentation.outageAlert == nil)
+        #expect(story.machine.timerFired(timer.id, using: &story.random) == .ignored)
+        #expect(story.machine.healthAnswered(poll: poll, alert: alert, pollInterval: nil) == .ignored)
+        #expect(story.machine.presentation.outageAlert == nil, "a late answer brings no alert back")
+    }
+}
