@@ -164,8 +164,10 @@ public struct SessionMachine: Sendable {
     public internal(set) var connectingSince: Duration?
 
     /// What the session last failed with, as its snapshot reports it: set by TEMPORARY_FAILURE,
-    /// PERMANENT_FAILURE, the server's LOGOUT and a refused onboarding (``onboardingRefused(_:message:)``),
-    /// cleared by SOCKET_CONNECTED and by a new login. DISPOSE and READY keep it, so the login screen can
+    /// PERMANENT_FAILURE and the server's LOGOUT (handled by ``handle(_:using:)`` or a report such as
+    /// ``connectionEnded(_:generation:connectedFor:using:)``; the allocation-free form leaves it to its
+    /// caller) and by a refused onboarding (``onboardingRefused(_:message:)``), cleared by SOCKET_CONNECTED
+    /// and by a new login. DISPOSE and READY keep it, so the login screen can
     /// still say what went wrong.
     public internal(set) var lastError: LastError?
 

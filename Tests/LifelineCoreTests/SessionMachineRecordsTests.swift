@@ -198,3 +198,21 @@ struct SessionMachineHealthPollingTests {
         #expect(story.machine.presentation.outageAlert == nil, "a late answer brings no alert back")
     }
 }
+
+extension SessionMachineRecordsTests {
+    @Test("the allocation-free form records no failure (its caller has the cause), but clears on a login")
+    func allocationFreeForm() {
+        var machine = SessionMachine()
+        var random = SeededRandomNumberGenerator(seed: 3)
+        var actions: [SessionAction] = []
+        _ = machine.handle(.loginCached(credentials), using: &random)
+        _ = machine.handle(.temporaryFailure(.socketDropped), using: &random)
+        #expect(machine.lastError != nil)
+        _ = machine.handle(.retry, using: &random, appendingTo: &actions)
+        _ = machine.handle(.socketConnected, using: &random, appendingTo: &actions)
+        #expect(machine.lastError == nil, "SOCKET_CONNECTED clears it in either form")
+        _ = machine.handle(.temporaryFailure(.socketDropped), using: &random, appendingTo: &actions)
+        #expect(machine.state == .disconnected)
+        #expect(machine.lastError == nil, "left to the caller, as the transition's cause is")
+    }
+}
