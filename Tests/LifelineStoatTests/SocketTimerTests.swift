@@ -95,3 +95,30 @@ struct SocketTimerTests {
         try await group.shutdownGracefully()
     }
 }
+
+@Suite("The test clock's callbacks: counted and handed over as sleeps")
+struct TestClockCallbackTests {
+    @Test("a callback is a pending sleep for the handshakes; advancing calls it once, cancelling forgets it")
+    func callbacksAsSleeps() async {
+        let clock = TestClock()
+        let calls = Mutex(0)
+        let id = clock.scheduleCallback(at: .at(10)) { calls.withLock { $0 += 1 } }
+        #expect(id != nil)
+        #expect(await clock.nextSleep() == .at(10), "handed over as a sleep")
+        #expect(clock.pendingSleeps == 1)
+        clock.advance(to: .at(9))
+        #expect(calls.withLock { $0 } == 0)
+        clock.advance(to: .at(10))
+        #expect(calls.withLock { $0 } == 1)
+        clock.advance(to: .at(20))
+        #expect(calls.withLock { $0 } == 1, "called once")
+        #expect(clock.pendingSleeps == 0)
+        let cancelled = clock.scheduleCallback(at: .at(30)) { calls.withLock { $0 += 1 } }
+        clock.cancelCallback(cancelled ?? -1)
+        await clock.waitForPendingSleeps(0)
+        clock.advance(to: .at(40))
+        #expect(calls.withLock { $0 } == 1, "a cancelled callback is never called")
+        #expect(clock.scheduleCallback(at: .at(40)) { calls.withLock { $0 += 1 } } == nil, "a passed deadline")
+        #expect(calls.withLock { $0 } == 1, "and not called from scheduleCallback")
+    }
+}
