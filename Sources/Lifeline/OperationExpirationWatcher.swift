@@ -17,15 +17,19 @@ public import LifelineCore
 /// ```swift
 /// let watcher = OperationExpirationWatcher<Ticket>()
 /// let expirations = watcher.expirations
-/// await watcher.add(ticket, expiresAt: watcher.now + .seconds(30))
-/// for await expired in expirations {
-///     refreshFromServer()
+/// await withDiscardingTaskGroup { group in
+///     group.addTask { await watcher.run() }          // its timer, for as long as the group runs
+///     await watcher.add(ticket, expiresAt: watcher.now + .seconds(30))
+///     for await expired in expirations {
+///         refreshFromServer()
+///     }
 /// }
 /// ```
 ///
 /// The watcher's timer is a loop, ``run()``, that its owner runs as a child of its own task group (as
-/// ``OperationList/run()`` does): nothing fires until it runs, and nothing outlives it. The loop holds the
-/// watcher weakly: when the watcher is released, ``expirations`` finishes.
+/// ``OperationList/run()`` does): nothing fires until it runs, and nothing outlives it. Decision: a `run()`
+/// rather than a task of the watcher's own, so no timer outlives its owner's group. When the watcher is
+/// released (its run ended), ``expirations`` finishes.
 ///
 /// The methods that change what is watched are inlinable, as `ExpiryQueue` is, and the actor is `final`:
 /// without it, a call from another module goes through the actor's vtable to the unspecialised generic
