@@ -24,8 +24,9 @@ import Synchronization
 /// machine ignores reports from a superseded connection, timer, check or lookup.
 ///
 /// Everything the session does runs inside ``run()``, in one discarding task group: connections, checks,
-/// lookups, health polling, plays, each a typed job run by one switch, and the one deadline timer that
-/// keeps every timer of the machine and of the replay as an entry, not a task. Nothing outlives `run()`,
+/// lookups, health polls, plays, each a typed job run by one switch, and the deadline timer that keeps
+/// every timer of the machine and of the replay as an entry, not a task (the waits between health polls
+/// are in a second one, whose loop is the polling's work). Nothing outlives `run()`,
 /// and nothing is tracked by a `Task` handle: work that may be stopped early is raced against a
 /// cancellation token, and a connection is stopped by its own ``SessionConnection/close()``. The session
 /// repeats no decision of the machine or the plan: a timer or a play answer they no longer wait for is
