@@ -25,12 +25,17 @@ package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable wh
         var round: UInt64 = 0
         /// Set when the loop must look again: the earliest deadline moved, or its sleep ended.
         var woken = false
+        /// Whether the round's sleep ended (rather than a change waking the loop).
+        var sleptOut = false
         var waiter: CheckedContinuation<Void, Never>?
         /// Tasks waiting until the loop sleeps for nothing (``untilIdle()``).
         var idleWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
         var nextWaiter = 0
         /// How many times the loop armed a sleep.
         var sleepsArmed = 0
+        /// How many sleeps ended with nothing due yet (a clock that woke early): the loop re-armed each for
+        /// the same deadline.
+        var sleepsFoundNothingDue = 0
         /// Whether a loop runs, or was asked to start (``schedule(_:at:)`` returned `true`).
         var looping = false
     }
@@ -63,6 +68,10 @@ package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable wh
 
     /// How many times the loop has armed a sleep: once per move of the earliest deadline.
     package var sleepsArmed: Int { state.withLock { $0.sleepsArmed } }
+
+    /// How many sleeps ended with nothing due yet, as a clock that wakes early ends them: the loop re-armed
+    /// each for the same deadline.
+    package var sleepsFoundNothingDue: Int { state.withLock { $0.sleepsFoundNothingDue } }
 
     // MARK: - Changing what is scheduled
 
@@ -126,6 +135,7 @@ package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable wh
             let (deadline, round, idle, ends) = state.withLock { state in
                 state.round &+= 1
                 state.woken = false
+                state.sleptOut = false
                 state.armed = state.queue.earliestDeadline
                 if state.armed != nil { state.sleepsArmed += 1 }
                 var idle: [CheckedContinuation<Void, Never>] = []
@@ -152,7 +162,13 @@ package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable wh
             } else {
                 await untilWoken()
             }
-            let due = state.withLock { $0.queue.popDue(at: clock.elapsed()) }
+            let due = state.withLock { state in
+                let due = state.queue.popDue(at: clock.elapsed())
+                if due.isEmpty, state.sleptOut, state.queue.earliestDeadline == deadline {
+                    state.sleepsFoundNothingDue += 1
+                }
+                return due
+            }
             if !due.isEmpty { await fire(due) }
         }
         let idle = state.withLock { state in
@@ -194,6 +210,7 @@ package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable wh
         let waiter = state.withLock { state in
             guard state.round == round else { return nil as CheckedContinuation<Void, Never>? }
             state.woken = true
+            state.sleptOut = true
             defer { state.waiter = nil }
             return state.waiter
         }

@@ -17,14 +17,19 @@ public import LifelineCore
 /// ```swift
 /// let watcher = OperationExpirationWatcher<Ticket>()
 /// let expirations = watcher.expirations
-/// await watcher.add(ticket, expiresAt: watcher.now + .seconds(30))
-/// for await expired in expirations {
-///     refreshFromServer()
+/// await withDiscardingTaskGroup { group in
+///     group.addTask { await watcher.run() }          // its timer, for as long as the group runs
+///     await watcher.add(ticket, expiresAt: watcher.now + .seconds(30))
+///     for await expired in expirations {
+///         refreshFromServer()
+///     }
 /// }
 /// ```
 ///
-/// The timer's task holds the watcher weakly: when the watcher is released, its timer is cancelled and
-/// ``expirations`` finishes.
+/// The watcher's timer is a loop, ``run()``, that its owner runs as a child of its own task group (as
+/// ``OperationList/run()`` does): nothing fires until it runs, and nothing outlives it. Decision: a `run()`
+/// rather than a task of the watcher's own, so no timer outlives its owner's group. When the watcher is
+/// released (its run ended), ``expirations`` finishes.
 ///
 /// The methods that change what is watched are inlinable, as `ExpiryQueue` is, and the actor is `final`:
 /// without it, a call from another module goes through the actor's vtable to the unspecialised generic
@@ -36,24 +41,28 @@ public final actor OperationExpirationWatcher<Operation: Identifiable & Sendable
     private let clock: SessionClock
     private let broadcaster = Broadcaster<[Operation]>()
     private weak var delegate: (any OperationExpirationDelegate<Operation>)?
-    /// The one armed timer: its id, the deadline it sleeps until, and its task.
-    @usableFromInline var timer: (id: UInt64, deadline: Duration, task: Task<Void, Never>)?
-    private var nextTimerID: UInt64 = 0
+    /// The watcher's one wake-up, at the earliest deadline, in a `DeadlineTimer` whose loop is ``run()``.
+    private let timer: DeadlineTimer<WakeUp>
+    /// The deadline of the wake-up scheduled in ``timer``, or `nil` when none is.
+    @usableFromInline var armedDeadline: Duration?
+    /// How many times the watcher moved its wake-up.
+    @usableFromInline var wakeUpsMoved = 0
 
     /// How many times the watcher has armed a timer: once per change of the earliest deadline, not once
-    /// per operation.
-    public private(set) var timersArmed = 0
+    /// per operation, and once more after a wake-up that found nothing due (a clock that woke early).
+    public var timersArmed: Int { wakeUpsMoved + timer.sleepsFoundNothingDue }
 
     /// Creates a watcher with nothing to watch.
     ///
     /// - Parameter clock: The clock for the timer and for ``now``; `ContinuousClock` (monotonic, and it
     ///   keeps counting while the device sleeps) by default, a test clock in tests.
     public init(clock: some Clock<Duration> = ContinuousClock()) {
-        self.clock = SessionClock(clock)
+        let clock = SessionClock(clock)
+        self.clock = clock
+        timer = DeadlineTimer(clock: clock)
     }
 
     deinit {
-        timer?.task.cancel()
         broadcaster.finish()
     }
 
@@ -139,41 +148,42 @@ public final actor OperationExpirationWatcher<Operation: Identifiable & Sendable
 
     // MARK: - The timer
 
-    /// Arms the timer for the earliest deadline, unless it is armed for it already: after most changes it
-    /// is, and this costs one comparison.
+    /// The one element of the watcher's ``timer``: its wake-up.
+    struct WakeUp: Identifiable, Sendable {
+        var id: Int { 0 }
+    }
+
+    /// Runs the watcher's timer until the calling task is cancelled: sleeps until the earliest deadline on the
+    /// watcher's clock, re-arms when it moves, and reports what is due. Run it once, as a child of the
+    /// owner's task group; without it, nothing expires. It holds the watcher weakly.
+    public nonisolated func run() async {
+        await timer.run { [weak self] _ in await self?.timerFired() }
+    }
+
+    /// Moves the wake-up to the earliest deadline, unless it is there already: after most changes it is,
+    /// and this costs one comparison.
     @inlinable
     func rearm() {
-        guard queue.earliestDeadline != timer?.deadline else { return }
+        guard queue.earliestDeadline != armedDeadline else { return }
         moveTimer()
     }
 
-    /// Cancels the armed timer and arms one for the earliest deadline, if there is one.
+    /// Moves the wake-up to the earliest deadline, or cancels it when nothing is watched.
     @usableFromInline
     func moveTimer() {
-        let target = queue.earliestDeadline
-        timer?.task.cancel()
-        timer = nil
-        guard let target else { return }
-        nextTimerID &+= 1
-        let id = nextTimerID
-        // Weakly: a watcher nobody holds any more is released, and its deinit cancels this task.
-        let task = Task { [weak self, clock] in
-            do { try await clock.sleepUntil(target) } catch { return }
-            await self?.timerFired(id)
-        }
-        timer = (id, target, task)
-        timersArmed += 1
-    }
-
-    private func timerFired(_ id: UInt64) {
-        guard timer?.id == id else {
-            // The timer was re-armed after this one had woken but before it got here: the change that
-            // re-armed it has already armed the right one.
+        armedDeadline = queue.earliestDeadline
+        guard let armedDeadline else {
+            timer.cancelAll()
             return
         }
-        timer = nil
+        timer.schedule(WakeUp(), at: armedDeadline)
+        wakeUpsMoved += 1
+    }
+
+    private func timerFired() {
+        // The wake-up is popped, unless a change scheduled it again meanwhile; then that change armed it right.
+        armedDeadline = timer.deadline(of: 0)
         let due = queue.popDue(at: clock.elapsed())
-        // Re-armed even when nothing is due (a clock that woke early): the earliest deadline still stands.
         rearm()
         guard !due.isEmpty else { return }
         broadcaster.publish(due)

@@ -139,6 +139,7 @@ public actor OperationList<Operation: Identifiable & Sendable> where Operation.I
         started = true
         refresh()
         await withDiscardingTaskGroup { group in
+            group.addTask { [watcher] in await watcher.run() }
             group.addTask { [expirations] in
                 for await batch in expirations { await self.expired(batch) }
             }

@@ -130,8 +130,10 @@ enum SessionJob: Sendable {
     case lookUpStanding(userID: String, lookup: UInt64)
     /// Ending the session on the server.
     case endSession(SessionCredentials)
-    /// Polling the health service, until its id is no longer the session's.
-    case pollHealth(id: UInt64)
+    /// One poll of the health service.
+    case pollHealth(poll: UInt64)
+    /// The health timer's loop, while a poll is scheduled: the polling's work between polls.
+    case runHealthTimer
     /// One play of a significant event on a connection.
     case play(ReplayPlan.Play, on: any SessionConnection)
     /// The deadline timer's loop, while something is scheduled.

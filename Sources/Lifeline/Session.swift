@@ -24,8 +24,9 @@ import Synchronization
 /// machine ignores reports from a superseded connection, timer, check or lookup.
 ///
 /// Everything the session does runs inside ``run()``, in one discarding task group: connections, checks,
-/// lookups, health polling, plays, each a typed job run by one switch, and the one deadline timer that
-/// keeps every timer of the machine and of the replay as an entry, not a task. Nothing outlives `run()`,
+/// lookups, health polls, plays, each a typed job run by one switch, and the deadline timer that keeps
+/// every timer of the machine and of the replay as an entry, not a task (the waits between health polls
+/// are in a second one, whose loop is the polling's work). Nothing outlives `run()`,
 /// and nothing is tracked by a `Task` handle: work that may be stopped early is raced against a
 /// cancellation token, and a connection is stopped by its own ``SessionConnection/close()``. The session
 /// repeats no decision of the machine or the plan: a timer or a play answer they no longer wait for is
@@ -110,9 +111,12 @@ public actor Session {
     /// subscription renewal — in one timer, whose loop runs as a job of ``run()``'s task group while
     /// something is scheduled.
     nonisolated let deadlines: DeadlineTimer<SessionDeadline>
+    /// The waits between health polls (the machine's ``SessionTimer/Purpose/healthPoll`` timers), in a timer
+    /// of their own whose loop is the polling's work: while polling, ``runningClientTasks`` counts it, DISPOSE
+    /// waits for it, and its sleep stands apart from the retry's.
+    nonisolated let healthTimer: DeadlineTimer<SessionDeadline>
     private var actionBuffer: [SessionAction] = []
     private let broadcaster: Broadcaster<SessionSnapshot>
-    private var lastError: SessionError?
 
     /// What `run()`'s task group is to run, in order, as typed jobs; the group adds each as a child task
     /// that ``runJob(_:)`` switches over.
@@ -124,13 +128,11 @@ public actor Session {
     /// next waits for.
     private var connectionWork: (generation: UInt64, work: Work)?
     private var previousConnection: Work?
-    private var healthPolling: (id: UInt64, work: Work)?
     private var started = false
     /// Set when ``run()`` ends: from then on no event is handled and no work is started.
     private var stopping = false
     private var nextID: UInt64 = 0
     private var pendingCacheInvalidation = false
-    private var connectingSince: Duration?
 
     /// Creates a session in READY.
     ///
@@ -177,12 +179,14 @@ public actor Session {
             deliveryWatchPolicy: configuration.deliveryWatch,
             replay: ReplayPlan(
                 mode: configuration.replayMode, retryLimit: configuration.replayRetryLimit,
-                retryDelay: configuration.replayRetryDelay))
+                retryDelay: configuration.replayRetryDelay),
+            healthPollInterval: configuration.healthPollInterval, healthPollBounds: configuration.healthPollBounds)
         self.machine = machine
         broadcaster = Broadcaster(
             current: SessionSnapshot(state: machine.state, presentation: machine.presentation, failures: 0),
             buffering: .coalescing(SessionSnapshot.merging))
         deadlines = DeadlineTimer(clock: self.clock)
+        healthTimer = DeadlineTimer(clock: self.clock)
         (submissions, jobs) = AsyncStream.makeStream(of: Submission.self)
     }
 
@@ -237,6 +241,7 @@ public actor Session {
         // Work submitted but never started holds nothing; forget it.
         registry.removeAll()
         deadlines.cancelAll()
+        healthTimer.cancelAll()
         broadcaster.finish()
         logger.debug("session stopped")
     }
@@ -266,7 +271,7 @@ public actor Session {
             try await authenticator.completeOnboarding(credentials, username: username)
         } catch {
             let failure = SessionError(code: .onboardingFailed, message: "\(error)", cause: error)
-            lastError = failure
+            machine.onboardingRefused(error, message: failure.message)
             publish(transitions: [])
             throw failure
         }
@@ -384,17 +389,7 @@ public actor Session {
 
     private func transitioned(_ transitions: [SessionTransition], actions: [SessionAction]) {
         guard let first = transitions.first else { return }
-        switch first.event {
-        case .temporaryFailure, .permanentFailure:
-            if let cause = first.cause { lastError = SessionError(cause) }
-            if first.to == .disconnected, case .temporary(let cause)? = first.cause { metrics.failure(cause) }
-        case .logout where machine.isEndingExternalLogout:
-            lastError = SessionError(code: .loggedOut, message: "The server ended the session.")
-        case .socketConnected, .loginCached, .loginUncached:
-            lastError = nil
-        default:
-            break
-        }
+        if first.to == .disconnected, case .temporary(let cause)? = first.cause { metrics.failure(cause) }
         if first.from == .connected {
             deadlines.cancel(.renewal)
         }
@@ -415,10 +410,10 @@ public actor Session {
     func perform(_ action: SessionAction) {
         switch action {
         case .authenticate(let credentials, let generation):
-            connectingSince = clock.elapsed()
+            machine.connectionStarted(generation: generation, at: clock.elapsed())
             startConnection(credentials, generation: generation, checkingOnboarding: true)
         case .connect(let credentials, let generation):
-            if connectingSince == nil { connectingSince = clock.elapsed() }
+            machine.connectionStarted(generation: generation, at: clock.elapsed())
             startConnection(credentials, generation: generation, checkingOnboarding: false)
         case .closeConnection(let generation):
             if connectionWork?.generation == generation {
@@ -429,24 +424,31 @@ public actor Session {
         case .invalidateCaches:
             pendingCacheInvalidation = true
         case .armTimer(let timer):
-            schedule(.timer(timer), after: timer.delay)
+            if case .healthPoll = timer.purpose {
+                guard health != nil else { return }
+                if healthTimer.schedule(.timer(timer), at: clock.elapsed() + timer.delay) {
+                    submit(.runHealthTimer, racing: true, client: true)
+                }
+            } else {
+                schedule(.timer(timer), after: timer.delay)
+            }
         case .cancelTimer(let id):
             deadlines.cancel(.timer(id))
+            healthTimer.cancel(.timer(id))
         case .checkSession(let credentials, let check):
             submit(.checkSession(credentials, check: check), racing: true, client: true)
-        case .startHealthPolling:
+        case .startHealthPolling, .stopHealthPolling:
+            // The polls and the timers between them are the machine's actions; a poll in flight when polling
+            // stops is the machine's to ignore.
+            break
+        case .pollHealth(let poll):
             guard health != nil else { return }
-            let id = makeID()
-            healthPolling = (id, submit(.pollHealth(id: id), racing: true, client: true))
-        case .stopHealthPolling:
-            healthPolling?.work.cancel()
-            healthPolling = nil
+            submit(.pollHealth(poll: poll), racing: true, client: true)
         case .fetchAccountStanding(let userID, let lookup):
             // ERROR's lookup belongs to the client; the login screen's outlives DISPOSE, which it tailors.
             submit(.lookUpStanding(userID: userID, lookup: lookup), racing: true, client: machine.state == .error)
         case .replaySignificantEvents:
-            if let since = connectingSince { metrics.connected(after: clock.elapsed() - since) }
-            connectingSince = nil
+            if let time = machine.timeToConnected { metrics.connected(after: time) }
             // The plays follow as `.replay` actions of the same transition.
             if let interval = configuration.subscriptionRenewal {
                 schedule(.renewal, after: interval)
@@ -461,9 +463,8 @@ public actor Session {
             liveConnection = nil
             previousConnection = nil
             connectionWork = nil
-            healthPolling = nil
+            healthTimer.cancelAll()
             pendingCacheInvalidation = false
-            connectingSince = nil
             submit(.dispose(waitingFor: running), racing: false, client: false)
         case .replay(let action):
             perform(action)
@@ -535,15 +536,12 @@ public actor Session {
                 logger.info(
                     "ending the session on the server failed", metadata: ["lifeline.error": "\(type(of: error))"])
             }
-        case .pollHealth(let id):
+        case .pollHealth(let poll):
             guard let health else { return }
-            while !Task.isCancelled {
-                let status = try? await health.status()
-                guard let interval = await healthAnswered(status, id: id) else { return }
-                let bounds = configuration.healthPollBounds
-                let bounded = min(max(interval, bounds.lowerBound), bounds.upperBound)
-                do { try await clock.sleepUntil(clock.elapsed() + bounded) } catch { return }
-            }
+            let status = try? await health.status()
+            await healthAnswered(status, poll: poll)
+        case .runHealthTimer:
+            await healthTimer.run(endingWhenIdle: true) { due in await self.deadlinesPassed(due) }
         case .play(let play, let connection):
             let succeeded: Bool
             do {
@@ -675,7 +673,12 @@ public actor Session {
             case .timer(let timer):
                 let output = machine.timerFired(timer.id, at: clock.elapsed(), using: &random)
                 if case .retry = timer.purpose, output != .ignored { metrics.retryFired() }
-                apply(output)
+                if case .healthPoll = timer.purpose, output != .ignored {
+                    // The next poll: nothing the interface shows changed yet.
+                    for action in output.actions { perform(action) }
+                } else {
+                    apply(output)
+                }
             case .playTimeout(let id):
                 playEnded(machine.playTimedOut(id))
             case .playRetry(let id):
@@ -690,11 +693,18 @@ public actor Session {
         apply(machine.sessionChecked(result, check: check, using: &random))
     }
 
-    /// Records a health answer; returns the poll interval to wait, or `nil` when polling stopped.
-    private func healthAnswered(_ status: HealthStatus?, id: UInt64) -> Duration? {
-        guard healthPolling?.id == id, !stopping else { return nil }
-        if let status, machine.healthAlertReceived(status.alert) { publish(transitions: []) }
-        return status?.pollInterval ?? configuration.healthPollInterval
+    /// Reports a health poll's answer (`nil`: it failed) to the machine, which arms the next poll's timer.
+    private func healthAnswered(_ status: HealthStatus?, poll: UInt64) {
+        guard !stopping else { return }
+        let shown = machine.outageAlert
+        let output =
+            if let status {
+                machine.healthAnswered(poll: poll, alert: status.alert, pollInterval: status.pollInterval)
+            } else {
+                machine.healthPollFailed(poll: poll)
+            }
+        for action in output.actions { perform(action) }
+        if machine.outageAlert != shown { publish(transitions: []) }
     }
 
     private func accountStandingFound(_ standing: AccountStanding?, lookup: UInt64) {
@@ -726,7 +736,7 @@ public actor Session {
             nextRetry: retry?.deadline, network: machine.isDeviceOnline ? .online : .offline,
             significantEvents: machine.replay.record, replayFailures: machine.replay.failures,
             unsupportedEvents: machine.replay.unsupportedEvents,
-            lastError: lastError, transitions: transitions,
+            lastError: machine.lastError.map(SessionError.init), transitions: transitions,
             time: clock.elapsed())
         snapshot.isConfirmingSession = machine.isConfirmingSession
         broadcaster.publish(snapshot)

@@ -57,6 +57,15 @@ public struct SessionError: LifelineError, Sendable, Hashable {
         }
     }
 
+    /// The error for what the machine recorded as the session's last error.
+    init(_ lastError: SessionMachine.LastError) {
+        switch lastError {
+        case .failure(let failure): self.init(failure)
+        case .onboardingRefused(let message, let cause):
+            self.init(code: .onboardingFailed, message: message, cause: cause)
+        }
+    }
+
     /// The failure this error stands for, when it is a connection failure.
     public var failure: SessionFailure? {
         switch cause {

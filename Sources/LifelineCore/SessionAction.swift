@@ -32,10 +32,17 @@ public enum SessionAction: Sendable, Hashable {
     /// ``SessionMachine/sessionChecked(_:check:using:)`` with this check's id.
     case checkSession(SessionCredentials, check: UInt64)
 
-    /// The failure count reached the health threshold: start polling the health service for an outage.
+    /// The failure count reached the health threshold: start polling the health service for an outage. The
+    /// first poll follows as ``pollHealth(poll:)``; the waits between polls are timers the machine arms
+    /// (``SessionTimer/Purpose/healthPoll``).
     case startHealthPolling
 
-    /// The session connected or left the logged-in states: stop polling the health service.
+    /// Ask the health service once, then report ``SessionMachine/healthAnswered(poll:alert:pollInterval:)``
+    /// (or ``SessionMachine/healthPollFailed(poll:)``) with this poll's id.
+    case pollHealth(poll: UInt64)
+
+    /// The session connected or left the logged-in states: stop polling the health service. The machine has
+    /// cancelled the timer of the next poll; a poll still in flight is ignored when it answers.
     case stopHealthPolling
 
     /// Look up the account's standing to tailor ERROR's message or READY's notice, then report

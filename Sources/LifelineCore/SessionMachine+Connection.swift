@@ -3,6 +3,23 @@
 extension SessionMachine {
     // MARK: - What the runtime reports about connections
 
+    /// The runtime started the connection (or authentication) `generation` the machine asked for, at `now` on
+    /// its clock: the machine records when the run of attempts began (``connectingSince``). LOGGING_IN's
+    /// attempt starts a new run; any other keeps the run's start, so the time to CONNECTED
+    /// (``timeToConnected``) counts the failed attempts and the retries' waits before it.
+    ///
+    /// - Returns: Whether it was recorded; `false` for a generation that is not the live one.
+    @discardableResult
+    public mutating func connectionStarted(generation: UInt64, at now: Duration) -> Bool {
+        guard liveGeneration == generation else { return false }
+        if case .loggingIn = current {
+            connectingSince = now
+        } else if connectingSince == nil {
+            connectingSince = now
+        }
+        return true
+    }
+
     /// The connection `generation` has loaded its initial data: SOCKET_CONNECTED, if it is the live one.
     ///
     /// - Returns: The transition, or ``Output/ignored`` for a superseded generation.

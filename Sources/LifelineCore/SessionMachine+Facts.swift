@@ -58,6 +58,45 @@ extension SessionMachine {
         }
     }
 
+    /// The server refused to complete onboarding (``SessionAction`` has none: the interface asked for it):
+    /// the machine records it as the ``lastError``, in whatever state the session is now.
+    ///
+    /// - Parameters:
+    ///   - cause: The refusal.
+    ///   - message: A message for people; never a token or a password.
+    public mutating func onboardingRefused(_ cause: any Error, message: String) {
+        lastError = .onboardingRefused(message: message, cause: cause)
+    }
+
+    /// The health service answered poll `poll` (``SessionAction/pollHealth(poll:)``): the machine records its
+    /// alert (or its absence) and arms the timer of the next poll, after the service's `pollInterval` (or
+    /// ``healthPollInterval``) kept within ``healthPollBounds``.
+    ///
+    /// - Returns: The timer to arm, or ``Output/ignored`` for a poll the machine no longer waits for (polling
+    ///   stopped, or a later poll began). Whether the presentation changed shows in ``outageAlert``.
+    public mutating func healthAnswered(poll: UInt64, alert: OutageAlert?, pollInterval: Duration?) -> Output {
+        guard case .asking(let asked)? = healthPoll, asked == poll else { return .ignored }
+        outageAlert = alert
+        return armNextHealthPoll(after: pollInterval ?? healthPollInterval)
+    }
+
+    /// Poll `poll` of the health service failed (no answer): the alert shown stays, and the next poll is
+    /// armed after ``healthPollInterval``.
+    ///
+    /// - Returns: The timer to arm, or ``Output/ignored`` for a poll the machine no longer waits for.
+    public mutating func healthPollFailed(poll: UInt64) -> Output {
+        guard case .asking(let asked)? = healthPoll, asked == poll else { return .ignored }
+        return armNextHealthPoll(after: healthPollInterval)
+    }
+
+    private mutating func armNextHealthPoll(after interval: Duration) -> Output {
+        // Compared, not computed: a service's absurd interval cannot overflow anything.
+        let delay = min(max(interval, healthPollBounds.lowerBound), healthPollBounds.upperBound)
+        let timer = SessionTimer(id: nextTicket(), purpose: .healthPoll, delay: delay)
+        healthPoll = .waiting(timer: timer.id)
+        return .updated(actions: [.armTimer(timer)])
+    }
+
     /// Records the health service's alert (or its absence). Ignored unless health is being polled, so a
     /// late answer after CONNECTED cannot bring an alert back.
     ///

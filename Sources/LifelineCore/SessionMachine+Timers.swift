@@ -2,7 +2,7 @@
 
 extension SessionMachine {
     /// A timer the machine armed (``SessionAction/armTimer(_:)``) fired: RETRY for DISCONNECTED's retry
-    /// timer, the next check of a session being confirmed, TEMPORARY_FAILURE
+    /// timer, the next check of a session being confirmed, the next health poll, TEMPORARY_FAILURE
     /// ``TemporaryFailureCause/Code/deliveryStalled`` for a delivery deadline.
     ///
     /// A delivery deadline ends the connection as a connection's own end does: one that had been in CONNECTED
@@ -30,6 +30,11 @@ extension SessionMachine {
                 code: .deliveryStalled,
                 message: "the socket delivered no event for a message the server stored, within \(watch.delay)")
             return handle(.temporaryFailure(cause), using: &generator)
+        }
+        if case .waiting(let timer)? = healthPoll, timer == id {
+            lastHealthPoll &+= 1
+            healthPoll = .asking(lastHealthPoll)
+            return .updated(actions: [.pollHealth(poll: lastHealthPoll)])
         }
         guard let (credentials, waiting) = attempt, case .confirming = waiting, var confirmation,
             case .timer(let pending) = confirmation.pending, pending == id

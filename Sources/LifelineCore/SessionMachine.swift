@@ -157,9 +157,40 @@ public struct SessionMachine: Sendable {
     /// the runtime keeps no record of its own. `nil` outside CONNECTED.
     public internal(set) var connectedAt: Duration?
 
+    /// When the current run of connection attempts began, on the runtime's clock, as the runtime said
+    /// (``connectionStarted(generation:at:)``): LOGGING_IN's authentication starts it again, a connection
+    /// of CONNECTING or RECONNECTING keeps the one before it, through DISCONNECTED's retries, until the
+    /// session leaves CONNECTED or is disposed of. What ``timeToConnected`` measures from.
+    public internal(set) var connectingSince: Duration?
+
+    /// What the session last failed with, as its snapshot reports it: set by TEMPORARY_FAILURE,
+    /// PERMANENT_FAILURE and the server's LOGOUT (handled by ``handle(_:using:)`` or a report such as
+    /// ``connectionEnded(_:generation:connectedFor:using:)``; the allocation-free form leaves it to its
+    /// caller) and by a refused onboarding (``onboardingRefused(_:message:)``), cleared by SOCKET_CONNECTED
+    /// and by a new login. DISPOSE and READY keep it, so the login screen can
+    /// still say what went wrong.
+    public internal(set) var lastError: LastError?
+
+    /// What a session last failed with (``lastError``).
+    public enum LastError: Sendable {
+        /// A failure the lifecycle took an edge on, or the server's logout (``SessionFailure/loggedOut``).
+        case failure(SessionFailure)
+        /// The server refused to complete onboarding (a username taken, say): a message for people (never
+        /// a token) and the refusal.
+        case onboardingRefused(message: String, cause: any Error)
+    }
+
     /// Set while the end of a connection that did not last ``stabilityWindow`` is being handled, for
     /// DISCONNECTED's entry.
     var endedBeforeStable = false
+
+    /// How long the live connection took to reach CONNECTED from when its run of attempts began
+    /// (``connectingSince`` to ``connectedAt``): the time-to-connected the runtime reports. `nil` outside
+    /// CONNECTED, or when the runtime gave the machine no times.
+    public var timeToConnected: Duration? {
+        guard case .connected = current, let connectedAt, let connectingSince else { return nil }
+        return connectedAt - connectingSince
+    }
 
     /// Whether the device has a network, as last reported. Entering DISCONNECTED while offline chains
     /// DEVICE_OFFLINE instead of arming the retry timer.
@@ -168,6 +199,26 @@ public struct SessionMachine: Sendable {
     /// Whether the runtime is polling the health service (between ``SessionAction/startHealthPolling``
     /// and ``SessionAction/stopHealthPolling``).
     public internal(set) var isPollingHealth = false
+
+    /// While polling health: the poll in flight, or the timer before the next one.
+    var healthPoll: HealthPoll?
+
+    /// The last id given to a health poll; polls count apart from the tickets, so starting to poll moves no
+    /// timer's id.
+    var lastHealthPoll: UInt64 = 0
+
+    /// What health polling waits for.
+    enum HealthPoll: Sendable {
+        case asking(UInt64)
+        case waiting(timer: UInt64)
+    }
+
+    /// How long to wait between health polls when the service does not say. Default 60 s.
+    public let healthPollInterval: Duration
+
+    /// The bounds any wait between health polls is kept within, whatever the service asks for. Default
+    /// 10 s to 15 min.
+    public let healthPollBounds: ClosedRange<Duration>
 
     /// The health service's current outage alert, shown while polling.
     public internal(set) var outageAlert: OutageAlert?
@@ -204,10 +255,13 @@ public struct SessionMachine: Sendable {
     ///     count again; not negative. Default 30 s, one heartbeat interval.
     ///   - deliveryWatchPolicy: How long CONNECTED waits for a delivery the socket owes.
     ///   - replay: The replay plan the machine runs (its mode, retry limit and delay), empty.
+    ///   - healthPollInterval: The wait between health polls when the service does not say.
+    ///   - healthPollBounds: The bounds any wait between health polls is kept within.
     public init(
         retryPolicy: RetryPolicy = .spec, healthThreshold: Int = 3, sessionCheckPolicy: SessionCheckPolicy = .standard,
         stabilityWindow: Duration = .seconds(30), deliveryWatchPolicy: DeliveryWatchPolicy = .standard,
-        replay: ReplayPlan = ReplayPlan()
+        replay: ReplayPlan = ReplayPlan(), healthPollInterval: Duration = .seconds(60),
+        healthPollBounds: ClosedRange<Duration> = .seconds(10)...(.seconds(900))
     ) {
         precondition(healthThreshold >= 1, "healthThreshold must be at least 1, got \(healthThreshold)")
         precondition(stabilityWindow >= .zero, "stabilityWindow must not be negative, got \(stabilityWindow)")
@@ -217,6 +271,8 @@ public struct SessionMachine: Sendable {
         self.stabilityWindow = stabilityWindow
         self.deliveryWatchPolicy = deliveryWatchPolicy
         self.replay = replay
+        self.healthPollInterval = healthPollInterval
+        self.healthPollBounds = healthPollBounds
     }
 
     // MARK: - Reading

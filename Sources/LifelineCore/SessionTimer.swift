@@ -11,6 +11,10 @@ public struct SessionTimer: Sendable, Hashable {
         /// CONNECTED's delivery deadline (``DeliveryWatchPolicy``): the event of a message the server stored is
         /// awaited on the socket; firing is TEMPORARY_FAILURE ``TemporaryFailureCause/Code/deliveryStalled``.
         case deliveryWatch
+        /// The wait before the next poll of the health service while polling (the service's poll interval,
+        /// kept within ``SessionMachine/healthPollBounds``); firing asks for a poll
+        /// (``SessionAction/pollHealth(poll:)``).
+        case healthPoll
     }
 
     /// The timer's id, unique within its machine.

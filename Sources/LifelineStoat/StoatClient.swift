@@ -239,7 +239,9 @@ public final class StoatClient: Sendable {
             group.addTask { await self.catchUpEngine.run(states: self.session.states) }
         }
         // The writes left over are made outside the cancelled task: GRDB refuses to start work in a
-        // cancelled one, and these changes must not be lost.
+        // cancelled one, and these changes must not be lost. Decision: each is a task awaited at once, so
+        // nothing outlives `run()`; Swift 6.3 has no cancellation shield (SE-0504's
+        // `withTaskCancellationShield`), which is what these two would be written with.
         let cache = cache
         await Task { await cache.flush() }.value
         // The label written at CONNECTED may have been cancelled with the run: the login screen lists the

@@ -1,3 +1,4 @@
+import Lifeline
 import Synchronization
 
 /// A clock for tests that moves only when told, with a handshake: ``nextSleep()`` waits until the code
@@ -34,7 +35,20 @@ public final class TestClock: Clock, Sendable {
     private struct Sleeper {
         var id: Int
         var deadline: Instant
-        var continuation: CheckedContinuation<Void, any Error>
+        var wake: Wake
+
+        /// What reaching the deadline does: resume a sleeping task, or call a scheduled callback.
+        enum Wake {
+            case continuation(CheckedContinuation<Void, any Error>)
+            case callback(@Sendable () -> Void)
+        }
+
+        func fire() {
+            switch wake {
+            case .continuation(let continuation): continuation.resume()
+            case .callback(let body): body()
+            }
+        }
     }
 
     private struct State {
@@ -88,7 +102,7 @@ public final class TestClock: Clock, Sendable {
                         continuation.resume()
                         return nil
                     }
-                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, wake: .continuation(continuation)))
                     for waiter in state.settledWaiters() { waiter.resume() }
                     if state.observers.isEmpty {
                         state.unobserved.append(deadline)
@@ -107,9 +121,47 @@ public final class TestClock: Clock, Sendable {
                 let sleeper = state.sleepers.remove(at: index)
                 return (sleeper, state.settledWaiters())
             }
-            sleeper?.continuation.resume(throwing: CancellationError())
+            if case .continuation(let continuation)? = sleeper?.wake {
+                continuation.resume(throwing: CancellationError())
+            }
             for waiter in settled { waiter.resume() }
         }
+    }
+
+    /// Calls `body` when the clock is advanced to `deadline`, without a task sleeping for it: a scheduled
+    /// callback counts as a pending sleep for ``nextSleep()``, ``pendingSleeps`` and the other handshakes,
+    /// as a sleep would.
+    ///
+    /// - Returns: The callback's id for ``cancelCallback(_:)``; `nil` when `deadline` has passed, and then
+    ///   `body` is not called: the caller is due now.
+    public func scheduleCallback(at deadline: Instant, _ body: @escaping @Sendable () -> Void) -> Int? {
+        let (id, observer, settled): (Int?, CheckedContinuation<Instant, Never>?, [CheckedContinuation<Void, Never>]) =
+            state.withLock {
+                state in
+                guard deadline > state.now else { return (nil, nil, []) }
+                let id = state.nextID
+                state.nextID += 1
+                state.sleepers.append(Sleeper(id: id, deadline: deadline, wake: .callback(body)))
+                let settled = state.settledWaiters()
+                if state.observers.isEmpty {
+                    state.unobserved.append(deadline)
+                    return (id, nil, settled)
+                }
+                return (id, state.observers.removeFirst().continuation, settled)
+            }
+        for waiter in settled { waiter.resume() }
+        observer?.resume(returning: deadline)
+        return id
+    }
+
+    /// Forgets a callback ``scheduleCallback(at:_:)`` scheduled, unless it was called already.
+    public func cancelCallback(_ id: Int) {
+        let settled: [CheckedContinuation<Void, Never>] = state.withLock { state in
+            guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return [] }
+            state.sleepers.remove(at: index)
+            return state.settledWaiters()
+        }
+        for waiter in settled { waiter.resume() }
     }
 
     /// Waits until a sleep is scheduled that no earlier call returned, and returns its deadline.
@@ -203,7 +255,7 @@ public final class TestClock: Clock, Sendable {
             state.sleepers.removeAll { $0.deadline <= instant }
             return (due, due.isEmpty ? [] : state.settledWaiters())
         }
-        for sleeper in due { sleeper.continuation.resume() }
+        for sleeper in due { sleeper.fire() }
         for waiter in settled { waiter.resume() }
     }
 
@@ -212,3 +264,5 @@ public final class TestClock: Clock, Sendable {
         advance(to: now.advanced(by: duration))
     }
 }
+
+extension TestClock: CallbackClock {}

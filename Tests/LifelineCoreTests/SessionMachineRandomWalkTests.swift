@@ -65,6 +65,12 @@ struct SessionMachineRandomWalkTests {
             return .updated(actions: machine.playRetryDue(anyPlay))
         case 17:
             return .updated(actions: machine.renew(.subscribe, limit: 5))
+        case 18:
+            // A health poll answered (with or without an alert, an interval or none) or failed, live or stale.
+            if Bool.random(using: &random) { return machine.healthPollFailed(poll: anyTicket) }
+            return machine.healthAnswered(
+                poll: anyTicket, alert: Bool.random(using: &random) ? OutageAlert(text: "outage") : nil,
+                pollInterval: [nil, .zero, .seconds(30), .seconds(Int64.max)].randomElement(using: &random)!)
         default:
             let kind = SessionEvent.Kind.allCases.randomElement(using: &random)!
             let event: SessionEvent =
@@ -164,6 +170,8 @@ struct SessionMachineRandomWalkTests {
                     case .stopHealthPolling:
                         #expect(polling, "\(context)")
                         polling = false
+                    case .pollHealth:
+                        #expect(polling && machine.isPollingHealth, "a poll while not polling: \(context)")
                     case .replaySignificantEvents(let g):
                         #expect(live == [g], "replay on a connection that is not live: \(context)")
                     case .replay(.play(let play)):
@@ -213,6 +221,9 @@ struct SessionMachineRandomWalkTests {
                     #expect([.loggingIn, .connecting, .reconnecting].contains(machine.state), "\(context)")
                 }
                 #expect(polling == machine.isPollingHealth, "\(context)")
+                let healthTimers = timers.values.filter { $0 == .healthPoll }
+                #expect(
+                    healthTimers.count <= (polling ? 1 : 0), "one health timer at most, only while polling: \(context)")
                 #expect(machine.presentation.banner != nil || machine.state == .connected || !machine.state.isLoggedIn)
             }
         }

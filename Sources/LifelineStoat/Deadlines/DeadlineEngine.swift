@@ -82,6 +82,7 @@ final class DeadlineEngine: Sendable {
     /// actions, until the calling task is cancelled; then drops every watch and ends the announcements.
     func run(states: SessionStates) async {
         await withDiscardingTaskGroup { group in
+            group.addTask { [watcher] in await watcher.run() }
             group.addTask { await self.followEvents() }
             group.addTask { [expirations] in
                 for await batch in expirations {

@@ -262,9 +262,10 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
     /// calling task is cancelled; then drops every wake-up and ends the announcements. `openChannels` names the
     /// channels the optional delivery check reads.
     func run(session: Session, openChannels: @escaping @Sendable () -> Set<String>) async {
-        // Wake-ups come through the delegate (held weakly), on the watcher's actor: no task of its own.
+        // Wake-ups come through the delegate (held weakly), on the watcher's actor; its timer runs in this group.
         await watcher.setDelegate(self)
         await withDiscardingTaskGroup { group in
+            group.addTask { [watcher] in await watcher.run() }
             group.addTask { await self.followSession(session) }
             group.addTask { await self.followDeadlines() }
             if let deliveryCheck {

@@ -58,7 +58,7 @@ package struct NIOStoatConnectionFactory: ConnectionFactory {
         self.configuration = configuration
         let clock = SessionClock(clock)
         self.clock = clock
-        timer = SocketTimer(clock: clock)
+        timer = SocketTimer(clock: clock, eventLoop: eventLoopGroup.any())
         connector = WebSocketConnector(
             configuration: .init(maximumMessageSize: configuration.maximumFrameSize, tls: configuration.tls),
             group: eventLoopGroup)
