@@ -59,7 +59,8 @@ struct MessagePackReadyReaderTests {
                 "users": .array(
                     [-5, -100, -30_000, -2_000_000_000, 100, 200, 60_000, 4_000_000_000, Int64.min, Int64.max].map {
                         .object([
-                            "_id": .string("U\($0)"), "username": .string("u"), "badges": .int($0),
+                            "_id": .string("U\($0)"), "username": .string("ü\($0) — 😀 long enough for a word"),
+                            "badges": .int($0),
                             "flags": .int($0 / 3),
                         ])
                     }),
@@ -159,6 +160,11 @@ struct MessagePackReadyReaderTests {
         (
             "100 000 nested arrays",
             [0x82] + str("type") + str("Ready") + str("x") + Array(repeating: 0x91, count: 100_000) + [0x01], .tooDeep
+        ),
+        (
+            "invalid UTF-8 in a username, past the first eight bytes",
+            [0x82] + str("type") + str("Ready") + str("users") + [0x91, 0x82] + str("_id") + str("U")
+                + str("username") + [0xAB] + Array("abcdefgh".utf8) + [0xC3, 0x28, 0x41], .invalidString
         ),
         ("the byte 0xC1", [0x82] + str("type") + str("Ready") + str("x") + [0xC1], .unexpectedByte),
         ("a key that is nil", [0x82] + str("type") + str("Ready") + [0xC0, 0x01], .wrongType),

@@ -88,15 +88,34 @@ struct MessagePackReader: ReadyReader {
         return Int(count)
     }
 
-    /// Whether the `count` bytes from `start` are ASCII.
+    /// Whether the `count` bytes from `start` (in bounds) are ASCII, eight at a time.
     @inline(__always)
     private func isASCII(from start: Int, count: Int) -> Bool {
-        var high: UInt8 = 0
-        for index in start..<start + count { high |= bytes[index] }
-        return high < 0x80
+        let base = UnsafeRawPointer(bytes.baseAddress! + start)
+        var index = 0
+        var high: UInt64 = 0
+        while count - index >= 8 {
+            high |= base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < count {
+            high |= UInt64(base.load(fromByteOffset: index, as: UInt8.self))
+            index += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
     }
 
-    /// Checks that the `count` bytes from `start` are UTF-8.
+    /// The `count` bytes from `start` (in bounds) as a string, which they must be as UTF-8. ASCII, the common
+    /// case, is checked here and copied; `String(validating:)`, generic and unspecialized, is left to the rest.
+    @inline(__always)
+    private func string(from start: Int, count: Int) throws(JSONScanError) -> String {
+        let buffer = UnsafeBufferPointer(rebasing: bytes[start..<start + count])
+        if isASCII(from: start, count: count) { return String(decoding: buffer, as: UTF8.self) }
+        guard let string = String(validating: buffer, as: UTF8.self) else { throw error(.invalidString) }
+        return string
+    }
+
+    /// Checks that the `count` bytes from `start` (in bounds) are UTF-8.
     private func validate(from start: Int, count: Int) throws(JSONScanError) {
         guard !isASCII(from: start, count: count) else { return }
         let buffer = UnsafeBufferPointer(rebasing: bytes[start..<start + count])
@@ -245,8 +264,7 @@ struct MessagePackReader: ReadyReader {
             offset = start
             throw error(.wrongType)
         }
-        let buffer = UnsafeBufferPointer(rebasing: bytes[offset..<offset + count])
-        guard let string = String(validating: buffer, as: UTF8.self) else { throw error(.invalidString) }
+        let string = try string(from: offset, count: count)
         offset += count
         return string
     }
