@@ -45,6 +45,9 @@ package struct AccountCache: Sendable {
         var servers: Set<String> = []
         var deletedServers: Set<String> = []
         var users: Set<String> = []
+        /// Every user the cache holds is to be written: a `Ready` that fills an empty cache (each sign-in) marks
+        /// this once rather than hashing each of its thousands of ids again into ``users``.
+        var allUsers = false
         /// Message ids by channel.
         var messages: [String: Set<String>] = [:]
         var deletedMessages: [String: Set<String>] = [:]
@@ -56,7 +59,7 @@ package struct AccountCache: Sendable {
 
         var isEmpty: Bool {
             chats.isEmpty && deletedChats.isEmpty && servers.isEmpty && deletedServers.isEmpty && users.isEmpty
-                && messages.isEmpty && deletedMessages.isEmpty && members.isEmpty && deletedMembers.isEmpty
+                && !allUsers && messages.isEmpty && deletedMessages.isEmpty && members.isEmpty && deletedMembers.isEmpty
                 && chatStates.isEmpty
         }
     }
@@ -286,8 +289,15 @@ package struct AccountCache: Sendable {
             // Room for every user at once: a large Ready grows these from empty after each sign-in, and growing
             // them step by step cost as much as the inserts (measured on `lifeline bench`'s time-to-connected).
             users.reserveCapacity(users.count + ready.users.count)
-            pending.users.reserveCapacity(pending.users.count + ready.users.count)
-            for user in ready.users { upsert(user) }
+            if users.isEmpty {
+                // Every user is new: none to compare, and all of them pending as one mark (a later duplicate
+                // wins, as in `upsert`).
+                for user in ready.users { users[user.id] = user }
+                if !users.isEmpty { pending.allUsers = true }
+            } else {
+                pending.users.reserveCapacity(pending.users.count + ready.users.count)
+                for user in ready.users { upsert(user) }
+            }
         }
         if readyFields.contains(.servers) {
             let serverIDs = Set(ready.servers.map(\.id))
