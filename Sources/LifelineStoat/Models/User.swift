@@ -8,7 +8,9 @@ public struct User: Sendable, Hashable, Codable, Identifiable, CustomReflectable
     /// copy is a retain, not some 400 bytes moved and a dozen strings retained. A mutation of a shared box copies
     /// it first, so `User` keeps value semantics; equality, hashing and the Codable shape are the fields'.
     private final class Storage: @unchecked Sendable {
-        // Mutated only through `User.unique()`, when the one value holding it is being mutated.
+        // `@unchecked Sendable` is safe: a box is written only through `User.unique()`, that is only while the one
+        // `User` that holds it is being mutated (exclusive access); a box two values share, and so perhaps two
+        // threads, is only ever read.
         var id: String
         var username: String
         var discriminator: String
