@@ -122,6 +122,10 @@ package struct AccountCache: Sendable {
     private(set) var generation: UInt64 = 0
     /// Changes not yet written to the store.
     var pending = PendingWrites()
+    /// Whether changes are recorded in ``pending``. ``CacheEngine`` clears it while no store is attached: a
+    /// client that keeps no store (a bot) would otherwise record, for ever, the id of every message that left a
+    /// history (``markEverythingPending()`` makes up for it when a store comes).
+    var recordsPending = true
     /// Events that named something the cache does not know (a message for an unknown channel…).
     private(set) var ignoredEvents = 0
 
@@ -263,6 +267,23 @@ package struct AccountCache: Sendable {
         let next = generation &+ 1
         self = AccountCache(historyLimit: historyLimit, readyFields: readyFields, tracksCatchUp: tracksCatchUp)
         generation = next
+    }
+
+    /// Marks everything the cache holds as to be written: what a store attached to a cache that recorded
+    /// nothing needs to hold all of it.
+    mutating func markEverythingPending() {
+        pending.chats.formUnion(chats.keys)
+        pending.servers.formUnion(servers.keys)
+        if !users.isEmpty { pending.allUsers = true }
+        for (channel, history) in histories where !history.messages.isEmpty {
+            pending.messages[channel, default: []].formUnion(history.messages.map(\.id))
+        }
+        for (server, list) in members where !list.isEmpty {
+            pending.members[server, default: []].formUnion(list.keys)
+        }
+        pending.chatStates.formUnion(readStates.keys)
+        pending.chatStates.formUnion(gaps.keys)
+        pending.chatStates.formUnion(catchUpCursors.keys)
     }
 
     /// The session's user id, from the login (its `user_id`) or the cached session: who the viewer is,
