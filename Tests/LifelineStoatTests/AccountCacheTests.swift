@@ -283,6 +283,25 @@ struct AccountCacheTests {
         #expect(Set(batch.chats.map(\.id)) == [world.general, world.random, world.dm, world.notes])
     }
 
+    @Test("a Ready into an empty cache writes every user it lists, again after a failed write, and only changes after")
+    func readyUsersPending() {
+        var cache = AccountCache()
+        _ = cache.ready(world.ready)
+        let everyone = Set(world.ready.users.map(\.id))
+        #expect(everyone.count > 1)
+        let failed = cache.takePending()
+        #expect(!failed.isEmpty)
+        #expect(cache.takePending().isEmpty)
+        #expect(Set(cache.batch(for: failed).users.map(\.id)) == everyone)
+        cache.pending.restore(failed)
+        #expect(Set(cache.batch(for: cache.takePending()).users.map(\.id)) == everyone)
+        // The next Ready finds the users there: only a changed one is written.
+        var next = world.ready
+        next.users[0].displayName = "renamed"
+        _ = cache.ready(next)
+        #expect(cache.batch(for: cache.takePending()).users.map(\.id) == [next.users[0].id])
+    }
+
     @Test("stored chats show before Ready, and Ready's chats replace them")
     func storedFirst() {
         var cache = AccountCache()

@@ -43,12 +43,26 @@ public struct BonfireDecoder: Sendable {
 
     /// Decodes one MessagePack frame (`format=msgpack`): the same events as the JSON frame it stands for.
     ///
-    /// The frame is read as the JSON it stands for (by a hand-written codec, bounded like the JSON
-    /// scanner) and decoded as a JSON frame is, so both formats give the same outcome; a frame that is not
-    /// well-formed MessagePack is ``Outcome/undecodable(reason:)``. The limit is the same: a frame larger
-    /// than ``maximumFrameSize`` is ``Outcome/tooLarge(bytes:)``, and so is one whose JSON would be more than
-    /// twice that.
+    /// A `Ready` frame is read straight into ``Ready`` by the fast decoder's MessagePack reader, through the
+    /// same field dispatch as a JSON `Ready`. Any other frame, and a `Ready` that reader refuses, is read as
+    /// the JSON it stands for (by a hand-written codec, bounded like the JSON scanner) and decoded as a JSON
+    /// frame is, so both formats give the same outcome; a frame that is not well-formed MessagePack is
+    /// ``Outcome/undecodable(reason:)``. The limit is the same: a frame larger than ``maximumFrameSize`` is
+    /// ``Outcome/tooLarge(bytes:)``, and so is one transcoded whose JSON would be more than twice that (a
+    /// limit on the transcoding's buffer, which the direct `Ready` reader does not build).
     public func decode(messagePack bytes: Data) -> Outcome {
+        guard bytes.count <= maximumFrameSize else { return .tooLarge(bytes: bytes.count) }
+        if FastReadyDecoder.mightBeReady(messagePack: bytes),
+            let ready = try? FastReadyDecoder.decode(messagePack: bytes)
+        {
+            return .event(.ready(ready))
+        }
+        return decodeByTranscoding(messagePack: bytes)
+    }
+
+    /// Decodes one MessagePack frame as the JSON it stands for: the reference the direct `Ready` reader must
+    /// agree with.
+    func decodeByTranscoding(messagePack bytes: Data) -> Outcome {
         guard bytes.count <= maximumFrameSize else { return .tooLarge(bytes: bytes.count) }
         let json: [UInt8]
         do {

@@ -44,6 +44,32 @@ enum FastReadyDecoder {
         return ready
     }
 
+    /// Whether the direct MessagePack path is worth trying on `bytes`: a map whose first key, when it is
+    /// `type`, has the value `"Ready"` (as ``mightBeReady(_:)`` for JSON).
+    static func mightBeReady(messagePack bytes: Data) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var reader = MessagePackReader(raw.bindMemory(to: UInt8.self))
+            guard (try? reader.enterObject()) == true else { return false }
+            guard let key = try? reader.readKey(), reader.key(key, is: "type") else { return true }
+            return (try? reader.readString()) == "Ready"
+        }
+    }
+
+    /// Decodes a MessagePack `Ready` frame straight into ``Ready``, through the same field dispatch as JSON.
+    ///
+    /// - Throws: ``JSONScanError`` when ``MessagePackReader`` does not take the frame (see its discussion); the
+    ///   transcoding path may still accept it.
+    static func decode(messagePack bytes: Data) throws(JSONScanError) -> Ready {
+        try bytes.withUnsafeBytes { raw in
+            Result { () throws(JSONScanError) -> Ready in
+                var reader = MessagePackReader(raw.bindMemory(to: UInt8.self))
+                let ready = try reader.readReadyFrame()
+                try reader.finish()
+                return ready
+            }
+        }.get()
+    }
+
     // The members each model decodes, by their wire names; the index is the field's bit in `seen`. A test ties
     // each list to its model's `CodingKeys`, so a field added to a model cannot be missed here.
     static let readyKeys: [StaticString] = [
@@ -86,7 +112,7 @@ enum FastReadyDecoder {
     static let parentKeys: [StaticString] = ["type", "id"]
 }
 
-extension JSONScanner {
+extension ReadyReader {
     /// The bit of the first field of `names` that `key` names and `seen` lacks, or nil when the member is to
     /// be skipped: unknown, or a repeat (the first occurrence wins, as in `JSONDecoder`).
     @inline(__always)
@@ -106,10 +132,11 @@ extension JSONScanner {
     /// Reads an array whose elements `element` reads.
     @inline(__always)
     private mutating func readArray<Element>(
-        _ element: (inout JSONScanner) throws(JSONScanError) -> Element
+        _ element: (inout Self) throws(JSONScanError) -> Element
     ) throws(JSONScanError) -> [Element] {
         var result: [Element] = []
         guard try enterArray() else { return result }
+        result.reserveCapacity(elementCountHint(elementSize: MemoryLayout<Element>.stride))
         repeat {
             result.append(try element(&self))
         } while try nextElement()
@@ -117,30 +144,30 @@ extension JSONScanner {
     }
 
     private mutating func readStrings() throws(JSONScanError) -> [String] {
-        try readArray { (scanner: inout JSONScanner) throws(JSONScanError) in try scanner.readString() }
+        try readArray { (scanner: inout Self) throws(JSONScanError) in try scanner.readString() }
     }
 
     // Element readers for `readArray`, which cannot take a mutating method.
-    private static func readUser(_ scanner: inout JSONScanner) throws(JSONScanError) -> User { try scanner.readUser() }
-    private static func readServer(_ scanner: inout JSONScanner) throws(JSONScanError) -> Server {
+    private static func readUser(_ scanner: inout Self) throws(JSONScanError) -> User { try scanner.readUser() }
+    private static func readServer(_ scanner: inout Self) throws(JSONScanError) -> Server {
         try scanner.readServer()
     }
-    private static func readChannel(_ scanner: inout JSONScanner) throws(JSONScanError) -> Channel {
+    private static func readChannel(_ scanner: inout Self) throws(JSONScanError) -> Channel {
         try scanner.readChannel()
     }
-    private static func readMember(_ scanner: inout JSONScanner) throws(JSONScanError) -> Member {
+    private static func readMember(_ scanner: inout Self) throws(JSONScanError) -> Member {
         try scanner.readMember()
     }
-    private static func readEmoji(_ scanner: inout JSONScanner) throws(JSONScanError) -> Emoji {
+    private static func readEmoji(_ scanner: inout Self) throws(JSONScanError) -> Emoji {
         try scanner.readEmoji()
     }
-    private static func readChannelUnread(_ scanner: inout JSONScanner) throws(JSONScanError) -> ChannelUnread {
+    private static func readChannelUnread(_ scanner: inout Self) throws(JSONScanError) -> ChannelUnread {
         try scanner.readChannelUnread()
     }
-    private static func readRelationship(_ scanner: inout JSONScanner) throws(JSONScanError) -> User.Relationship {
+    private static func readRelationship(_ scanner: inout Self) throws(JSONScanError) -> User.Relationship {
         try scanner.readRelationship()
     }
-    private static func readCategory(_ scanner: inout JSONScanner) throws(JSONScanError) -> Server.Category {
+    private static func readCategory(_ scanner: inout Self) throws(JSONScanError) -> Server.Category {
         try scanner.readCategory()
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Why ``JSONScanner`` refused its input, and where.
+/// Why ``JSONScanner`` (or ``MessagePackReader``, which shares the fast `Ready` decoder and its errors) refused
+/// its input, and where.
 ///
 /// The scanner is stricter than Foundation's `JSONDecoder` (it follows RFC 8259 everywhere, where `JSONDecoder`
 /// tolerates trailing commas, bad escapes and leading zeros in values nobody decodes), so this error never

@@ -43,7 +43,9 @@ struct MessagePackError: Error, Hashable, CustomStringConvertible {
 ///
 /// **Reading** transcodes a frame into the JSON text it stands for, which ``BonfireDecoder`` decodes as it
 /// decodes JSON frames — the fast `Ready` decoder, then `JSONDecoder` — so both formats give the same events
-/// by construction (the differential test checks it on every event). The mapping: nil, booleans and
+/// by construction (the differential test checks it on every event). A `Ready`, the one large frame, is
+/// first read without transcoding by ``MessagePackReader``, which takes it only as this mapping would and
+/// leaves anything else to it. The mapping: nil, booleans and
 /// integers as themselves; floats as the shortest decimal that reads back to the same `Double`, a NaN or an
 /// infinity as `null`; `str` and `bin` both as strings (stoatchat's `rmp_serde` writes strings as `str`,
 /// the Elixir `gateway`'s `msgpack-erlang` as `bin`), their bytes escaped as JSON needs and otherwise

@@ -45,6 +45,9 @@ package struct AccountCache: Sendable {
         var servers: Set<String> = []
         var deletedServers: Set<String> = []
         var users: Set<String> = []
+        /// Every user the cache holds is to be written: a `Ready` that fills an empty cache (each sign-in) marks
+        /// this once rather than hashing each of its thousands of ids again into ``users``.
+        var allUsers = false
         /// Message ids by channel.
         var messages: [String: Set<String>] = [:]
         var deletedMessages: [String: Set<String>] = [:]
@@ -56,7 +59,7 @@ package struct AccountCache: Sendable {
 
         var isEmpty: Bool {
             chats.isEmpty && deletedChats.isEmpty && servers.isEmpty && deletedServers.isEmpty && users.isEmpty
-                && messages.isEmpty && deletedMessages.isEmpty && members.isEmpty && deletedMembers.isEmpty
+                && !allUsers && messages.isEmpty && deletedMessages.isEmpty && members.isEmpty && deletedMembers.isEmpty
                 && chatStates.isEmpty
         }
     }
@@ -119,6 +122,10 @@ package struct AccountCache: Sendable {
     private(set) var generation: UInt64 = 0
     /// Changes not yet written to the store.
     var pending = PendingWrites()
+    /// Whether changes are recorded in ``pending``. ``CacheEngine`` clears it while no store is attached: a
+    /// client that keeps no store (a bot) would otherwise record, for ever, the id of every message that left a
+    /// history (``markEverythingPending()`` makes up for it when a store comes).
+    var recordsPending = true
     /// Events that named something the cache does not know (a message for an unknown channel…).
     private(set) var ignoredEvents = 0
 
@@ -262,6 +269,23 @@ package struct AccountCache: Sendable {
         generation = next
     }
 
+    /// Marks everything the cache holds as to be written: what a store attached to a cache that recorded
+    /// nothing needs to hold all of it.
+    mutating func markEverythingPending() {
+        pending.chats.formUnion(chats.keys)
+        pending.servers.formUnion(servers.keys)
+        if !users.isEmpty { pending.allUsers = true }
+        for (channel, history) in histories where !history.messages.isEmpty {
+            pending.messages[channel, default: []].formUnion(history.messages.map(\.id))
+        }
+        for (server, list) in members where !list.isEmpty {
+            pending.members[server, default: []].formUnion(list.keys)
+        }
+        pending.chatStates.formUnion(readStates.keys)
+        pending.chatStates.formUnion(gaps.keys)
+        pending.chatStates.formUnion(catchUpCursors.keys)
+    }
+
     /// The session's user id, from the login (its `user_id`) or the cached session: who the viewer is,
     /// whatever `Ready` lists first or last.
     mutating func signedIn(as userID: String) {
@@ -286,8 +310,15 @@ package struct AccountCache: Sendable {
             // Room for every user at once: a large Ready grows these from empty after each sign-in, and growing
             // them step by step cost as much as the inserts (measured on `lifeline bench`'s time-to-connected).
             users.reserveCapacity(users.count + ready.users.count)
-            pending.users.reserveCapacity(pending.users.count + ready.users.count)
-            for user in ready.users { upsert(user) }
+            if users.isEmpty {
+                // Every user is new: none to compare, and all of them pending as one mark (a later duplicate
+                // wins, as in `upsert`).
+                for user in ready.users { users[user.id] = user }
+                if !users.isEmpty { pending.allUsers = true }
+            } else {
+                pending.users.reserveCapacity(pending.users.count + ready.users.count)
+                for user in ready.users { upsert(user) }
+            }
         }
         if readyFields.contains(.servers) {
             let serverIDs = Set(ready.servers.map(\.id))

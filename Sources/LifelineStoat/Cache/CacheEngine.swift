@@ -40,7 +40,9 @@ final class CacheEngine: CacheInvalidation {
         historyLimit: Int, eventBufferLimit: Int, readyFields: ReadyFields = .bonfireDefault,
         tracksCatchUp: Bool = false, logger: Logger
     ) {
-        state = Mutex(AccountCache(historyLimit: historyLimit, readyFields: readyFields, tracksCatchUp: tracksCatchUp))
+        var cache = AccountCache(historyLimit: historyLimit, readyFields: readyFields, tracksCatchUp: tracksCatchUp)
+        cache.recordsPending = false  // until a store is attached
+        state = Mutex(cache)
         events = .events(limit: eventBufferLimit)
         messages = .events(limit: eventBufferLimit)
         (writerWakeups, wakeWriter) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -72,6 +74,9 @@ final class CacheEngine: CacheInvalidation {
         // the order the cache applied them.
         let changes = state.withLock { cache in
             let changes = body(&cache)
+            // Decision: with no store attached nothing is kept for one (it would grow with every message that
+            // leaves a history); attaching a store marks what the cache holds instead.
+            if !cache.recordsPending, !cache.pending.isEmpty { cache.pending = AccountCache.PendingWrites() }
             for event in changes.messageEvents { messages.publish(.message(event)) }
             return changes
         }
@@ -113,9 +118,17 @@ final class CacheEngine: CacheInvalidation {
 
     // MARK: - The store
 
-    /// Attaches the account's store: from now on changes are written to it.
+    /// Attaches the account's store: from now on changes are written to it, and, if the cache had none, first
+    /// everything it holds.
     func attach(_ store: any CachePersistence) {
         persistence.withLock { $0 = store }
+        // After the store is set: a write between the two finds it and takes part of what is marked here, and
+        // the rest goes with the next (writing a row twice is harmless; missing one is not).
+        state.withLock { cache in
+            guard !cache.recordsPending else { return }
+            cache.recordsPending = true
+            cache.markEverythingPending()
+        }
         wakeWriter.yield()
     }
 
@@ -187,6 +200,7 @@ final class CacheEngine: CacheInvalidation {
         _ = await detach()
         update { cache in
             cache.discard()
+            cache.recordsPending = false
             return AccountCache.Changes(chats: true)
         }
     }

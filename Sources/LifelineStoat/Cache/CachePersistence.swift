@@ -66,7 +66,7 @@ extension AccountCache {
         batch.deletedChats = pending.deletedChats.sorted()
         batch.servers = pending.servers.compactMap { servers[$0] }
         batch.deletedServers = pending.deletedServers.sorted()
-        batch.users = pending.users.compactMap { users[$0] }
+        batch.users = pending.allUsers ? Array(users.values) : pending.users.compactMap { users[$0] }
         for (channel, ids) in pending.messages {
             let messages = histories[channel]?.messages ?? []
             batch.messages += messages.filter { ids.contains($0.id) }
@@ -99,6 +99,7 @@ extension AccountCache.PendingWrites {
         servers.formUnion(older.servers.subtracting(deletedServers))
         deletedServers.formUnion(older.deletedServers.subtracting(servers))
         users.formUnion(older.users)
+        allUsers = allUsers || older.allUsers
         for (channel, ids) in older.messages {
             messages[channel, default: []].formUnion(ids.subtracting(deletedMessages[channel] ?? []))
         }

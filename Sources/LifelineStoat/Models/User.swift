@@ -2,36 +2,139 @@
 ///
 /// Fields Lifeline does not model are ignored when decoding; optional fields absent on the wire stay
 /// `nil`, `flags` (omitted by the server when 0) decodes as 0, and a missing `discriminator` as "".
-public struct User: Sendable, Hashable, Codable, Identifiable {
+public struct User: Sendable, Hashable, Codable, Identifiable, CustomReflectable {
+    /// The fields, in one copy-on-write box. A user is copied at each step from the socket to the cache (the
+    /// decoder's array, the cache's dictionary, each snapshot) and a `Ready` holds thousands: as one reference a
+    /// copy is a retain, not some 400 bytes moved and a dozen strings retained. A mutation of a shared box copies
+    /// it first, so `User` keeps value semantics; equality, hashing and the Codable shape are the fields'.
+    private final class Storage: @unchecked Sendable {
+        // `@unchecked Sendable` is safe: a box is written only through `User.unique()`, that is only while the one
+        // `User` that holds it is being mutated (exclusive access); a box two values share, and so perhaps two
+        // threads, is only ever read.
+        var id: String
+        var username: String
+        var discriminator: String
+        var displayName: String?
+        var pronouns: String?
+        var avatar: File?
+        var relations: [Relationship]?
+        var badges: Int?
+        var status: Status?
+        var flags: Int
+        var privileged: Bool?
+        var bot: Bot?
+        var relationship: String?
+        var online: Bool?
+
+        init(
+            id: String, username: String, discriminator: String, displayName: String?, pronouns: String?,
+            avatar: File?, relations: [Relationship]?, badges: Int?, status: Status?, flags: Int, privileged: Bool?,
+            bot: Bot?, relationship: String?, online: Bool?
+        ) {
+            self.id = id
+            self.username = username
+            self.discriminator = discriminator
+            self.displayName = displayName
+            self.pronouns = pronouns
+            self.avatar = avatar
+            self.relations = relations
+            self.badges = badges
+            self.status = status
+            self.flags = flags
+            self.privileged = privileged
+            self.bot = bot
+            self.relationship = relationship
+            self.online = online
+        }
+
+        func copy() -> Storage {
+            Storage(
+                id: id, username: username, discriminator: discriminator, displayName: displayName,
+                pronouns: pronouns, avatar: avatar, relations: relations, badges: badges, status: status,
+                flags: flags, privileged: privileged, bot: bot, relationship: relationship, online: online)
+        }
+    }
+
+    private var storage: Storage
+
+    /// The box, copied first when another value shares it.
+    @inline(__always)
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
     /// The user's id (`_id`).
-    public var id: String
+    public var id: String {
+        get { storage.id }
+        set { unique().id = newValue }
+    }
     /// The username.
-    public var username: String
+    public var username: String {
+        get { storage.username }
+        set { unique().username = newValue }
+    }
     /// The four-digit discriminator.
-    public var discriminator: String
+    public var discriminator: String {
+        get { storage.discriminator }
+        set { unique().discriminator = newValue }
+    }
     /// The display name, if set.
-    public var displayName: String?
+    public var displayName: String? {
+        get { storage.displayName }
+        set { unique().displayName = newValue }
+    }
     /// The pronouns, if set.
-    public var pronouns: String?
+    public var pronouns: String? {
+        get { storage.pronouns }
+        set { unique().pronouns = newValue }
+    }
     /// The avatar, if set.
-    public var avatar: File?
+    public var avatar: File? {
+        get { storage.avatar }
+        set { unique().avatar = newValue }
+    }
     /// The current user's relationships with others (only on the current user).
-    public var relations: [Relationship]?
+    public var relations: [Relationship]? {
+        get { storage.relations }
+        set { unique().relations = newValue }
+    }
     /// Badge bits.
-    public var badges: Int?
+    public var badges: Int? {
+        get { storage.badges }
+        set { unique().badges = newValue }
+    }
     /// The user's status (text and presence), if known.
-    public var status: Status?
+    public var status: Status? {
+        get { storage.status }
+        set { unique().status = newValue }
+    }
     /// Account flags: 1 suspended, 2 deleted, 4 banned, 8 removed as spam; 0 when omitted.
-    public var flags: Int
+    public var flags: Int {
+        get { storage.flags }
+        set { unique().flags = newValue }
+    }
     /// Whether the user is a platform administrator.
-    public var privileged: Bool?
+    public var privileged: Bool? {
+        get { storage.privileged }
+        set { unique().privileged = newValue }
+    }
     /// The bot's owner, when the user is a bot.
-    public var bot: Bot?
+    public var bot: Bot? {
+        get { storage.bot }
+        set { unique().bot = newValue }
+    }
     /// The relationship to the current user (`None`, `User`, `Friend`, `Outgoing`, `Incoming`, `Blocked`,
     /// `BlockedOther`).
-    public var relationship: String?
+    public var relationship: String? {
+        get { storage.relationship }
+        set { unique().relationship = newValue }
+    }
     /// Whether the user is online.
-    public var online: Bool?
+    public var online: Bool? {
+        get { storage.online }
+        set { unique().online = newValue }
+    }
 
     /// A user's status.
     public struct Status: Sendable, Hashable, Codable {
@@ -124,20 +227,10 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
         avatar: File? = nil, relations: [Relationship]? = nil, badges: Int? = nil, status: Status? = nil,
         flags: Int = 0, privileged: Bool? = nil, bot: Bot? = nil, relationship: String? = nil, online: Bool? = nil
     ) {
-        self.id = id
-        self.username = username
-        self.discriminator = discriminator
-        self.displayName = displayName
-        self.pronouns = pronouns
-        self.avatar = avatar
-        self.relations = relations
-        self.badges = badges
-        self.status = status
-        self.flags = flags
-        self.privileged = privileged
-        self.bot = bot
-        self.relationship = relationship
-        self.online = online
+        storage = Storage(
+            id: id, username: username, discriminator: discriminator, displayName: displayName, pronouns: pronouns,
+            avatar: avatar, relations: relations, badges: badges, status: status, flags: flags, privileged: privileged,
+            bot: bot, relationship: relationship, online: online)
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -150,21 +243,83 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
     /// Decodes a user; `flags` defaults to 0 and `discriminator` to "".
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decode(String.self, forKey: .id)
-        username = try container.decode(String.self, forKey: .username)
-        discriminator = try container.decodeIfPresent(String.self, forKey: .discriminator) ?? ""
-        displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
-        pronouns = try container.decodeIfPresent(String.self, forKey: .pronouns)
-        // Stoat's new events server writes a user without an avatar as `avatar: {}` in `Ready`.
-        avatar = try container.decodeIfPresent(FileOrEmpty.self, forKey: .avatar)?.file
-        relations = try container.decodeIfPresent([Relationship].self, forKey: .relations)
-        badges = try container.decodeIfPresent(Int.self, forKey: .badges)
-        status = try container.decodeIfPresent(Status.self, forKey: .status)
-        flags = try container.decodeIfPresent(Int.self, forKey: .flags) ?? 0
-        privileged = try container.decodeIfPresent(Bool.self, forKey: .privileged)
-        bot = try container.decodeIfPresent(Bot.self, forKey: .bot)
-        relationship = try container.decodeIfPresent(String.self, forKey: .relationship)
-        online = try container.decodeIfPresent(Bool.self, forKey: .online)
+        self.init(
+            id: try container.decode(String.self, forKey: .id),
+            username: try container.decode(String.self, forKey: .username),
+            discriminator: try container.decodeIfPresent(String.self, forKey: .discriminator) ?? "",
+            displayName: try container.decodeIfPresent(String.self, forKey: .displayName),
+            pronouns: try container.decodeIfPresent(String.self, forKey: .pronouns),
+            // Stoat's new events server writes a user without an avatar as `avatar: {}` in `Ready`.
+            avatar: try container.decodeIfPresent(FileOrEmpty.self, forKey: .avatar)?.file,
+            relations: try container.decodeIfPresent([Relationship].self, forKey: .relations),
+            badges: try container.decodeIfPresent(Int.self, forKey: .badges),
+            status: try container.decodeIfPresent(Status.self, forKey: .status),
+            flags: try container.decodeIfPresent(Int.self, forKey: .flags) ?? 0,
+            privileged: try container.decodeIfPresent(Bool.self, forKey: .privileged),
+            bot: try container.decodeIfPresent(Bot.self, forKey: .bot),
+            relationship: try container.decodeIfPresent(String.self, forKey: .relationship),
+            online: try container.decodeIfPresent(Bool.self, forKey: .online))
+    }
+
+    /// Encodes the fields under their wire names, absent ones left out, as the synthesized conformance did.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(username, forKey: .username)
+        try container.encode(discriminator, forKey: .discriminator)
+        try container.encodeIfPresent(displayName, forKey: .displayName)
+        try container.encodeIfPresent(pronouns, forKey: .pronouns)
+        try container.encodeIfPresent(avatar, forKey: .avatar)
+        try container.encodeIfPresent(relations, forKey: .relations)
+        try container.encodeIfPresent(badges, forKey: .badges)
+        try container.encodeIfPresent(status, forKey: .status)
+        try container.encode(flags, forKey: .flags)
+        try container.encodeIfPresent(privileged, forKey: .privileged)
+        try container.encodeIfPresent(bot, forKey: .bot)
+        try container.encodeIfPresent(relationship, forKey: .relationship)
+        try container.encodeIfPresent(online, forKey: .online)
+    }
+
+    /// Equal when every field is.
+    public static func == (lhs: User, rhs: User) -> Bool {
+        if lhs.storage === rhs.storage { return true }
+        let (a, b) = (lhs.storage, rhs.storage)
+        return a.id == b.id && a.username == b.username && a.discriminator == b.discriminator
+            && a.displayName == b.displayName && a.pronouns == b.pronouns && a.avatar == b.avatar
+            && a.relations == b.relations && a.badges == b.badges && a.status == b.status && a.flags == b.flags
+            && a.privileged == b.privileged && a.bot == b.bot && a.relationship == b.relationship
+            && a.online == b.online
+    }
+
+    /// Hashes every field.
+    public func hash(into hasher: inout Hasher) {
+        let fields = storage
+        hasher.combine(fields.id)
+        hasher.combine(fields.username)
+        hasher.combine(fields.discriminator)
+        hasher.combine(fields.displayName)
+        hasher.combine(fields.pronouns)
+        hasher.combine(fields.avatar)
+        hasher.combine(fields.relations)
+        hasher.combine(fields.badges)
+        hasher.combine(fields.status)
+        hasher.combine(fields.flags)
+        hasher.combine(fields.privileged)
+        hasher.combine(fields.bot)
+        hasher.combine(fields.relationship)
+        hasher.combine(fields.online)
+    }
+
+    /// The fields, so that a user prints and dumps as the plain struct it reads as, not as its box.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "id": id, "username": username, "discriminator": discriminator, "displayName": displayName as Any,
+                "pronouns": pronouns as Any, "avatar": avatar as Any, "relations": relations as Any,
+                "badges": badges as Any, "status": status as Any, "flags": flags, "privileged": privileged as Any,
+                "bot": bot as Any, "relationship": relationship as Any, "online": online as Any,
+            ], displayStyle: .struct)
     }
 }
 
