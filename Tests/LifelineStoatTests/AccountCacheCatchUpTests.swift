@@ -215,6 +215,19 @@ struct AccountCacheCatchUpTests {
         #expect(cache.history(world.general).messages.map(\.content) == ["20", "30"])
         #expect(!cache.history(world.general).isStale)
 
+        // Empty on the server too: the empty page makes it fresh, and the next live message keeps it so.
+        var empty = AccountCache(tracksCatchUp: true)
+        _ = empty.ready(world.ready)
+        (plan, _) = empty.planCatchUp(open: [world.general], policy: CatchUpPolicy(firstScreen: 0))
+        #expect(plan.start(world.general, cachedIDs: []) == .latest(limit: 100))
+        outcome = try plan.received([], for: world.general)
+        token = empty.historyFetchStarted(channel: world.general)
+        _ = empty.applyCatchUp(outcome, fetch: token, generation: empty.generation)
+        #expect(!empty.history(world.general).isStale)
+        _ = empty.apply(.message(world.message(40_000, in: world.general, "40")))
+        #expect(empty.history(world.general).messages.map(\.content) == ["40"])
+        #expect(!empty.history(world.general).isStale)
+
         // Not open and empty: known whole without a request, stale until opened (refetched then).
         var closed = AccountCache(tracksCatchUp: true)
         _ = closed.ready(world.ready)
