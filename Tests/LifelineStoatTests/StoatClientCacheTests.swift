@@ -148,6 +148,28 @@ struct StoatClientCacheTests {
         await server.stop()
     }
 
+    @Test("an open channel empty at sign-in is fresh after the first catch-up, and stays fresh as messages arrive")
+    func emptyOpenChannelFresh() async throws {
+        let server = try await ReferenceServer.start()
+        let harness = CacheHarness(server: server)
+        let general = server.lobbyChannelID
+        var catchUps = harness.client.catchUps.makeAsyncIterator()
+        harness.client.open(general)
+        await harness.client.resume(
+            SessionCredentials(token: server.defaultAccount.token, userID: server.defaultAccount.userID))
+        await harness.recorder.next(.connected)
+        _ = await catchUps.next()
+        #expect(harness.client.cachedHistory(of: general).messages.isEmpty)
+        #expect(!harness.client.cachedHistory(of: general).isStale)
+        let friend = try await server.addUser(username: "friend")
+        _ = try await server.join(userID: friend.userID, serverID: server.lobbyServerID)
+        let posted = try await server.postMessage(as: friend.userID, in: general, content: "hello")
+        let history = await harness.history(general) { history in history.messages.contains { $0.id == posted.id } }
+        #expect(history?.isStale == false)
+        await harness.stop()
+        await server.stop()
+    }
+
     @Test("an open channel whose refetch after reconnecting fails is fetched again, 1 s then 2 s later, until fresh")
     func refetchRetried() async throws {
         let server = try await ReferenceServer.start()
