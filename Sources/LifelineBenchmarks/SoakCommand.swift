@@ -13,7 +13,9 @@ import UnixSignals
 /// Each violation is printed as its own line when it is found; the last line is one JSON object:
 /// `{"type":"soak","sessions":N,"seconds":S,"seed":SEED,"faults":K,"violations":V,"memory_growth":x,
 /// "task_growth":y,"lost_messages":L,"duplicate_messages":D,"reconnected":R,"outbox_sent":…,"outbox_failed":…,
-/// "outbox_lost":OL,"outbox_duplicated":OD,…}`. The exit status is 0 only when V, L, D, OL and OD are 0 and R = N.
+/// "outbox_lost":OL,"outbox_duplicated":OD,…,"heap_growth":h,"heap_mb":H}`. The exit status is 0 only when V, L, D,
+/// OL and OD are 0 and R = N. `heap_growth` is the live heap's growth over the same windows as `memory_growth`
+/// (`null` where glibc cannot say): reported beside it, not judged, to tell memory held from memory kept free.
 package struct Soak: AsyncParsableCommand {
     package static let configuration = CommandConfiguration(
         commandName: "soak",

@@ -40,6 +40,12 @@ struct SoakCommandTests {
         let tasks = try #require(summary["task_growth"] as? Double)
         #expect(memory <= 0.10)
         #expect(tasks <= 0.10)
+        #if os(Linux)
+            // The live heap beside the resident memory: reported, not judged.
+            #expect(summary["heap_growth"] is Double)
+            #expect((summary["heap_mb"] as? Double ?? 0) > 1)
+            #expect(objects.contains { ($0["detail"] as? String)?.contains("live heap") == true })
+        #endif
         #expect(run.status == 0, "\(run.standardError.suffix(2000))")
     }
 

@@ -175,6 +175,70 @@ struct AccountCacheCatchUpTests {
     }
 
     @Test(
+        "An open channel Ready says is empty (its last_message_id may lag) is still fetched: fresh after one page, with what it missed"
+    )
+    func openEmptyChannelIsFetched() throws {
+        // A first sign-in (the cache never held the channel): its newest page.
+        var first = AccountCache(tracksCatchUp: true)
+        _ = first.ready(world.ready)
+        var (plan, _) = first.planCatchUp(open: [world.general], policy: CatchUpPolicy(firstScreen: 0))
+        #expect(plan.order.first == world.general)
+        #expect(!plan.wholeWithoutFetch.contains(world.general))
+        _ = first.apply(.message(world.message(30_000, in: world.general, "30")))
+        #expect(first.history(world.general).isStale)
+        #expect(plan.start(world.general, cachedIDs: []) == .latest(limit: 100))
+        // Posted just before Ready, behind its last_message_id; and the live one (sort=Latest: newest first).
+        let page = [20, 30].map { world.message(Int64($0) * 1_000, in: world.general, "\($0)") }
+        var outcome = try plan.received(page.reversed(), for: world.general)
+        #expect(outcome.isDone)
+        var token = first.historyFetchStarted(channel: world.general)
+        _ = first.applyCatchUp(outcome, fetch: token, generation: first.generation)
+        #expect(first.history(world.general).messages.map(\.content) == ["20", "30"])
+        #expect(!first.history(world.general).isStale)
+
+        // A reconnect with the channel known empty: pages forward from its creation, and delivers what it missed.
+        var cache = AccountCache(tracksCatchUp: true)
+        _ = cache.ready(world.ready)
+        _ = cache.invalidate()
+        _ = cache.ready(world.ready)
+        (plan, _) = cache.planCatchUp(open: [world.general], policy: CatchUpPolicy(firstScreen: 0))
+        #expect(plan.order.first == world.general)
+        _ = cache.apply(.message(world.message(30_000, in: world.general, "30")))
+        #expect(cache.history(world.general).isStale)
+        let floor = try #require(ULID.floor(of: world.general))
+        #expect(plan.start(world.general, cachedIDs: []) == .after(floor, limit: 100))
+        outcome = try plan.received(page, for: world.general)
+        #expect(outcome.isDone)
+        token = cache.historyFetchStarted(channel: world.general)
+        let changes = cache.applyCatchUp(outcome, fetch: token, generation: cache.generation)
+        #expect(received(changes) == ["20"])
+        #expect(cache.history(world.general).messages.map(\.content) == ["20", "30"])
+        #expect(!cache.history(world.general).isStale)
+
+        // Empty on the server too: the empty page makes it fresh, and the next live message keeps it so.
+        var empty = AccountCache(tracksCatchUp: true)
+        _ = empty.ready(world.ready)
+        (plan, _) = empty.planCatchUp(open: [world.general], policy: CatchUpPolicy(firstScreen: 0))
+        #expect(plan.start(world.general, cachedIDs: []) == .latest(limit: 100))
+        outcome = try plan.received([], for: world.general)
+        token = empty.historyFetchStarted(channel: world.general)
+        _ = empty.applyCatchUp(outcome, fetch: token, generation: empty.generation)
+        #expect(!empty.history(world.general).isStale)
+        _ = empty.apply(.message(world.message(40_000, in: world.general, "40")))
+        #expect(empty.history(world.general).messages.map(\.content) == ["40"])
+        #expect(!empty.history(world.general).isStale)
+
+        // Not open and empty: known whole without a request, stale until opened (refetched then).
+        var closed = AccountCache(tracksCatchUp: true)
+        _ = closed.ready(world.ready)
+        _ = closed.invalidate()
+        _ = closed.ready(world.ready)
+        let (unopened, _) = closed.planCatchUp(open: [], policy: CatchUpPolicy(firstScreen: 0))
+        #expect(unopened.wholeWithoutFetch.contains(world.general))
+        #expect(!unopened.order.contains(world.general))
+    }
+
+    @Test(
         "A client that knew no message: a message posted after Ready that a page brings before its live event is delivered once"
     )
     func firstRunPageBeforeLiveEvent() throws {

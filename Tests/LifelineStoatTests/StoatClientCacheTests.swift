@@ -68,11 +68,15 @@ extension CacheHarness {
     /// Connects the default account with `channel` open and fetched, applies `fault`, drops every socket,
     /// and has another user post in the channel while the client is away; returns that message.
     func outage(in channel: String, fault: () async -> Void) async throws -> StoatMessage {
+        var catchUps = client.catchUps.makeAsyncIterator()
         await client.resume(
             SessionCredentials(token: server.defaultAccount.token, userID: server.defaultAccount.userID))
         await recorder.next(.connected)
         client.open(channel)
         _ = await client.history(of: channel)
+        // The first catch-up done before the fault: it fetches the channel when it was open by its plan, and a
+        // fetch still in flight would meet the fault meant for the reconnect.
+        _ = await catchUps.next()
         await fault()
         _ = await server.dropAllSockets()
         let friend = try await server.addUser(username: "friend")
@@ -139,6 +143,28 @@ struct StoatClientCacheTests {
         harness.clock.advance(to: TestClock.Instant(offset: try #require(disconnected.nextRetry)))
         await harness.recorder.next(.connected)
         let history = await harness.history(general) { history in history.messages.contains { $0.id == missed.id } }
+        #expect(history?.isStale == false)
+        await harness.stop()
+        await server.stop()
+    }
+
+    @Test("an open channel empty at sign-in is fresh after the first catch-up, and stays fresh as messages arrive")
+    func emptyOpenChannelFresh() async throws {
+        let server = try await ReferenceServer.start()
+        let harness = CacheHarness(server: server)
+        let general = server.lobbyChannelID
+        var catchUps = harness.client.catchUps.makeAsyncIterator()
+        harness.client.open(general)
+        await harness.client.resume(
+            SessionCredentials(token: server.defaultAccount.token, userID: server.defaultAccount.userID))
+        await harness.recorder.next(.connected)
+        _ = await catchUps.next()
+        #expect(harness.client.cachedHistory(of: general).messages.isEmpty)
+        #expect(!harness.client.cachedHistory(of: general).isStale)
+        let friend = try await server.addUser(username: "friend")
+        _ = try await server.join(userID: friend.userID, serverID: server.lobbyServerID)
+        let posted = try await server.postMessage(as: friend.userID, in: general, content: "hello")
+        let history = await harness.history(general) { history in history.messages.contains { $0.id == posted.id } }
         #expect(history?.isStale == false)
         await harness.stop()
         await server.stop()

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOPosix
 import NIOSSL
 import NIOWebSocket
 import Synchronization
@@ -269,6 +270,32 @@ struct WebSocketTransportTests {
             socket.connect(to: URL(string: "ws://127.0.0.1:\(port)/")!)
             #expect(await early.ended()?.code == .aborted)
         }
+    }
+
+    @Test("frames sent in a burst from outside the event loop are written in one of its turns, in order, each masked")
+    func burstInOneTurn() async throws {
+        let server = try await ScriptedWebSocketServer.start()
+        // A loop of the test's own, held while the burst is sent, so the burst is all queued when it runs.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let connector = WebSocketConnector(configuration: .init(maximumMessageSize: 1 << 20), group: group)
+        let (socket, _) = await Self.open(server, connector: connector)
+        let gate = DispatchSemaphore(value: 0)
+        socket.eventLoop.execute { gate.wait() }
+        let texts = (0..<200).map { #"{"type":"Subscribe","server_id":"s\#($0)"}"# }
+        let written = texts.map { socket.send(text: $0) }
+        gate.signal()
+        for future in written { try await future.get() }
+        #expect(socket.outboundTurns == 1)
+        await server.waitUntil { $0.frames.count == texts.count }
+        #expect(server.record.frames.map(\.text) == texts)
+        #expect(server.record.frames.allSatisfy { $0.masked && $0.opcode == .text && $0.fin })
+        // Sent from the loop itself, a frame is written at once, in a turn of its own.
+        try await socket.eventLoop.submit { socket.send(text: "on the loop") }.get().get()
+        #expect(socket.outboundTurns == 2)
+        socket.abort()
+        #expect(try await socket.send(text: "too late").map { true }.recover { _ in false }.get() == false)
+        await server.stop()
+        try await group.shutdownGracefully()
     }
 
     @Test("the socket stops reading while its owner holds too many messages, and reads on once it handled them")

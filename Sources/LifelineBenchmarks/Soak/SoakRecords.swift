@@ -129,11 +129,14 @@ final class OutboxSends: Sendable {
     var all: [Send] { sends.withLock { $0 } }
 }
 
-/// The process's resident memory, its sessions' running work and its CPU time, sampled once a second.
+/// The process's resident memory and live heap, its sessions' running work and its CPU time, sampled once a
+/// second.
 final class SoakSamples: Sendable {
     struct Sample: Sendable {
         var time: Duration
         var residentBytes: Int
+        /// What the allocator has handed out and not been given back (``LiveHeap``); `nil` where it cannot say.
+        var heapBytes: Int?
         var tasks: Int
         var cpuSeconds: Double
     }

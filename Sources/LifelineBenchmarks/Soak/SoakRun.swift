@@ -14,6 +14,11 @@ struct SoakSummary: Sendable {
     var faults: Int
     var violations: Int
     var memoryGrowth: Double?
+    /// How the live heap grew over the same windows as `memoryGrowth`: beside it, it tells memory the sessions
+    /// hold from memory the allocator keeps after it was freed. Reported, not judged.
+    var heapGrowth: Double? = nil
+    /// The live heap at the end, in MiB.
+    var heapMegabytes: Double? = nil
     var taskGrowth: Double?
     /// Sockets of this process left in CLOSE-WAIT at the end (the peer closed, this side never did); `nil` where
     /// `/proc` cannot tell.
@@ -72,7 +77,8 @@ struct SoakSummary: Sendable {
             "outbox_duplicated": .integer(outbox.duplicated), "lost_answers": .integer(outbox.lostAnswers),
             "delivery_stalls": .integer(outbox.deliveryStalls), "edits": .integer(edits),
             "deletions": .integer(deletions),
-            "gaps": .integer(gaps),
+            "gaps": .integer(gaps), "heap_growth": heapGrowth.map { rounded($0, 10_000) } ?? .null,
+            "heap_mb": heapMegabytes.map { rounded($0, 10) } ?? .null,
         ])
     }
 }
@@ -230,6 +236,9 @@ struct SoakRun: Sendable {
         let window: Duration = .milliseconds(Int64(seconds * 200))
         let memoryGrowth = SoakSamples.growth(all, from: warmUp, to: end, window: window) { Double($0.residentBytes) }
         let taskGrowth = SoakSamples.growth(all, from: warmUp, to: end, window: window) { Double($0.tasks) }
+        let heapGrowth =
+            all.allSatisfy { $0.heapBytes != nil }
+            ? SoakSamples.growth(all, from: warmUp, to: end, window: window) { Double($0.heapBytes ?? 0) } : nil
         if let memoryGrowth, memoryGrowth > 0.10 {
             violations.record("memory", "resident memory grew \(percent(memoryGrowth)) after warm-up (limit 10 %)")
         }
@@ -263,6 +272,8 @@ struct SoakRun: Sendable {
             allBack: allBack.secondsValue, bound: (bounds.max() ?? .zero).secondsValue,
             residentMegabytes: Double(residentBytes()) / 1_048_576, cpuSeconds: cpuSeconds(), outbox: outbox)
         summary.closeWait = closeWait
+        summary.heapGrowth = heapGrowth
+        summary.heapMegabytes = LiveHeap.bytes().map { Double($0) / 1_048_576 }
         summary.edits = changes.edits
         summary.deletions = changes.deletions
         summary.gaps = gaps
@@ -470,13 +481,17 @@ struct SoakRun: Sendable {
         var tick = 0
         while checking.isSet {
             let tasks = sessions.reduce(0) { $0 + $1.client.session.runningTasks }
-            samples.append(.init(time: now, residentBytes: residentBytes(), tasks: tasks, cpuSeconds: cpuSeconds()))
+            let heap = LiveHeap.bytes()
+            samples.append(
+                .init(
+                    time: now, residentBytes: residentBytes(), heapBytes: heap, tasks: tasks, cpuSeconds: cpuSeconds()))
             if tick % 5 == 0 {
                 var states: [String: Int] = [:]
                 for session in sessions { states[session.client.session.snapshot.state.rawValue, default: 0] += 1 }
                 let counts = states.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
                 progress(
-                    "\(counts); \(posted.count) messages; \(tasks) tasks; \(residentBytes() >> 20) MiB; "
+                    "\(counts); \(posted.count) messages; \(tasks) tasks; \(residentBytes() >> 20) MiB"
+                        + (heap.map { " (live heap \($0 >> 20) MiB); " } ?? "; ")
                         + "\(violations.count) violations")
             }
             tick += 1

@@ -79,11 +79,16 @@ extension AccountCache {
         return (plan, changes)
     }
 
-    /// A chat's history is whole in this generation: fresh, and fresh when read from the store later.
+    /// A chat's history is whole in this generation: fresh, and fresh when read from the store later. An empty
+    /// chat gets an empty fresh history, which its next live message joins (without one, that message would
+    /// start a stale history).
     private mutating func markWhole(_ id: String, into changes: inout Changes) {
         knownWhole.insert(id)
         deliveredDuringCatchUp[id] = nil
-        if histories[id]?.isStale == true {
+        if histories[id] == nil {
+            histories[id] = ChannelHistory(channelID: id, isStale: false)
+            changes.histories.insert(id)
+        } else if histories[id]?.isStale == true {
             histories[id]?.isStale = false
             changes.histories.insert(id)
         }

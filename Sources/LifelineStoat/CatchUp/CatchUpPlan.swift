@@ -24,7 +24,8 @@
 /// - **Nothing newer**: an open channel and the first screen's chats are still re-verified (one page); the
 ///   others are known whole without a request.
 /// - **No cached message**: a chat known to have had none pages forward from its creation; a chat the cache
-///   never held gets its newest page.
+///   never held gets its newest page. An open channel does so even when `Ready` names no last message (it may
+///   lag); another chat with none is known whole without a request.
 ///
 /// Order: open channels, then the first screen's chats by recency, then the rest by recency.
 struct CatchUpPlan: Sendable {
@@ -162,7 +163,9 @@ struct CatchUpPlan: Sendable {
     private static func needsFetch(_ chat: Chat, reVerify: Bool) -> Bool {
         switch chat.cursor {
         case .unknown, .start:
-            return chat.serverLast != nil
+            // An open channel is fetched even when Ready says it is empty: its `last_message_id` may lag, and
+            // nothing else would make the history the user is looking at fresh before the next reconnect.
+            return chat.serverLast != nil || chat.isOpen
         case .message(let newest):
             if let last = chat.serverLast, last > newest { return true }
             // Nothing newer (or the server's last is older: deleted, or its debounced `last_message_id` lags).

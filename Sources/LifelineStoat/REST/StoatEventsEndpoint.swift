@@ -50,12 +50,18 @@ public struct StoatEventsEndpoint: Sendable, Hashable {
                 code: .insecureEventsURL,
                 message: "The API is reached over HTTPS but names a plaintext events socket (\(scheme)://\(host))")
         }
-        var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
-        components?.scheme = tls ? "wss" : "ws"
-        guard let normalized = components?.url else {
-            throw StoatAPIError(code: .insecureEventsURL, message: "The events URL cannot be rebuilt")
+        // The scheme is replaced in the text: `URLComponents` would load ICU's tables (about 1 MB resident) to
+        // rebuild a host it does not change.
+        let wanted = tls ? "wss" : "ws"
+        if url.scheme == wanted {
+            self.url = url
+        } else {
+            let text = url.absoluteString
+            guard let colon = text.firstIndex(of: ":"), let rebuilt = URL(string: wanted + text[colon...]) else {
+                throw StoatAPIError(code: .insecureEventsURL, message: "The events URL cannot be rebuilt")
+            }
+            self.url = rebuilt
         }
-        self.url = normalized
         self.usesTLS = tls
     }
 }
