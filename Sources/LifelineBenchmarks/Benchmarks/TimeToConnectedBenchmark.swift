@@ -14,8 +14,8 @@ import WSClient
 ///
 /// The detail times the two stages Lifeline adds before CONNECTED that the bare client does not, each alone on
 /// the same `Ready`: decoding it (the same padded bytes the server sends) and taking it into an empty in-memory
-/// cache; and the one request a cached login makes before it opens the socket, `GET /onboard/hello` (LOGGING_IN's
-/// onboarding check), which the bare client does not make. The rest of the difference is the session's actor and
+/// cache. A cached login (`resume`) makes no request before the socket (LOGIN_CACHED goes straight to
+/// CONNECTING; only LOGGING_IN checks onboarding). The rest of the difference is the session's actor and
 /// machine, the catch-up's start and the states stream.
 ///
 /// `time-to-connected-msgpack` is the same with `format=msgpack` on both sides: Lifeline asks for MessagePack
@@ -68,15 +68,6 @@ enum TimeToConnectedBenchmark {
         }
         let readyFrame = try await receivedReady(
             url: url, token: await server.createSession(userID: user), messagePack: messagePack)
-        // The one request a cached login makes before it opens the socket (LOGGING_IN's onboarding check), which
-        // the bare client does not make: timed alone, on the client's own HTTP client, warmed by the rounds.
-        let checked = SessionCredentials(token: await server.createSession(userID: user), userID: user)
-        var onboarding: [Duration] = []
-        for _ in 0..<rounds {
-            let start = clock.now
-            _ = try await client.api.onboardingHello(checked)
-            onboarding.append(start.duration(to: clock.now))
-        }
         runner.cancel()
         await runner.value
         await server.stop()
@@ -111,13 +102,11 @@ enum TimeToConnectedBenchmark {
             detail:
                 "median of \(rounds), a \(readyFrame.count / 1000) kB \(messagePack ? "MessagePack" : "JSON") Ready (\(readyBytes / 1000) kB of real data, "
                 + "the rest padding users), loopback; stages alone: decoding that Ready \(share(decoding)), "
-                + "taking it into an empty cache \(share(applying)), the onboarding check before the socket "
-                + "\(share(onboarding))")
+                + "taking it into an empty cache \(share(applying))")
         let decodeMilliseconds: Double = median(decoding).milliseconds
         let applyMilliseconds: Double = median(applying).milliseconds
         let extra: [String: JSONLine.Value] = [
             "decode_ms": .number(decodeMilliseconds), "apply_ms": .number(applyMilliseconds),
-            "onboarding_check_ms": .number(median(onboarding).milliseconds),
         ]
         result.extra = extra
         return result
