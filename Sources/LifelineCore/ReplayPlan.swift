@@ -51,8 +51,14 @@ public struct ReplayPlan: Sendable {
     public private(set) var record: [SignificantEvent] = []
     /// Plays waiting to be sent.
     public private(set) var queue: [Play] = []
-    /// Plays sent and not yet answered.
-    public private(set) var inFlight: [Play] = []
+    /// Plays sent and not yet answered, oldest first.
+    public var inFlight: [Play] { Array(sent[sentHead...]) }
+    /// ``inFlight``'s storage. Decision: the plays answered at its front are skipped (``sentHead``), not
+    /// removed one by one: answers come in order, and removing the first of a 1 000-play replay moved the
+    /// other 999 at each answer (with the queue's `removeFirst`, most of what a reconnect's replay cost the
+    /// plan). The skipped front is dropped once it is half the storage, or everything is answered.
+    private var sent: [Play] = []
+    private var sentHead = 0
     /// Plays that failed and wait for their retry timer.
     public private(set) var waiting: [Play] = []
     /// Events that failed past the retry limit and have not succeeded since (the UI shows them).
@@ -86,7 +92,11 @@ public struct ReplayPlan: Sendable {
     }
 
     /// The recorded events whose kind the server refused, in order: not replayed (``unsupportedKinds``).
-    public var unsupportedEvents: [SignificantEvent] { record.filter { unsupportedKinds.contains($0.kind) } }
+    public var unsupportedEvents: [SignificantEvent] {
+        // Read for every snapshot the session publishes (one per play answered in a replay of 1 000): without a
+        // refused kind, there is nothing to look for in the record.
+        unsupportedKinds.isEmpty ? [] : record.filter { unsupportedKinds.contains($0.kind) }
+    }
 
     /// The app asked for an event (subscribe, begin typing…).
     ///
@@ -104,7 +114,8 @@ public struct ReplayPlan: Sendable {
             for play in waiting where play.event == counterpart { actions.append(.cancelRetry(play.id)) }
             waiting.removeAll { $0.event == counterpart }
         } else if record.contains(event) || queue.contains(where: { $0.event == event })
-            || inFlight.contains(where: { $0.event == event }) || waiting.contains(where: { $0.event == event })
+            || sent[sentHead...].contains(where: { $0.event == event })
+            || waiting.contains(where: { $0.event == event })
         {
             return []
         }
@@ -146,14 +157,16 @@ public struct ReplayPlan: Sendable {
     public mutating func disconnected(after cause: SessionFailure? = nil) -> [ReplayAction] {
         isConnected = false
         // Nothing played, in flight, waiting or queued: nothing to cancel, keep or blame.
-        if lastPlayed == nil && inFlight.isEmpty && waiting.isEmpty && queue.isEmpty { return [] }
+        if lastPlayed == nil && sentHead == sent.count && waiting.isEmpty && queue.isEmpty { return [] }
         var actions =
-            inFlight.map { ReplayAction.cancelTimeout($0.id) } + waiting.map { ReplayAction.cancelRetry($0.id) }
-        let kept = (inFlight + waiting).filter { !$0.isReplay } + queue.filter { !$0.isReplay }
+            sent[sentHead...].map { ReplayAction.cancelTimeout($0.id) }
+            + waiting.map { ReplayAction.cancelRetry($0.id) }
+        let kept = (sent[sentHead...] + waiting).filter { !$0.isReplay } + queue.filter { !$0.isReplay }
         queue = kept.filter(\.event.kind.isRecorded).map {
             Play(id: $0.id, event: $0.event, isReplay: false, attempt: 1)
         }
-        inFlight = []
+        sent = []
+        sentHead = 0
         waiting = []
         let refused = lastPlayed?.kind
         lastPlayed = nil
@@ -175,7 +188,8 @@ public struct ReplayPlan: Sendable {
     /// Everything is forgotten (DISPOSE): the record, the queue, the failures.
     public mutating func reset() -> [ReplayAction] {
         let cancelled =
-            inFlight.map { ReplayAction.cancelTimeout($0.id) } + waiting.map { ReplayAction.cancelRetry($0.id) }
+            sent[sentHead...].map { ReplayAction.cancelTimeout($0.id) }
+            + waiting.map { ReplayAction.cancelRetry($0.id) }
         self = ReplayPlan(mode: mode, retryLimit: retryLimit, retryDelay: retryDelay)
         return cancelled
     }
@@ -183,8 +197,7 @@ public struct ReplayPlan: Sendable {
     /// A play succeeded: it leaves the queue, and a new (not replayed) event is recorded — or, for an
     /// opposite, its counterpart stays removed.
     public mutating func played(_ id: UInt64) -> [ReplayAction] {
-        guard let index = inFlight.firstIndex(where: { $0.id == id }) else { return [] }  // a late answer
-        let play = inFlight.remove(at: index)
+        guard let play = takeSent(id) else { return [] }  // a late answer
         let kind = play.event.kind
         if !play.isReplay && kind.isRecorded && kind.cancels == nil && !record.contains(play.event) {
             record.append(play.event)
@@ -197,8 +210,7 @@ public struct ReplayPlan: Sendable {
     /// failure is surfaced — and the event stays (or, new, is put) in the record, to be tried again at the
     /// next connection.
     public mutating func failed(_ id: UInt64) -> [ReplayAction] {
-        guard let index = inFlight.firstIndex(where: { $0.id == id }) else { return [] }  // a late answer
-        var play = inFlight.remove(at: index)
+        guard var play = takeSent(id) else { return [] }  // a late answer
         var actions: [ReplayAction] = [.cancelTimeout(id)]
         guard play.event.kind.isRecorded else { return actions + next() }  // typing: now or never
         if play.attempt < retryLimit {
@@ -228,7 +240,7 @@ public struct ReplayPlan: Sendable {
     /// queued or in flight are not queued twice.
     public mutating func renew(_ kind: SignificantEvent.Kind, limit: Int) -> [ReplayAction] {
         guard isConnected, !unsupportedKinds.contains(kind) else { return [] }
-        let pending = Set(queue.map(\.event) + inFlight.map(\.event) + waiting.map(\.event))
+        let pending = Set(queue.map(\.event) + sent[sentHead...].map(\.event) + waiting.map(\.event))
         for event in record.filter({ $0.kind == kind && !pending.contains($0) }).prefix(limit) {
             nextID &+= 1
             queue.append(Play(id: nextID, event: event, isReplay: true, attempt: 1))
@@ -238,15 +250,34 @@ public struct ReplayPlan: Sendable {
 
     /// The plays to send now.
     private mutating func next() -> [ReplayAction] {
-        guard isConnected else { return [] }
-        var actions: [ReplayAction] = []
-        // Sequential: one play at a time, and a play waiting for its retry holds the queue, to keep the order.
-        while !queue.isEmpty && (mode == .pipelined || (inFlight.isEmpty && waiting.isEmpty)) {
-            let play = queue.removeFirst()
-            inFlight.append(play)
-            lastPlayed = play.event
-            actions.append(.play(play))
+        guard isConnected, let first = queue.first else { return [] }
+        if mode == .pipelined {
+            // The whole queue at once, in order (one by one, each `removeFirst` moved the rest of the queue).
+            lastPlayed = queue[queue.count - 1].event
+            sent.append(contentsOf: queue)
+            defer { queue.removeAll(keepingCapacity: true) }
+            return queue.map(ReplayAction.play)
         }
-        return actions
+        // Sequential: one play at a time, and a play waiting for its retry holds the queue, to keep the order.
+        guard sentHead == sent.count && waiting.isEmpty else { return [] }
+        queue.removeFirst()
+        sent.append(first)
+        lastPlayed = first.event
+        return [.play(first)]
+    }
+
+    /// The play `id` in flight, taken out of ``inFlight``; `nil` when none is (a late answer).
+    private mutating func takeSent(_ id: UInt64) -> Play? {
+        guard let index = sent[sentHead...].firstIndex(where: { $0.id == id }) else { return nil }
+        let play = sent[index]
+        if index == sentHead { sentHead += 1 } else { sent.remove(at: index) }
+        if sentHead == sent.count {
+            sent.removeAll(keepingCapacity: true)
+            sentHead = 0
+        } else if sentHead >= 32 && sentHead * 2 >= sent.count {
+            sent.removeFirst(sentHead)
+            sentHead = 0
+        }
+        return play
     }
 }

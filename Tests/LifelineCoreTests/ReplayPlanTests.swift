@@ -1,4 +1,5 @@
 import LifelineCore
+import LifelineTesting
 import Testing
 
 @Suite("The replay plan")
@@ -181,6 +182,31 @@ struct ReplayPlanTests {
         var plan = ReplayPlan(mode: .pipelined)
         for event in [a, b, c] { _ = plan.requested(event) }
         #expect(plays(plan.connected()) == [a, b, c])
+    }
+
+    @Test("a replay of 1 000 answered in any order keeps the plays in flight in order, and each answered once")
+    func manyInFlightAnsweredInAnyOrder() {
+        var random = SeededRandomNumberGenerator(seed: 20_261_125)
+        let events = (0..<1_000).map { SignificantEvent(.subscribe, "channel \($0)") }
+        var plan = ReplayPlan(mode: .pipelined)
+        _ = plan.connected()
+        for event in events { _ = plan.played(ids(plan.requested(event))[0]) }
+        _ = plan.disconnected()
+        let sent = plan.connected()
+        #expect(plays(sent) == events, "the whole record at once, in order")
+        var waiting = ids(sent)
+        // Mostly in order (as a socket answers), with some answers early: the front is skipped and compacted,
+        // an answer inside the list removes it there.
+        while !waiting.isEmpty {
+            let index = random.next() % 4 == 0 ? Int(random.next() % UInt64(waiting.count)) : 0
+            let id = waiting.remove(at: index)
+            #expect(plan.played(id) == [.cancelTimeout(id)])
+            #expect(plan.played(id) == [], "a second answer is late")
+            #expect(plan.inFlight.map(\.id) == waiting)
+        }
+        #expect(plan.record == events, "replays are not recorded again")
+        _ = plan.disconnected()
+        #expect(plays(plan.connected()) == events)
     }
 
     @Test("renewal plays recorded subscriptions again, at most the limit, without recording them twice")
