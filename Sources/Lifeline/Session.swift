@@ -728,12 +728,12 @@ public actor Session {
     // MARK: - Bookkeeping
 
     func publish(transitions: [SessionTransition]) {
-        let retry = deadlines.first { deadline in
-            if case .timer(let timer) = deadline, case .retry = timer.purpose { true } else { false }
-        }
+        // By the timer's id: the deadlines also hold a timeout per play in flight (1 000 in a large replay), and
+        // a snapshot is published at every answer.
+        let retry = machine.retryTimerID.flatMap { deadlines.deadline(of: .timer($0)) }
         var snapshot = SessionSnapshot(
             state: machine.state, presentation: machine.presentation, failures: machine.failures,
-            nextRetry: retry?.deadline, network: machine.isDeviceOnline ? .online : .offline,
+            nextRetry: retry, network: machine.isDeviceOnline ? .online : .offline,
             significantEvents: machine.replay.record, replayFailures: machine.replay.failures,
             unsupportedEvents: machine.replay.unsupportedEvents,
             lastError: machine.lastError.map(SessionError.init), transitions: transitions,

@@ -337,6 +337,13 @@ public struct SessionMachine: Sendable {
         return false
     }
 
+    /// The id of the armed retry timer (``SessionTimer/Purpose/retry(failures:)``), or `nil`: set exactly while
+    /// in DISCONNECTED. What lets a runtime find the retry's deadline without searching its other timers.
+    public var retryTimerID: UInt64? {
+        if case .disconnected(_, _, let timer) = current { return timer }
+        return nil
+    }
+
     /// The delivery CONNECTED is waiting for, by the key the runtime gave it, or `nil`: set exactly while a
     /// delivery timer (``SessionTimer/Purpose/deliveryWatch``) is armed, and only in CONNECTED.
     public var watchedDelivery: String? { deliveryWatch?.key }

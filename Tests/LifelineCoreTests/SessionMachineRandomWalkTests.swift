@@ -207,6 +207,10 @@ struct SessionMachineRandomWalkTests {
                     "a retry timer armed exactly in DISCONNECTED: \(context)")
                 #expect(retryTimers.count <= 1, "\(context)")
                 #expect(machine.isRetryTimerArmed == (machine.state == .disconnected), "\(context)")
+                #expect(
+                    machine.retryTimerID.flatMap { timers[$0] }.map { if case .retry = $0 { true } else { false } }
+                        == (machine.state == .disconnected ? true : nil),
+                    "the retry timer's id names the armed retry timer: \(context)")
                 let deliveryTimers = timers.values.filter { $0 == .deliveryWatch }
                 #expect(
                     deliveryTimers.count == (machine.watchedDelivery == nil ? 0 : 1),

@@ -198,10 +198,12 @@ struct SessionMachineStoryTests {
                 == [.closeConnection(generation: 1), retryTimer(id: 1, failures: 1, delay: .seconds(1))])
         #expect(story.machine.failures == 1)
         #expect(story.machine.isRetryTimerArmed)
+        #expect(story.machine.retryTimerID == 1, "the armed retry timer's id")
         #expect(
             story.machine.presentation == Presentation(screen: .client, banner: .disconnected, retryDelay: .seconds(1)))
         story.send(.retry)
         #expect(!story.machine.isRetryTimerArmed)
+        #expect(story.machine.retryTimerID == nil)
         #expect(
             story.send(.temporaryFailure(.init(code: .connectFailed, message: "connectFailed"))).actions
                 == [.closeConnection(generation: 2), retryTimer(id: 2, failures: 2, delay: .seconds(3))])
