@@ -730,7 +730,10 @@ public actor Session {
     func publish(transitions: [SessionTransition]) {
         // By the timer's id: the deadlines also hold a timeout per play in flight (1 000 in a large replay), and
         // a snapshot is published at every answer.
-        let retry = machine.retryTimerID.flatMap { deadlines.deadline(of: .timer($0)) }
+        // Two statements, not `flatMap`: Swift 6.3.1's optimizer crashes on that form in a release build
+        // (CopyPropagation, "Found outside of lifetime use").
+        var retry: Duration?
+        if let timer = machine.retryTimerID { retry = deadlines.deadline(of: .timer(timer)) }
         var snapshot = SessionSnapshot(
             state: machine.state, presentation: machine.presentation, failures: machine.failures,
             nextRetry: retry, network: machine.isDeviceOnline ? .online : .offline,
