@@ -232,10 +232,11 @@ final class SoakChecks: Sendable {
             // A socket the soak deafened misses messages until its delivery deadline notices (a transition).
             if let deafened = session.deafenedAt.withLock({ $0 }), deafened == before.transitions { continue }
             // The history keeps the newest `limit`: a message is owed while fewer than `limit` are newer, one of
-            // which may be on its way unacknowledged. Half the window: deletions move it back a little.
-            let newest = posted.messages(in: session.channelID).sorted { $0.id > $1.id }
-                .prefix(SoakTimings.historyLimit / 2)
-            let due = newest.filter { time - $0.acknowledged >= SoakRun.deliveryAllowance }
+            // which may be on its way unacknowledged. Half the window: deletions move it back a little. Read after
+            // the history: a message it lacks because the poster is deleting it is marked so by now.
+            let due = posted.owed(
+                in: session.channelID, at: time, newest: SoakTimings.historyLimit / 2,
+                allowance: SoakRun.deliveryAllowance)
             let missing = due.filter { !seen.contains($0.id) }
             for message in missing {
                 once(

@@ -67,6 +67,10 @@ struct SoakPopulation: Sendable {
 
 /// The messages the soak's posters sent, per channel, with when the server acknowledged each; those deleted
 /// since are forgotten, those edited carry their last text.
+///
+/// A deletion is noted before the server is asked (``delete(_:channel:by:)``): the server tells the sessions
+/// before it answers the poster, so a check that read a history without the message and then this record
+/// would otherwise find the message owed and the history lacking it (a "lost" report that was a deletion).
 final class PostedMessages: Sendable {
     struct Posted: Sendable {
         var id: String
@@ -76,6 +80,8 @@ final class PostedMessages: Sendable {
     }
 
     private let byChannel = Mutex<[String: [Posted]]>([:])
+    /// Messages the server is being asked to delete: a history may already lack them.
+    private let deleting = Mutex<Set<String>>([])
     private let failures = Atomic<Int>(0)
     private let edits = Atomic<Int>(0)
     private let deletions = Atomic<Int>(0)
@@ -95,6 +101,29 @@ final class PostedMessages: Sendable {
     func deleted(_ id: String, channel: String) {
         byChannel.withLock { $0[channel]?.removeAll { $0.id == id } }
         deletions.add(1, ordering: .relaxed)
+    }
+
+    /// Deletes a message: noted as being deleted while `perform` asks the server (so that it is owed to no
+    /// history meanwhile), forgotten once the server answered, owed again if it did not (the server keeps it).
+    func delete(_ id: String, channel: String, by perform: () async throws -> Void) async throws {
+        deleting.withLock { _ = $0.insert(id) }
+        do {
+            try await perform()
+        } catch {
+            deleting.withLock { _ = $0.remove(id) }
+            throw error
+        }
+        deleted(id, channel: channel)
+        deleting.withLock { _ = $0.remove(id) }
+    }
+
+    /// The messages of `channel` a fresh history must hold at `time`: among the `newest` most recent (a
+    /// history's window), those acknowledged at least `allowance` ago and not being deleted.
+    func owed(in channel: String, at time: Duration, newest: Int, allowance: Duration) -> [Posted] {
+        // The marks first: a mark gone by now went after its message left the record, which is read next.
+        let beingDeleted = deleting.withLock { $0 }
+        let recent = messages(in: channel).sorted { $0.id > $1.id }.prefix(newest)
+        return recent.filter { time - $0.acknowledged >= allowance && !beingDeleted.contains($0.id) }
     }
 
     func failed() { failures.add(1, ordering: .relaxed) }

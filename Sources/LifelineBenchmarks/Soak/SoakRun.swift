@@ -440,8 +440,9 @@ struct SoakRun: Sendable {
         sequence += 1
         do {
             if deleting {
-                _ = try await server.admin("messages/\(target.id)/delete")
-                posted.deleted(target.id, channel: group.channelID)
+                try await posted.delete(target.id, channel: group.channelID) {
+                    _ = try await server.admin("messages/\(target.id)/delete")
+                }
             } else {
                 let content = "soak edit \(sequence)"
                 _ = try await server.admin("messages/\(target.id)/edit", ["content": content])

@@ -3,7 +3,9 @@
 /// The history is bounded (``StoatClient/Configuration/historyLimit``, 100 by default): the newest
 /// messages are kept. It is *stale* when it may miss messages that no gap records — loaded from the store,
 /// never fetched, or invalidated when the session reconnected, until its catch-up ran — and fresh once caught
-/// up with the server; live messages keep a fresh history fresh.
+/// up with the server; live messages keep a fresh history fresh. Fresh speaks of the connection it was caught up
+/// on: a socket that dropped (DISCONNECTED or OFFLINE until RECONNECTING) or went deaf (until the delivery
+/// deadline notices) misses what is posted meanwhile, and the history turns stale only when RECONNECTING begins.
 ///
 /// A *gap* (``gaps``) is a hole inside the history the cache keeps: after a reconnect, a catch-up that met its
 /// page budget (``CatchUpPolicy/pagesPerChat``) fetches the newest page and records what lies between instead
