@@ -3,8 +3,8 @@ import Testing
 
 @testable import LifelineBenchmarks
 
-/// The soak's record of delivered message ids keeps a ULID in 16 bytes, and still tells two ids apart exactly
-/// when their strings differ.
+/// The soak's record of delivered message ids keeps a ULID as one bit of its group's numbering, and still tells
+/// two ids apart exactly when their strings differ.
 @Suite("The soak's delivered ids")
 struct SoakDeliveredIDsTests {
     static let id = "01M89285G967PKR679V2HVE6HQ"
@@ -61,5 +61,44 @@ struct SoakDeliveredIDsTests {
             ], into: &ids)
         #expect(inserted == [true, true, false, true, false])
         #expect(ids.count == 3)
+    }
+
+    /// `count` distinct ULIDs, in order.
+    static func ulids(_ count: Int) -> [String] {
+        (0..<count).map { index in
+            let digits = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
+            var value = index
+            var id = ""
+            for _ in 0..<6 {
+                id = String(digits[value % 32]) + id
+                value /= 32
+            }
+            return "01M89285G967PKR679V2" + id
+        }
+    }
+
+    @Test("sessions sharing a numbering each find their own duplicates, and only theirs")
+    func sharedNumbering() {
+        let numbering = MessageNumbering()
+        var first = DeliveredIDs(numbering: numbering)
+        var second = DeliveredIDs(numbering: numbering)
+        let ids = Self.ulids(3)
+        #expect(Self.insert(ids, into: &first) == [true, true, true])
+        #expect(Self.insert([ids[2], ids[0]], into: &second) == [true, true])
+        #expect(Self.insert(ids, into: &second) == [false, true, false])
+        #expect(Self.insert(ids, into: &first) == [false, false, false])
+        #expect(first.count == 3 && second.count == 3)
+        #expect(numbering.count == 3)
+    }
+
+    @Test("a thousand ids take a bit each: every one found again past the first word, in sixteen words")
+    func bitPerID() {
+        var ids = DeliveredIDs()
+        let list = Self.ulids(1_000)
+        #expect(Set(list).count == 1_000)
+        #expect(Self.insert(list, into: &ids).allSatisfy { $0 })
+        #expect(Self.insert(list.reversed(), into: &ids).allSatisfy { !$0 })
+        #expect(ids.count == 1_000)
+        #expect(ids.wordCount == 16)
     }
 }

@@ -122,13 +122,15 @@ struct SoakRun: Sendable {
         defer { server.stop() }
         let population = try await SoakPopulation.make(
             on: server, users: sessionCount, groups: max(1, sessionCount / 20), channelsPerGroup: 2)
+        // One numbering of delivered ids per group: its sessions see the same messages (see `DeliveredIDs`).
+        let numberings = population.groups.map { _ in MessageNumbering() }
         let sessions = population.users.enumerated().map { index, user in
             let group = population.groups[user.group]
             return SoakSession(
                 index: index, userID: user.userID, token: user.token, serverID: group.serverID,
                 channelID: group.channelID, otherChannelIDs: group.otherChannelIDs,
                 outboxChannelID: group.outboxChannelID, api: server.api, seed: seed,
-                violations: violations, origin: origin)
+                violations: violations, origin: origin, numbering: numberings[user.group])
         }
         return try await withThrowingTaskGroup(of: Void.self) { group in
             for session in sessions {

@@ -84,8 +84,8 @@ final class SoakSession: Sendable {
     let network: ManualNetworkMonitor
     let journal: SessionJournal
     let violations: ViolationLog
-    /// The message ids ``StoatClient/messages`` delivered (as 16 bytes each: see ``DeliveredIDs``).
-    private let delivered = Mutex(DeliveredIDs())
+    /// The message ids ``StoatClient/messages`` delivered (a bit each, numbered by the group: see ``DeliveredIDs``).
+    private let delivered: Mutex<DeliveredIDs>
     /// The journal's transition count when the soak deafened the session's socket: until a transition, its
     /// history may miss what the socket did not deliver (the delivery deadline is what notices it).
     let deafenedAt = Mutex<Int?>(nil)
@@ -93,7 +93,8 @@ final class SoakSession: Sendable {
     init(
         index: Int, userID: String, token: String, serverID: String, channelID: String,
         otherChannelIDs: [String] = [], outboxChannelID: String,
-        api: URL, seed: UInt64, violations: ViolationLog, origin: ContinuousClock.Instant
+        api: URL, seed: UInt64, violations: ViolationLog, origin: ContinuousClock.Instant,
+        numbering: MessageNumbering = MessageNumbering()
     ) {
         self.index = index
         self.userID = userID
@@ -103,6 +104,7 @@ final class SoakSession: Sendable {
         self.otherChannelIDs = otherChannelIDs
         self.outboxChannelID = outboxChannelID
         self.violations = violations
+        delivered = Mutex(DeliveredIDs(numbering: numbering))
         network = ManualNetworkMonitor(.online)
         let journal = SessionJournal(
             index: index,
