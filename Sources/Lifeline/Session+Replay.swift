@@ -64,10 +64,52 @@ extension Session {
             for action in machine.playAnswered(play.id, succeeded: false) { perform(action) }
             return
         }
-        // The play is one task; its timeout is an entry in the session's deadline timer, not a task. A play
-        // that outlives its timeout ends with its connection, and the plan ignores its late answer.
-        schedule(.playTimeout(play.id), after: configuration.replayTimeout)
-        submit(.play(play, on: connection), racing: false, client: true)
+        switch connection.startPlay(play.event) {
+        case .succeeded:
+            answeredAtOnce(play.id, succeeded: true)
+        case .failed:
+            answeredAtOnce(play.id, succeeded: false)
+        case .pending(let answer):
+            // The play is one task; its timeout is an entry in the session's deadline timer, not a task. A play
+            // that outlives its timeout ends with its connection, and the plan ignores its late answer.
+            schedule(.playTimeout(play.id), after: configuration.replayTimeout)
+            submit(.play(play.id, answer: answer), racing: false, client: true)
+        }
+    }
+
+    /// Keeps the answer of a play the connection answered at once, for ``playsAnsweredAtOnce()``.
+    ///
+    /// Decision: the answer is handled in a later turn of the actor, as an awaited answer is (so a transition's
+    /// own snapshot still comes before its plays' answers), but a whole run of such answers in one: the first
+    /// costs one job, and each play the plan starts from an answer is answered in the same loop — a sequential
+    /// replay of 1 000 subscriptions takes one job, no timeout, and one snapshot, not 1 000 of each.
+    private func answeredAtOnce(_ id: UInt64, succeeded: Bool) {
+        immediateAnswers.append((id, succeeded))
+        guard !immediateAnswersDue else { return }
+        immediateAnswersDue = true
+        submit(.answerPlays, racing: false, client: false, counted: false)
+    }
+
+    /// Hands the plays answered at once to the plan, in order, with the plays they start, then publishes one
+    /// snapshot when anything changed.
+    func playsAnsweredAtOnce() {
+        defer {
+            immediateAnswers.removeAll(keepingCapacity: true)
+            immediateAnswersDue = false
+        }
+        guard !stopping else { return }
+        var changed = false
+        var index = 0
+        // The plays the answers start may be answered at once too: they join the end of the list.
+        while index < immediateAnswers.count {
+            let (id, succeeded) = immediateAnswers[index]
+            index += 1
+            let actions = machine.playAnswered(id, succeeded: succeeded)
+            guard !actions.isEmpty else { continue }  // a play the plan no longer waits for
+            changed = true
+            for action in actions { perform(action) }
+        }
+        if changed { publish(transitions: []) }
     }
 
     func playFinished(_ id: UInt64, succeeded: Bool) {
@@ -134,8 +176,10 @@ enum SessionJob: Sendable {
     case pollHealth(poll: UInt64)
     /// The health timer's loop, while a poll is scheduled: the polling's work between polls.
     case runHealthTimer
-    /// One play of a significant event on a connection.
-    case play(ReplayPlan.Play, on: any SessionConnection)
+    /// Awaiting the answer of one play of a significant event (``PlayStart/pending(_:)``).
+    case play(UInt64, answer: @Sendable () async throws -> Void)
+    /// Handing the plays the connection answered at once to the plan, in one turn of the actor.
+    case answerPlays
     /// The deadline timer's loop, while something is scheduled.
     case runDeadlines
     /// Waiting for the disposed client's work to end, then READY.

@@ -130,9 +130,13 @@ public actor Session {
     private var previousConnection: Work?
     private var started = false
     /// Set when ``run()`` ends: from then on no event is handled and no work is started.
-    private var stopping = false
+    private(set) var stopping = false
     private var nextID: UInt64 = 0
     private var pendingCacheInvalidation = false
+    /// Plays the connection answered at once (``SessionConnection/startPlay(_:)``), in order, and whether the
+    /// job that hands them to the plan is submitted.
+    var immediateAnswers: [(id: UInt64, succeeded: Bool)] = []
+    var immediateAnswersDue = false
 
     /// Creates a session in READY.
     ///
@@ -465,6 +469,8 @@ public actor Session {
             connectionWork = nil
             healthTimer.cancelAll()
             pendingCacheInvalidation = false
+            // The plan starts its ids again: an answer kept for it must not reach the next client's plays.
+            immediateAnswers.removeAll()
             submit(.dispose(waitingFor: running), racing: false, client: false)
         case .replay(let action):
             perform(action)
@@ -542,15 +548,17 @@ public actor Session {
             await healthAnswered(status, poll: poll)
         case .runHealthTimer:
             await healthTimer.run(endingWhenIdle: true) { due in await self.deadlinesPassed(due) }
-        case .play(let play, let connection):
+        case .play(let id, let answer):
             let succeeded: Bool
             do {
-                try await connection.play(play.event)
+                try await answer()
                 succeeded = true
             } catch {
                 succeeded = false
             }
-            await playFinished(play.id, succeeded: succeeded)
+            await playFinished(id, succeeded: succeeded)
+        case .answerPlays:
+            await playsAnsweredAtOnce()
         case .runDeadlines:
             await deadlines.run(endingWhenIdle: true) { due in await self.deadlinesPassed(due) }
         case .dispose(let running):

@@ -27,4 +27,32 @@ public protocol SessionConnection: Sendable {
     /// - Throws: When the event cannot be played (the connection is not open, the write failed, the
     ///   protocol has no such event); the session retries it up to its limit.
     func play(_ event: SignificantEvent) async throws
+
+    /// Starts playing a significant event, and answers at once when its success criterion is already met (or
+    /// the play already failed) without waiting: the same criterion as ``play(_:)``, only without a suspension.
+    ///
+    /// The session calls it, not ``play(_:)``. An answer given at once costs the session no task and no timeout:
+    /// a replay of 1 000 subscriptions on a socket with room is played in one turn of the session. The default
+    /// answers ``PlayStart/pending(_:)`` with ``play(_:)``, so a connection that does not implement it plays
+    /// as before.
+    ///
+    /// - Returns: The play's answer, or what to await for it (called once, in a task of the session's).
+    func startPlay(_ event: SignificantEvent) -> PlayStart
+}
+
+extension SessionConnection {
+    /// Answers ``PlayStart/pending(_:)``: the session awaits ``play(_:)``.
+    public func startPlay(_ event: SignificantEvent) -> PlayStart {
+        .pending { try await self.play(event) }
+    }
+}
+
+/// How a play of a significant event started (``SessionConnection/startPlay(_:)``).
+public enum PlayStart: Sendable {
+    /// The play met its success criterion already (the frame was taken by the open socket).
+    case succeeded
+    /// The play failed already (the socket is not open, the event has no frame).
+    case failed(any Error)
+    /// The play's answer is to be awaited: the closure returns when it succeeded and throws when it failed.
+    case pending(@Sendable () async throws -> Void)
 }

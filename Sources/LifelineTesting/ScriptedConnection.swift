@@ -62,6 +62,29 @@ public final class ScriptedConnection: SessionConnection {
         state.withLock { $0.played.append(event) }
     }
 
+    /// Starts a play: with ``ScriptedConnectionFactory/answersPlaysAtOnce``, answered at once as the factory
+    /// scripts it (a hanging play is awaited); otherwise awaited through ``play(_:)``.
+    public func startPlay(_ event: SignificantEvent) -> PlayStart {
+        guard factory.answersPlaysAtOnce else { return .pending { try await self.play(event) } }
+        let running = state.withLock { state in
+            state.attempts.append(event)
+            return state.running && !state.finished
+        }
+        guard running else {
+            return .failed(ScriptedError(code: .notRunning, message: "the connection is not running"))
+        }
+        let behaviour = factory.playBehaviour(event)
+        if behaviour.hangs {
+            return .pending {
+                await self.untilFinished()
+                throw ScriptedError(code: .notRunning, message: "the connection ended while \(event) was played")
+            }
+        }
+        if behaviour.fails { return .failed(ScriptedError(message: "scripted failure of \(event)")) }
+        state.withLock { $0.played.append(event) }
+        return .succeeded
+    }
+
     /// Whether the connection's `run` has returned.
     public var isFinished: Bool { state.withLock { $0.finished } }
 

@@ -17,6 +17,7 @@ public final class ScriptedConnectionFactory: ConnectionFactory {
         var mostRunning = 0
         var started: [ScriptedConnection] = []
         var closesSlowly = false
+        var answersPlaysAtOnce = false
         var failingPlays: Set<SignificantEvent> = []
         var hangingPlays: Set<SignificantEvent> = []
         var unclaimed: [ScriptedConnection] = []
@@ -39,6 +40,14 @@ public final class ScriptedConnectionFactory: ConnectionFactory {
     public var closesSlowly: Bool {
         get { state.withLock { $0.closesSlowly } }
         set { state.withLock { $0.closesSlowly = newValue } }
+    }
+
+    /// Whether its connections answer a play at once (``ScriptedConnection/startPlay(_:)`` says succeeded or
+    /// failed without a suspension, as a socket with room does) rather than through an awaited
+    /// ``ScriptedConnection/play(_:)``. A hanging play is awaited either way. Default `false`.
+    public var answersPlaysAtOnce: Bool {
+        get { state.withLock { $0.answersPlaysAtOnce } }
+        set { state.withLock { $0.answersPlaysAtOnce = newValue } }
     }
 
     /// Makes every play of these events fail (throw) until changed.

@@ -213,6 +213,41 @@ struct NIOStoatConnectionTests {
         #expect(!events.all.contains { if case .ended = $0 { true } else { false } }, "a cancelled run reports nothing")
         await server.stop()
     }
+
+    @Test("a play is answered at once: succeeded when the open socket takes its frame, failed before it opens")
+    func startPlayAnswersAtOnce() async throws {
+        let server = try await ReferenceServer.start()
+        let url = server.eventsURL.absoluteString
+        let factory = NIOStoatConnectionFactory(eventsURL: { url }, clock: TestClock())
+        let connection = factory.makeConnection(for: Self.credentials(server), generation: 1)
+        guard case .failed(let early as StoatConnectionError) = connection.startPlay(.init(.subscribe, "early")) else {
+            Issue.record("a play before the socket opens fails at once")
+            return
+        }
+        #expect(early.code == .notOpen)
+        let events = ConnectionEvents()
+        let task = events.run(connection)
+        await events.wait { $0 == .ready }
+        let servers = (0..<20).map { "answered-\($0)" }
+        for id in servers {
+            guard case .succeeded = connection.startPlay(SignificantEvent(.subscribe, id)) else {
+                Issue.record("a frame the open socket takes is answered at once, not awaited")
+                return
+            }
+        }
+        try await server.waitUntil(timeout: .seconds(20)) { records, _ in
+            records.last?.subscriptions.count == servers.count
+        }
+        guard case .failed(let refused as StoatConnectionError) = connection.startPlay(.init(.unsubscribe, "x")) else {
+            Issue.record("Stoat has no Unsubscribe frame")
+            return
+        }
+        #expect(refused.code == .unsupportedEvent)
+        task.cancel()
+        await task.value
+        try await server.waitUntil(timeout: .seconds(20)) { _, counters in counters.liveSockets == 0 }
+        await server.stop()
+    }
 }
 
 extension SessionFailure {

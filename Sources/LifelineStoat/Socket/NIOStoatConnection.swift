@@ -171,17 +171,35 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
     /// buffer (the peer not reading) is waited on; a write that fails later ends the socket, and the replay
     /// plays again on the next connection.
     func play(_ event: SignificantEvent) async throws {
-        let frame = try BonfireClientFrame(playing: event)
+        switch startPlay(event) {
+        case .succeeded: return
+        case .failed(let error): throw error
+        case .pending(let written): try await written()
+        }
+    }
+
+    /// Starts a play: answered at once while the socket's outbound buffer has room (``play(_:)``'s criterion),
+    /// so the session's sequential replay plays on without a task or a hop per frame; awaited only when the
+    /// buffer is full.
+    func startPlay(_ event: SignificantEvent) -> PlayStart {
+        let frame: BonfireClientFrame
+        do {
+            frame = try BonfireClientFrame(playing: event)
+        } catch {
+            return .failed(error)
+        }
         guard let socket = state.withLock({ $0.socket }), socket.isOpen else {
-            throw StoatConnectionError(code: .notOpen, message: "the socket is not open")
+            return .failed(StoatConnectionError(code: .notOpen, message: "the socket is not open"))
         }
         let hadRoom = socket.isWritable
         let written = send(frame, on: socket)
-        guard !hadRoom else { return }
-        do {
-            try await written.get()
-        } catch {
-            throw StoatConnectionError(code: .writeFailed, message: "the frame could not be written", cause: error)
+        guard !hadRoom else { return .succeeded }
+        return .pending {
+            do {
+                try await written.get()
+            } catch {
+                throw StoatConnectionError(code: .writeFailed, message: "the frame could not be written", cause: error)
+            }
         }
     }
 
