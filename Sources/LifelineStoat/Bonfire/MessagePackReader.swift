@@ -27,8 +27,14 @@ struct MessagePackReader: ReadyReader {
     private let bytes: UnsafeBufferPointer<UInt8>
     /// The offset of the next byte to read.
     private(set) var offset = 0
-    /// The items left in each array or map entered and not yet left, the innermost last (a map's members).
-    private var remaining: [Int] = []
+    /// The items left in the innermost array or map entered and not yet left (a map's members), the one being
+    /// read included; meaningful only while `depth` > 0. Kept apart from the enclosing ones so that each item
+    /// read touches a stored integer rather than the top of an array.
+    private var left = 0
+    /// The items left in each enclosing array or map, the innermost last.
+    private var enclosing: [Int] = []
+    /// How many arrays and maps are entered and not yet left.
+    private var depth = 0
     /// The decimal text of the last integer key.
     private var scratch: [UInt8] = []
 
@@ -146,19 +152,22 @@ struct MessagePackReader: ReadyReader {
         }
         // A member takes at least two bytes, an element one: a count beyond what is left is refused unused.
         guard count <= UInt64(bytes.count - offset) / (map ? 2 : 1) else { throw error(.unexpectedByte) }
-        guard remaining.count < JSONScanner.maximumDepth else { throw error(.tooDeep) }
+        guard depth < JSONScanner.maximumDepth else { throw error(.tooDeep) }
         guard count > 0 else { return false }
-        remaining.append(Int(count))
+        if depth > 0 { enclosing.append(left) }
+        left = Int(count)
+        depth += 1
         return true
     }
 
     private mutating func next() throws(JSONScanError) -> Bool {
-        guard let last = remaining.last else { throw error(.unexpectedByte) }
-        if last > 1 {
-            remaining[remaining.count - 1] = last - 1
+        guard depth > 0 else { throw error(.unexpectedByte) }
+        if left > 1 {
+            left -= 1
             return true
         }
-        remaining.removeLast()
+        depth -= 1
+        left = depth > 0 ? enclosing.removeLast() : 0
         return false
     }
 
@@ -179,7 +188,7 @@ struct MessagePackReader: ReadyReader {
     }
 
     func elementCountHint(elementSize: Int) -> Int {
-        min(remaining.last ?? 0, (bytes.count - offset) * 4 / max(elementSize, 1))
+        min(depth > 0 ? left : 0, (bytes.count - offset) * 4 / max(elementSize, 1))
     }
 
     // MARK: Keys
