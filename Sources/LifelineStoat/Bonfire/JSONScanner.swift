@@ -313,7 +313,8 @@ struct JSONScanner {
     private mutating func skipPlainBytes() {
         while end - offset >= 8 {
             // Little-endian, so that the word's lowest byte is the first in the input on any machine.
-            let word = UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt64.self))
+            let word = UInt64(
+                littleEndian: UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt64.self))
             let special = Self.specialBytes(word)
             guard special == 0 else {
                 // The lowest flagged byte is a special one (see `specialBytes`); those below it are plain.
