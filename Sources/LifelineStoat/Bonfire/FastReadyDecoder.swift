@@ -113,16 +113,24 @@ enum FastReadyDecoder {
 }
 
 extension ReadyReader {
-    /// The bit of the first field of `names` that `key` names and `seen` lacks, or nil when the member is to
-    /// be skipped: unknown, or a repeat (the first occurrence wins, as in `JSONDecoder`).
+    /// The bit of the field of `names` that `key` names and `seen` lacks, or nil when the member is to be
+    /// skipped: unknown, or a repeat (the first occurrence wins, as in `JSONDecoder`).
+    ///
+    /// The name after the last one matched (`next`) is tried first: a server writes a model's fields in the
+    /// same order every time, mostly the order of `names`, so most keys match at the first try instead of
+    /// after a scan of the names before them.
     @inline(__always)
-    private func field(_ key: Key, in names: [StaticString], seen: inout UInt32) -> Int? {
-        for index in names.indices where self.key(key, is: names[index]) {
-            guard seen & (1 << index) == 0 else { return nil }
-            seen |= 1 << index
-            return index
+    private func field(_ key: Key, in names: [StaticString], seen: inout UInt32, next: inout Int) -> Int? {
+        var match: Int?
+        if next < names.count, self.key(key, is: names[next]) {
+            match = next
+        } else {
+            match = names.indices.first { self.key(key, is: names[$0]) }
         }
-        return nil
+        guard let index = match, seen & (1 << index) == 0 else { return nil }
+        seen |= 1 << index
+        next = index + 1
+        return index
     }
 
     private func missing() -> JSONScanError {
@@ -196,10 +204,11 @@ extension ReadyReader {
         var type: String?
         var ready = Ready()
         var seen: UInt32 = 0
+        var next = 0
         if try enterObject() {
             repeat {
                 let key = try readKey()
-                switch field(key, in: FastReadyDecoder.readyKeys, seen: &seen) {
+                switch field(key, in: FastReadyDecoder.readyKeys, seen: &seen, next: &next) {
                 case 0:
                     // Fail fast on another event, wherever its `type` is: the caller decodes it with JSONDecoder.
                     type = try readString()
@@ -223,10 +232,11 @@ extension ReadyReader {
         var username: String?
         var user = User(id: "", username: "", discriminator: "")
         var seen: UInt32 = 0
+        var next = 0
         if try enterObject() {
             repeat {
                 let key = try readKey()
-                switch field(key, in: FastReadyDecoder.userKeys, seen: &seen) {
+                switch field(key, in: FastReadyDecoder.userKeys, seen: &seen, next: &next) {
                 case 0: id = try readString()
                 case 1: username = try readString()
                 case 2: user.discriminator = try readOptionalString() ?? ""
@@ -255,10 +265,11 @@ extension ReadyReader {
         var id: String?
         var status: String?
         var seen: UInt32 = 0
+        var next = 0
         if try enterObject() {
             repeat {
                 let key = try readKey()
-                switch field(key, in: FastReadyDecoder.relationshipKeys, seen: &seen) {
+                switch field(key, in: FastReadyDecoder.relationshipKeys, seen: &seen, next: &next) {
                 case 0: id = try readString()
                 case 1: status = try readString()
                 default: try skipValue()
@@ -272,10 +283,11 @@ extension ReadyReader {
     mutating func readStatus() throws(JSONScanError) -> User.Status {
         var status = User.Status()
         var seen: UInt32 = 0
+        var next = 0
         if try enterObject() {
             repeat {
                 let key = try readKey()
-                switch field(key, in: FastReadyDecoder.statusKeys, seen: &seen) {
+                switch field(key, in: FastReadyDecoder.statusKeys, seen: &seen, next: &next) {
                 case 0: status.text = try readOptionalString()
                 case 1: status.presence = try readOptionalString()
                 default: try skipValue()
@@ -288,10 +300,11 @@ extension ReadyReader {
     mutating func readBot() throws(JSONScanError) -> User.Bot {
         var owner: String?
         var seen: UInt32 = 0
+        var next = 0
         if try enterObject() {
             repeat {
                 let key = try readKey()
-                switch field(key, in: FastReadyDecoder.botKeys, seen: &seen) {
+                switch field(key, in: FastReadyDecoder.botKeys, seen: &seen, next: &next) {
                 case 0: owner = try readString()
                 default: try skipValue()
                 }
@@ -306,10 +319,11 @@ extension ReadyReader {
         var tag: String?
         var file = File(id: "", tag: "")
         var seen: UInt32 = 0
+        var next = 0
         if try enterObject() {
             repeat {
                 let key = try readKey()
-                switch field(key, in: FastReadyDecoder.fileKeys, seen: &seen) {
+                switch field(key, in: FastReadyDecoder.fileKeys, seen: &seen, next: &next) {
                 case 0: id = try readString()
                 case 1: tag = try readString()
                 case 2: file.filename = try readOptionalString()
@@ -335,10 +349,11 @@ extension ReadyReader {
     mutating func readMetadata() throws(JSONScanError) -> File.Metadata {
         var metadata = File.Metadata(type: nil)
         var seen: UInt32 = 0
+        var next = 0
         if try enterObject() {
             repeat {
                 let key = try readKey()
-                switch field(key, in: FastReadyDecoder.metadataKeys, seen: &seen) {
+                switch field(key, in: FastReadyDecoder.metadataKeys, seen: &seen, next: &next) {
                 case 0: metadata.type = try readOptionalString()
                 case 1: metadata.width = try readOptionalInt()
                 case 2: metadata.height = try readOptionalInt()
@@ -356,10 +371,11 @@ extension ReadyReader {
         var channels: [String]?
         var server = Server(id: "", owner: "", name: "")
         var seen: UInt32 = 0
+        var next = 0
         if try enterObject() {
             repeat {
                 let key = try readKey()
-                switch field(key, in: FastReadyDecoder.serverKeys, seen: &seen) {
+                switch field(key, in: FastReadyDecoder.serverKeys, seen: &seen, next: &next) {
                 case 0: id = try readString()
                 case 1: owner = try readString()
                 case 2: name = try readString()
@@ -393,10 +409,11 @@ extension ReadyReader {
         var title: String?
         var channels: [String]?
         var seen: UInt32 = 0
+        var next = 0
         if try enterObject() {
             repeat {
                 let key = try readKey()
-                switch field(key, in: FastReadyDecoder.categoryKeys, seen: &seen) {
+                switch field(key, in: FastReadyDecoder.categoryKeys, seen: &seen, next: &next) {
                 case 0: id = try readString()
                 case 1: title = try readString()
                 case 2: channels = try readStrings()
@@ -411,10 +428,11 @@ extension ReadyReader {
     mutating func readSystemMessages() throws(JSONScanError) -> Server.SystemMessageChannels {
         var channels = Server.SystemMessageChannels()
         var seen: UInt32 = 0
+        var next = 0
         if try enterObject() {
             repeat {
                 let key = try readKey()
-                switch field(key, in: FastReadyDecoder.systemMessagesKeys, seen: &seen) {
+                switch field(key, in: FastReadyDecoder.systemMessagesKeys, seen: &seen, next: &next) {
                 case 0: channels.userJoined = try readOptionalString()
                 case 1: channels.userLeft = try readOptionalString()
                 case 2: channels.userKicked = try readOptionalString()
@@ -430,10 +448,11 @@ extension ReadyReader {
         var allow: Int64?
         var deny: Int64?
         var seen: UInt32 = 0
+        var next = 0
         if try enterObject() {
             repeat {
                 let key = try readKey()
-                switch field(key, in: FastReadyDecoder.overrideKeys, seen: &seen) {
+                switch field(key, in: FastReadyDecoder.overrideKeys, seen: &seen, next: &next) {
                 case 0: allow = try readInt64()
                 case 1: deny = try readInt64()
                 default: try skipValue()
@@ -477,10 +496,11 @@ extension ReadyReader {
         var name: String?
         var role = Server.Role(name: "")
         var seen: UInt32 = 0
+        var next = 0
         if try enterObject() {
             repeat {
                 let key = try readKey()
-                switch field(key, in: FastReadyDecoder.roleKeys, seen: &seen) {
+                switch field(key, in: FastReadyDecoder.roleKeys, seen: &seen, next: &next) {
                 case 0: role.id = try readOptionalString()
                 case 1: name = try readString()
                 case 2: role.permissions = readNull() ? nil : try readOverride()
@@ -502,10 +522,11 @@ extension ReadyReader {
         var kind: String?
         var channel = Channel(id: "", kind: .textChannel)
         var seen: UInt32 = 0
+        var next = 0
         if try enterObject() {
             repeat {
                 let key = try readKey()
-                switch field(key, in: FastReadyDecoder.channelKeys, seen: &seen) {
+                switch field(key, in: FastReadyDecoder.channelKeys, seen: &seen, next: &next) {
                 case 0: id = try readString()
                 case 1: kind = try readString()
                 case 2: channel.name = try readOptionalString()
@@ -536,10 +557,11 @@ extension ReadyReader {
     mutating func readVoice() throws(JSONScanError) -> Channel.Voice {
         var voice = Channel.Voice()
         var seen: UInt32 = 0
+        var next = 0
         if try enterObject() {
             repeat {
                 let key = try readKey()
-                switch field(key, in: FastReadyDecoder.voiceKeys, seen: &seen) {
+                switch field(key, in: FastReadyDecoder.voiceKeys, seen: &seen, next: &next) {
                 case 0: voice.maxUsers = try readOptionalInt()
                 default: try skipValue()
                 }
@@ -568,10 +590,11 @@ extension ReadyReader {
         var id: Member.ID?
         var member = Member(id: Member.ID(server: "", user: ""))
         var seen: UInt32 = 0
+        var next = 0
         if try enterObject() {
             repeat {
                 let key = try readKey()
-                switch field(key, in: FastReadyDecoder.memberKeys, seen: &seen) {
+                switch field(key, in: FastReadyDecoder.memberKeys, seen: &seen, next: &next) {
                 case 0: id = try readMemberID()
                 case 1: member.joinedAt = try readOptionalTimestamp()
                 case 2: member.nickname = try readOptionalString()
@@ -594,10 +617,11 @@ extension ReadyReader {
         var server: String?
         var user: String?
         var seen: UInt32 = 0
+        var next = 0
         if try enterObject() {
             repeat {
                 let key = try readKey()
-                switch field(key, in: FastReadyDecoder.memberIDKeys, seen: &seen) {
+                switch field(key, in: FastReadyDecoder.memberIDKeys, seen: &seen, next: &next) {
                 case 0: server = try readString()
                 case 1: user = try readString()
                 default: try skipValue()
@@ -612,10 +636,11 @@ extension ReadyReader {
         var id: ChannelUnread.ID?
         var unread = ChannelUnread(id: .init(channel: "", user: ""))
         var seen: UInt32 = 0
+        var next = 0
         if try enterObject() {
             repeat {
                 let key = try readKey()
-                switch field(key, in: FastReadyDecoder.unreadKeys, seen: &seen) {
+                switch field(key, in: FastReadyDecoder.unreadKeys, seen: &seen, next: &next) {
                 case 0: id = try readUnreadID()
                 case 1: unread.lastID = try readOptionalString()
                 case 2: unread.mentions = readNull() ? [] : try readStrings()
@@ -632,10 +657,11 @@ extension ReadyReader {
         var channel: String?
         var user: String?
         var seen: UInt32 = 0
+        var next = 0
         if try enterObject() {
             repeat {
                 let key = try readKey()
-                switch field(key, in: FastReadyDecoder.unreadIDKeys, seen: &seen) {
+                switch field(key, in: FastReadyDecoder.unreadIDKeys, seen: &seen, next: &next) {
                 case 0: channel = try readString()
                 case 1: user = try readString()
                 default: try skipValue()
@@ -654,10 +680,11 @@ extension ReadyReader {
         var animated: Bool?
         var nsfw: Bool?
         var seen: UInt32 = 0
+        var next = 0
         if try enterObject() {
             repeat {
                 let key = try readKey()
-                switch field(key, in: FastReadyDecoder.emojiKeys, seen: &seen) {
+                switch field(key, in: FastReadyDecoder.emojiKeys, seen: &seen, next: &next) {
                 case 0: id = try readString()
                 case 1: parent = try readParent()
                 case 2: creatorID = try readString()
@@ -676,10 +703,11 @@ extension ReadyReader {
         var type: String?
         var id: String?
         var seen: UInt32 = 0
+        var next = 0
         if try enterObject() {
             repeat {
                 let key = try readKey()
-                switch field(key, in: FastReadyDecoder.parentKeys, seen: &seen) {
+                switch field(key, in: FastReadyDecoder.parentKeys, seen: &seen, next: &next) {
                 case 0: type = try readString()
                 case 1: id = try readOptionalString()
                 default: try skipValue()

@@ -187,6 +187,7 @@ struct JSONScanner {
         offset += 1
         let start = offset
         var high: UInt8 = 0
+        skipPlainBytes()
         while true {
             let byte = peek()
             if byte == Self.quote {
@@ -205,6 +206,11 @@ struct JSONScanner {
         let key = Key(start: start, count: offset - start, isASCII: high < 0x80)
         offset += 1
         if !key.isASCII { _ = try string(of: key) }
+        // Stoat writes the colon right after the key.
+        if peek() == UInt8(ascii: ":") {
+            offset += 1
+            return key
+        }
         return try colon(key)
     }
 
@@ -219,10 +225,19 @@ struct JSONScanner {
     @inline(__always)
     func key(_ key: Key, is name: StaticString) -> Bool {
         guard key.count == name.utf8CodeUnitCount else { return false }
-        if key.start >= 0 {
-            return memcmp(bytes.baseAddress! + key.start, name.utf8Start, key.count) == 0
-        }
-        return scratch.withUnsafeBufferPointer { memcmp($0.baseAddress!, name.utf8Start, key.count) == 0 }
+        if key.start >= 0 { return Self.equal(bytes.baseAddress! + key.start, name) }
+        return scratch.withUnsafeBufferPointer { Self.equal($0.baseAddress!, name) }
+    }
+
+    /// Whether the `name.utf8CodeUnitCount` bytes at `bytes` are `name`'s. A decoder asks this of each known
+    /// name of the key's length until one matches, so a mismatch is told by the first byte, without a call to
+    /// `memcmp`.
+    @inline(__always)
+    static func equal(_ bytes: UnsafePointer<UInt8>, _ name: StaticString) -> Bool {
+        let count = name.utf8CodeUnitCount
+        guard count > 0 else { return true }
+        guard bytes.pointee == name.utf8Start.pointee else { return false }
+        return memcmp(bytes + 1, name.utf8Start + 1, count - 1) == 0
     }
 
     /// The key as a string.
@@ -241,7 +256,8 @@ struct JSONScanner {
 
     /// Consumes `null` if it is next.
     mutating func readNull() -> Bool {
-        consume("null")
+        skipWhitespace()
+        return peek() == UInt8(ascii: "n") && consume("null")
     }
 
     /// Whether a number is next (after whitespace).
@@ -268,12 +284,7 @@ struct JSONScanner {
         offset += 1
         let start = offset
         var high: UInt8 = 0
-        // Eight bytes at a time while no byte is a quote, a backslash, a control character or beyond ASCII.
-        while end - offset >= 8 {
-            let word = UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt64.self)
-            guard Self.isPlain(word) else { break }
-            offset += 8
-        }
+        skipPlainBytes()
         while true {
             let byte = peek()
             if byte == Self.quote {
@@ -295,23 +306,49 @@ struct JSONScanner {
         return string
     }
 
-    /// Whether none of the eight bytes of `word` is `"`, `\`, below 0x20 or above 0x7F (SWAR).
+    /// Advances eight bytes at a time over bytes inside a string that are plain ASCII (not `"`, `\`, below 0x20
+    /// or above 0x7F), and then to the first byte that is not, when the bytes left hold a word: the caller's
+    /// loop reads that byte (a closing quote, mostly) and any after it byte by byte.
     @inline(__always)
-    private static func isPlain(_ word: UInt64) -> Bool {
+    private mutating func skipPlainBytes() {
+        while end - offset >= 8 {
+            // Little-endian, so that the word's lowest byte is the first in the input on any machine.
+            let word = UInt64(
+                littleEndian: UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt64.self))
+            let special = Self.specialBytes(word)
+            guard special == 0 else {
+                // The lowest flagged byte is a special one (see `specialBytes`); those below it are plain.
+                offset += special.trailingZeroBitCount >> 3
+                return
+            }
+            offset += 8
+        }
+    }
+
+    /// The high bit of each byte of `word` that may be `"`, `\`, below 0x20 or above
+    /// 0x7F (SWAR). The lowest byte flagged is always one of those: a subtraction borrows only out of a byte
+    /// that matched, so a false flag can only sit above a true one.
+    @inline(__always)
+    private static func specialBytes(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
-        // A byte's high bit ends up set when it is below 0x20, equal to the quote or the backslash, or is
-        // itself above 0x7F.
         let control = word &- ones &* 0x20
         let quote = (word ^ (ones &* 0x22)) &- ones
         let backslash = (word ^ (ones &* 0x5C)) &- ones
-        return (control | quote | backslash | word) & highs == 0
+        return (control | quote | backslash | word) & highs
     }
 
     private func makeString(_ buffer: UnsafeBufferPointer<UInt8>, isASCII: Bool) throws(JSONScanError) -> String {
-        if isASCII { return String(decoding: buffer, as: UTF8.self) }
+        if isASCII { return Self.asciiString(buffer) }
         guard let string = String(validating: buffer, as: UTF8.self) else { throw error(.invalidString) }
         return string
+    }
+
+    /// A string of bytes known to be ASCII, made without checking them again: `String(decoding:as:)` would
+    /// check every byte for ASCII a second time, which was an eighth of the cost of each string it made.
+    @inline(__always)
+    static func asciiString(_ buffer: UnsafeBufferPointer<UInt8>) -> String {
+        String(copying: UTF8Span(unchecked: buffer.span, isKnownASCII: true))
     }
 
     /// Reads the rest of a string with escapes into `scratch`, unescaped; `offset` is at the first backslash
@@ -380,9 +417,12 @@ struct JSONScanner {
 
     /// Reads a boolean.
     mutating func readBool() throws(JSONScanError) -> Bool {
-        if consume("true") { return true }
-        if consume("false") { return false }
-        throw error(.wrongType)
+        skipWhitespace()
+        switch peek() {
+        case UInt8(ascii: "t") where consume("true"): return true
+        case UInt8(ascii: "f") where consume("false"): return false
+        default: throw error(.wrongType)
+        }
     }
 
     /// Reads an integer written as a plain integer literal (`-12`, `0`). Other forms of a number (`1e3`, `1.0`)

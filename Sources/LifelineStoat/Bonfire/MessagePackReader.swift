@@ -27,8 +27,14 @@ struct MessagePackReader: ReadyReader {
     private let bytes: UnsafeBufferPointer<UInt8>
     /// The offset of the next byte to read.
     private(set) var offset = 0
-    /// The items left in each array or map entered and not yet left, the innermost last (a map's members).
-    private var remaining: [Int] = []
+    /// The items left in the innermost array or map entered and not yet left (a map's members), the one being
+    /// read included; meaningful only while `depth` > 0. Kept apart from the enclosing ones so that each item
+    /// read touches a stored integer rather than the top of an array.
+    private var left = 0
+    /// The items left in each enclosing array or map, the innermost last.
+    private var enclosing: [Int] = []
+    /// How many arrays and maps are entered and not yet left.
+    private var depth = 0
     /// The decimal text of the last integer key.
     private var scratch: [UInt8] = []
 
@@ -88,21 +94,32 @@ struct MessagePackReader: ReadyReader {
         return Int(count)
     }
 
-    /// Whether the `count` bytes from `start` (in bounds) are ASCII, eight at a time.
+    /// Whether the `count` bytes from `start` (in bounds) are ASCII, eight at a time: the last word overlaps the
+    /// one before it rather than ending byte by byte, and a run shorter than a word is one word's load, masked,
+    /// where the frame has the bytes (keys and most values are short).
     @inline(__always)
     private func isASCII(from start: Int, count: Int) -> Bool {
         let base = UnsafeRawPointer(bytes.baseAddress! + start)
-        var index = 0
-        var high: UInt64 = 0
-        while count - index >= 8 {
-            high |= base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            index += 8
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        if count >= 8 {
+            var high: UInt64 = 0
+            var index = 0
+            while count - index > 8 {
+                high |= base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                index += 8
+            }
+            high |= base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            return high & highs == 0
         }
-        while index < count {
-            high |= UInt64(base.load(fromByteOffset: index, as: UInt8.self))
-            index += 1
+        if bytes.count - start >= 8 {
+            // The `count` bytes first in the input are the word's lowest (little-endian).
+            let word = UInt64(littleEndian: base.loadUnaligned(as: UInt64.self))
+            let mask: UInt64 = count == 0 ? 0 : ~0 >> (64 - 8 * count)
+            return word & mask & highs == 0
         }
-        return high & 0x8080_8080_8080_8080 == 0
+        var high: UInt8 = 0
+        for index in 0..<count { high |= base.load(fromByteOffset: index, as: UInt8.self) }
+        return high < 0x80
     }
 
     /// The `count` bytes from `start` (in bounds) as a string, which they must be as UTF-8. ASCII, the common
@@ -110,12 +127,13 @@ struct MessagePackReader: ReadyReader {
     @inline(__always)
     private func string(from start: Int, count: Int) throws(JSONScanError) -> String {
         let buffer = UnsafeBufferPointer(rebasing: bytes[start..<start + count])
-        if isASCII(from: start, count: count) { return String(decoding: buffer, as: UTF8.self) }
+        if isASCII(from: start, count: count) { return JSONScanner.asciiString(buffer) }
         guard let string = String(validating: buffer, as: UTF8.self) else { throw error(.invalidString) }
         return string
     }
 
     /// Checks that the `count` bytes from `start` (in bounds) are UTF-8.
+    @inline(__always)
     private func validate(from start: Int, count: Int) throws(JSONScanError) {
         guard !isASCII(from: start, count: count) else { return }
         let buffer = UnsafeBufferPointer(rebasing: bytes[start..<start + count])
@@ -146,19 +164,22 @@ struct MessagePackReader: ReadyReader {
         }
         // A member takes at least two bytes, an element one: a count beyond what is left is refused unused.
         guard count <= UInt64(bytes.count - offset) / (map ? 2 : 1) else { throw error(.unexpectedByte) }
-        guard remaining.count < JSONScanner.maximumDepth else { throw error(.tooDeep) }
+        guard depth < JSONScanner.maximumDepth else { throw error(.tooDeep) }
         guard count > 0 else { return false }
-        remaining.append(Int(count))
+        if depth > 0 { enclosing.append(left) }
+        left = Int(count)
+        depth += 1
         return true
     }
 
     private mutating func next() throws(JSONScanError) -> Bool {
-        guard let last = remaining.last else { throw error(.unexpectedByte) }
-        if last > 1 {
-            remaining[remaining.count - 1] = last - 1
+        guard depth > 0 else { throw error(.unexpectedByte) }
+        if left > 1 {
+            left -= 1
             return true
         }
-        remaining.removeLast()
+        depth -= 1
+        left = depth > 0 ? enclosing.removeLast() : 0
         return false
     }
 
@@ -179,7 +200,7 @@ struct MessagePackReader: ReadyReader {
     }
 
     func elementCountHint(elementSize: Int) -> Int {
-        min(remaining.last ?? 0, (bytes.count - offset) * 4 / max(elementSize, 1))
+        min(depth > 0 ? left : 0, (bytes.count - offset) * 4 / max(elementSize, 1))
     }
 
     // MARK: Keys
@@ -214,10 +235,8 @@ struct MessagePackReader: ReadyReader {
     @inline(__always)
     func key(_ key: Key, is name: StaticString) -> Bool {
         guard key.count == name.utf8CodeUnitCount else { return false }
-        if key.start >= 0 {
-            return memcmp(bytes.baseAddress! + key.start, name.utf8Start, key.count) == 0
-        }
-        return scratch.withUnsafeBufferPointer { memcmp($0.baseAddress!, name.utf8Start, key.count) == 0 }
+        if key.start >= 0 { return JSONScanner.equal(bytes.baseAddress! + key.start, name) }
+        return scratch.withUnsafeBufferPointer { JSONScanner.equal($0.baseAddress!, name) }
     }
 
     func string(of key: Key) throws(JSONScanError) -> String {

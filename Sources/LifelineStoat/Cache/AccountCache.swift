@@ -309,13 +309,15 @@ package struct AccountCache: Sendable {
             userID = userID ?? ready.users.first { $0.relationship == "User" }?.id
             // Room for every user at once: a large Ready grows these from empty after each sign-in, and growing
             // them step by step cost as much as the inserts (measured on `lifeline bench`'s time-to-connected).
-            users.reserveCapacity(users.count + ready.users.count)
             if users.isEmpty {
                 // Every user is new: none to compare, and all of them pending as one mark (a later duplicate
-                // wins, as in `upsert`).
-                for user in ready.users { users[user.id] = user }
+                // wins, as in `upsert`). Built in one go, sized from the count, rather than by subscript, which
+                // retained each user twice and released one at once: atomic operations, each a barrier for the
+                // stores before it (7 % of `apply_ms` on the padded 1 MB Ready).
+                users = Dictionary(ready.users.lazy.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
                 if !users.isEmpty { pending.allUsers = true }
             } else {
+                users.reserveCapacity(users.count + ready.users.count)
                 pending.users.reserveCapacity(pending.users.count + ready.users.count)
                 for user in ready.users { upsert(user) }
             }
