@@ -403,13 +403,11 @@ struct SoakRun: Sendable {
 
     /// Sends one message through a session's outbox and records it.
     private func send(from session: SoakSession, to sends: OutboxSends) async {
-        let message = OutgoingMessage(content: "outbox \(session.index) \(UUID().uuidString)")
+        let token = UUID()
+        let message = OutgoingMessage(content: OutboxSends.text(session: session.index, token: token))
         do {
             let entry = try await session.client.send(message, to: session.outboxChannelID)
-            sends.record(
-                .init(
-                    session: session.index, nonce: entry.nonce, content: message.content ?? "",
-                    channel: session.outboxChannelID))
+            sends.record(.init(session: session.index, nonce: entry.nonce, token: token))
         } catch {
             violations.record("outbox", session: session.index, "a message could not be queued: \(error)")
         }
