@@ -87,6 +87,9 @@ package final class Broadcaster<Value: Sendable>: Sendable {
     /// How many subscribers are listening.
     package var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
+    /// How many values each subscriber's buffer has storage for: what a burst left allocated (for the tests).
+    package var bufferCapacities: [Int] { state.withLock { $0.subscribers.values.map(\.bufferCapacity) } }
+
     /// A new subscription: the current value first (for a broadcaster of states), then every value
     /// published, as the buffering allows, until ``finish()`` or until the iterating task is cancelled.
     package func subscribe() -> AsyncStream<Value> {
@@ -250,8 +253,13 @@ package final class Broadcaster<Value: Sendable>: Sendable {
 
         private let state = Mutex(State())
         private let buffering: Buffering
+        /// The most values whose storage an emptied buffer keeps.
+        let keptCapacity = 16
 
         init(buffering: Buffering) { self.buffering = buffering }
+
+        /// How many values the buffer's storage holds (for the tests).
+        var bufferCapacity: Int { state.withLock { $0.buffer.capacity } }
 
         /// The next value, `nil` once the subscriber ended, or ``BroadcastOverflow`` once after the last
         /// buffered value of a subscriber whose buffer overflowed.
@@ -331,8 +339,10 @@ package final class Broadcaster<Value: Sendable>: Sendable {
                             let value = state.buffer[state.head]
                             state.head += 1
                             if state.head == state.buffer.count {
-                                // Everything was read: keep no value alive for a reader that is done with it.
-                                state.buffer.removeAll(keepingCapacity: true)
+                                // Everything was read: keep no value alive for a reader that is done with it, and
+                                // no storage beyond a few values (a burst — a catch-up's messages — would
+                                // otherwise stay allocated at its largest for the subscriber's life).
+                                state.buffer.removeAll(keepingCapacity: state.buffer.capacity <= keptCapacity)
                                 state.head = 0
                             }
                             return .some(value)

@@ -10,9 +10,24 @@ import LifelineCore
 /// A sleep is never asked of the clock for longer than ``longestSleep`` at once: a deadline further away is
 /// slept towards in steps, so that no offset — however far a server pushed it — reaches a clock's own
 /// conversions (`ContinuousClock` traps on a deadline past `Int64.max` seconds). It is never woken early.
+///
+/// On `ContinuousClock` and `SuspendingClock` the steps are at most ``runtimeSleepStep`` (30 s). Decision: the
+/// Swift runtime keeps a cancelled `Task.sleep` (its task and its dispatch timer, about 1 KB) until the
+/// sleep's deadline (swiftlang/swift#60441), and a timer re-armed away from a deadline days off — a member
+/// timeout the server set, re-read at each `Ready` — cancelled one such sleep each time: the soak's live heap
+/// grew by them for as long as it ran. A step of 30 s keeps a cancelled sleep for 30 s at most, for one more
+/// wake-up each 30 s of a far deadline (a heartbeat's rhythm).
 package struct SessionClock: Sendable {
     /// The longest single sleep asked of the clock: `ServerHorizon.longestWait` (366 days).
     package static let longestSleep = ServerHorizon.longestWait
+    /// The longest single sleep asked of `ContinuousClock` or `SuspendingClock`, whose cancelled sleeps the
+    /// runtime keeps until their deadlines.
+    package static let runtimeSleepStep: Duration = .seconds(30)
+
+    /// The longest single sleep asked of this clock: ``runtimeSleepStep`` for the runtime's clocks,
+    /// ``longestSleep`` for any other (a test clock drops a cancelled sleep at once, and its handshake sees
+    /// the deadline itself).
+    package let longestStep: Duration
 
     /// The time elapsed on the clock since the session was created.
     package let elapsed: @Sendable () -> Duration
@@ -28,9 +43,11 @@ package struct SessionClock: Sendable {
         let elapsed: @Sendable () -> Duration = { origin.duration(to: clock.now) }
         self.elapsed = elapsed
         scheduleCallback = (clock as? any CallbackClock<Duration>).map { Self.callbacks(of: $0, elapsed: elapsed) }
+        let longestStep = Self.longestStep(of: C.self)
+        self.longestStep = longestStep
         sleepUntil = { offset in
             while true {
-                let step = Self.step(towards: offset, now: elapsed())
+                let step = Self.step(towards: offset, now: elapsed(), longest: longestStep)
                 try await clock.sleep(until: origin.advanced(by: step.until), tolerance: nil)
                 if step.isLast { return }
             }
@@ -49,11 +66,18 @@ package struct SessionClock: Sendable {
         }
     }
 
-    /// Where one sleep towards `offset` ends, and whether it is the last: `offset` itself; ``longestSleep``
-    /// after `now` when `offset` is further; `now` when `offset` has passed (however long ago). Compares
-    /// before it adds, so no offset overflows.
-    package static func step(towards offset: Duration, now: Duration) -> (until: Duration, isLast: Bool) {
-        let limit = now + longestSleep
+    /// The longest single sleep asked of a clock of type `clock` (see ``longestStep``).
+    package static func longestStep<C: Clock>(of clock: C.Type) -> Duration {
+        clock == ContinuousClock.self || clock == SuspendingClock.self ? runtimeSleepStep : longestSleep
+    }
+
+    /// Where one sleep towards `offset` ends, and whether it is the last: `offset` itself; `longest` (at most
+    /// ``longestSleep``) after `now` when `offset` is further; `now` when `offset` has passed (however long
+    /// ago). Compares before it adds, so no offset overflows.
+    package static func step(
+        towards offset: Duration, now: Duration, longest: Duration = longestSleep
+    ) -> (until: Duration, isLast: Bool) {
+        let limit = now + min(longest, longestSleep)
         if offset > limit { return (limit, false) }
         return (max(offset, now), true)
     }

@@ -64,6 +64,19 @@ struct BroadcasterTests {
         #expect(broadcaster.subscriberCount == 0)
     }
 
+    @Test("a subscriber that read a burst keeps no storage for it: the buffer is not kept at its largest")
+    func burstStorageReleased() async {
+        let broadcaster = Broadcaster<Int>()
+        var values = broadcaster.subscribe().makeAsyncIterator()
+        // No reader waits: the whole burst is buffered, as a catch-up's messages are.
+        for value in 0..<1_000 { broadcaster.publish(value) }
+        #expect(broadcaster.bufferCapacities.allSatisfy { $0 >= 1_000 })
+        for expected in 0..<1_000 { #expect(await values.next() == expected) }
+        #expect(broadcaster.bufferCapacities.allSatisfy { $0 <= 16 }, "\(broadcaster.bufferCapacities)")
+        broadcaster.publish(1_000)
+        #expect(await values.next() == 1_000)
+    }
+
     @Test("a state broadcaster publishes only a changed value")
     func publishIfChanged() async {
         let broadcaster = Broadcaster<Int>(current: 1, buffering: .newest(8))

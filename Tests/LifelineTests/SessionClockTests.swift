@@ -75,6 +75,29 @@ struct SessionClockTests {
             ))
     }
 
+    @Test("the runtime's clocks sleep at most 30 s at once, so a cancelled sleep is not kept for days")
+    func runtimeClocksStepShort() {
+        // The runtime keeps a cancelled `Task.sleep` until its deadline: a timer re-armed away from a far
+        // deadline left one behind each time, and the soak's heap grew by them.
+        #expect(SessionClock(ContinuousClock()).longestStep == SessionClock.runtimeSleepStep)
+        #expect(SessionClock(SuspendingClock()).longestStep == SessionClock.runtimeSleepStep)
+        #expect(SessionClock.runtimeSleepStep == .seconds(30))
+        // A test clock drops a cancelled sleep at once, and its handshake sees the deadline itself.
+        #expect(SessionClock(TestClock()).longestStep == SessionClock.longestSleep)
+        let now = Duration.seconds(10)
+        #expect(
+            SessionClock.step(towards: .seconds(86_400), now: now, longest: SessionClock.runtimeSleepStep) == (
+                now + .seconds(30), false
+            ))
+        #expect(
+            SessionClock.step(towards: .seconds(25), now: now, longest: SessionClock.runtimeSleepStep) == (
+                .seconds(25), true
+            ))
+        #expect(
+            SessionClock.step(towards: .seconds(Int64.max) * 10, now: now, longest: .seconds(Int64.max))
+                == (now + SessionClock.longestSleep, false), "never longer than the longest sleep")
+    }
+
     @Test("a health service's absurd poll interval is bounded by the session: polled again within the bounds")
     func absurdPollInterval() async throws {
         let harness = Harness()
