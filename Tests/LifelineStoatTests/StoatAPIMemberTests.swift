@@ -14,7 +14,7 @@ struct StoatAPIMemberTests {
         let owner = server.defaultAccount
         let member = try await server.addUser(username: "member")
         try await server.join(userID: member.userID, serverID: lobby)
-        let api = StoatAPI(baseURL: server.apiURL, requestTimeout: .seconds(10))
+        let api = StoatAPI(baseURL: server.apiURL, requestTimeout: .seconds(60))
         let session = SessionCredentials(token: owner.token, userID: owner.userID)
 
         let past = start.addingTimeInterval(-60)

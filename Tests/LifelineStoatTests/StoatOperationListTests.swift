@@ -37,7 +37,7 @@ final class StoatListHarness: Sendable {
     let server: ReferenceServer
     let source: RecordingOperationSource
     let list: OperationList<OperationsPage.Operation>
-    private let runner: Task<Void, Never>
+    private let runner = Mutex<Task<Void, Never>?>(nil)
 
     init() async throws {
         let clock = clock
@@ -46,12 +46,19 @@ final class StoatListHarness: Sendable {
                 let (seconds, attoseconds) = clock.now.offset.components
                 return Self.start.addingTimeInterval(Double(seconds) + Double(attoseconds) * 1e-18)
             }))
-        let api = StoatAPI(baseURL: server.apiURL, requestTimeout: .seconds(10))
+        let api = StoatAPI(baseURL: server.apiURL, requestTimeout: .seconds(60))
         source = RecordingOperationSource(
             StoatOperationSource(api: api, credentials: SessionCredentials(token: server.defaultAccount.token)),
             clock: clock)
         list = OperationList(source: source, clock: clock)
-        runner = Task { [list] in await list.run() }
+    }
+
+    /// Starts the list, which fetches at once. A test adds its operation first: nothing else makes the list fetch
+    /// again while the clock stands still, so a list started earlier could have fetched before the operation
+    /// existed (it did, when this test ran alone).
+    func startList() {
+        let list = list
+        runner.withLock { $0 = Task { await list.run() } }
     }
 
     /// Waits for the next refresh and returns the ids it listed.
@@ -77,6 +84,7 @@ final class StoatListHarness: Sendable {
     ) async -> StoatOperation {
         let operation = await server.addOperation(
             kind: "login_approval", userID: server.defaultAccount.userID, expiresIn: .seconds(300))
+        startList()
         #expect(await nextRefresh(&events) == [operation.id])
         return operation
     }
@@ -90,8 +98,9 @@ final class StoatListHarness: Sendable {
     }
 
     func stop() async {
-        runner.cancel()
-        await runner.value
+        let runner = runner.withLock { $0 }
+        runner?.cancel()
+        await runner?.value
         await server.stop()
     }
 }
@@ -107,6 +116,7 @@ struct StoatOperationListTests {
         await harness.server.setClockSkew(.seconds(skewSeconds))
         let operation = await harness.server.addOperation(
             kind: "login_approval", userID: harness.server.defaultAccount.userID, expiresIn: .seconds(30))
+        harness.startList()
         #expect(await harness.nextRefresh(&events) == [operation.id])
         // The server's clock reaches the expiry at 30 s; the Date header's truncated 0.4 s makes it 30.4 s.
         let deadline = await harness.clock.nextSleep()

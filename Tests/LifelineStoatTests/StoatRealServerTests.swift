@@ -173,7 +173,7 @@ struct StoatRealServerTests {
         let account = server.defaultAccount
         let session = SessionCredentials(token: account.token, userID: account.userID)
         #expect(await server.revokeSession(token: account.token))
-        let api = StoatAPI(baseURL: server.apiURL, requestTimeout: .seconds(10))
+        let api = StoatAPI(baseURL: server.apiURL, requestTimeout: .seconds(60))
         for (name, call) in Self.authenticatedCalls {
             do {
                 try await call(api, session, server)
