@@ -80,14 +80,16 @@ struct StuckOutputTests {
             base + ["--email", account.email], stdout: stdout, input: input,
             environment: ["LIFELINE_PASSWORD": account.password])
         defer { if process.isRunning { process.terminate() } }
-        try await server.waitUntil(timeout: .seconds(60)) { connections, _ in
+        // Failure bounds, not waits: in a full run the in-process server answers the child from a crowded pool
+        // (25 s to Ready seen at load 4, 0.9 s alone), so the bounds are far above that, within the suite's limit.
+        try await server.waitUntil(timeout: .seconds(150)) { connections, _ in
             connections.contains { $0.isOpen && $0.receivedReady }
         }
         // A message sent, then a typing frame: the frame is written only after the send returned, so when the
         // server sees it, the message is in the account's outbox (kept in the store), or already sent and in the
         // client's cache, not yet necessarily in its store.
         input.fileHandleForWriting.write(Data("send \(channel) written before SIGTERM\ntyping \(channel)\n".utf8))
-        try await server.waitUntil(timeout: .seconds(60)) { connections, _ in
+        try await server.waitUntil(timeout: .seconds(150)) { connections, _ in
             connections.contains { $0.receivedFrames.contains { $0.contains("BeginTyping") } }
         }
         process.terminate()
