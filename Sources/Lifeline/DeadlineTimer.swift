@@ -29,8 +29,7 @@ package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable wh
         var sleptOut = false
         var waiter: CheckedContinuation<Void, Never>?
         /// Tasks waiting until the loop sleeps for nothing (``untilIdle()``).
-        var idleWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
-        var nextWaiter = 0
+        var idleWaiters = WaiterSet()
         /// How many times the loop armed a sleep.
         var sleepsArmed = 0
         /// How many sleeps ended with nothing due yet (a clock that woke early): the loop re-armed each for
@@ -138,11 +137,7 @@ package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable wh
                 state.sleptOut = false
                 state.armed = state.queue.earliestDeadline
                 if state.armed != nil { state.sleepsArmed += 1 }
-                var idle: [CheckedContinuation<Void, Never>] = []
-                if state.armed == nil {
-                    idle = Array(state.idleWaiters.values)
-                    state.idleWaiters = [:]
-                }
+                let idle = state.armed == nil ? state.idleWaiters.takeAll() : []
                 let ends = endingWhenIdle && state.armed == nil
                 if ends { state.looping = false }
                 return (state.armed, state.round, idle, ends)
@@ -174,8 +169,7 @@ package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable wh
         let idle = state.withLock { state in
             state.armed = nil
             state.looping = false
-            defer { state.idleWaiters = [:] }
-            return Array(state.idleWaiters.values)
+            return state.idleWaiters.takeAll()
         }
         for waiter in idle { waiter.resume() }
     }
@@ -184,26 +178,10 @@ package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable wh
     /// sleeps for nothing now, or when the waiting task is cancelled: what waits until no sleep of the
     /// owner is left on its clock.
     package func untilIdle() async {
-        let id = state.withLock { state in
-            defer { state.nextWaiter += 1 }
-            return state.nextWaiter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state in
-                    // Idle: no sleep armed, and none about to be (nothing scheduled, or no loop woken to arm
-                    // one). A deadline scheduled and cancelled before its loop ever ran leaves `woken` set with
-                    // nothing to sleep for: that is idle too, whether or not the loop runs.
-                    let idle = state.armed == nil && (state.queue.isEmpty || !state.woken)
-                    if idle || Task.isCancelled { return true }
-                    state.idleWaiters[id] = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.idleWaiters.removeValue(forKey: id) }?.resume()
-        }
+        // Idle: no sleep armed, and none about to be (nothing scheduled, or no loop woken to arm one). A deadline
+        // scheduled and cancelled before its loop ever ran leaves `woken` set with nothing to sleep for: that is
+        // idle too, whether or not the loop runs.
+        await state.wait(on: \.idleWaiters) { $0.armed == nil && ($0.queue.isEmpty || !$0.woken) }
     }
 
     private func sleepEnded(round: UInt64) {

@@ -12,9 +12,8 @@ package final class Work: Sendable {
         var cancelled = false
         var ended = false
         var connection: (any SessionConnection)?
-        var cancellationWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
-        var endWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
-        var nextWaiter = 0
+        var cancellationWaiters = WaiterSet()
+        var endWaiters = WaiterSet()
     }
 
     /// Whether the current client owns it: DISPOSE stops it and waits for its end.
@@ -36,8 +35,7 @@ package final class Work: Sendable {
                 return ([CheckedContinuation<Void, Never>](), nil as (any SessionConnection)?)
             }
             state.cancelled = true
-            defer { state.cancellationWaiters = [:] }
-            return (Array(state.cancellationWaiters.values), state.connection)
+            return (state.cancellationWaiters.takeAll(), state.connection)
         }
         for waiter in waiters { waiter.resume() }
         connection?.close()
@@ -48,8 +46,7 @@ package final class Work: Sendable {
         let waiters = state.withLock { state in
             state.ended = true
             state.connection = nil
-            defer { state.endWaiters = [:] }
-            return Array(state.endWaiters.values)
+            return state.endWaiters.takeAll()
         }
         for waiter in waiters { waiter.resume() }
     }
@@ -84,38 +81,12 @@ package final class Work: Sendable {
 
     /// Returns once ``finish()`` was called, or when the waiting task is cancelled.
     package func ended() async {
-        await wait(forEnd: true)
+        await state.wait(on: \.endWaiters) { $0.ended }
     }
 
     /// Returns once ``cancel()`` was called, or when the waiting task is cancelled: the child a task group
     /// adds to race its own children against the work's cancellation.
     func untilCancelled() async {
-        await wait(forEnd: false)
-    }
-
-    private func wait(forEnd: Bool) async {
-        let id = state.withLock { state in
-            defer { state.nextWaiter += 1 }
-            return state.nextWaiter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state in
-                    if (forEnd ? state.ended : state.cancelled) || Task.isCancelled { return true }
-                    if forEnd {
-                        state.endWaiters[id] = continuation
-                    } else {
-                        state.cancellationWaiters[id] = continuation
-                    }
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state in
-                forEnd ? state.endWaiters.removeValue(forKey: id) : state.cancellationWaiters.removeValue(forKey: id)
-            }
-            waiter?.resume()
-        }
+        await state.wait(on: \.cancellationWaiters) { $0.cancelled }
     }
 }

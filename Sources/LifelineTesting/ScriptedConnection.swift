@@ -12,8 +12,7 @@ public final class ScriptedConnection: SessionConnection {
         var running = false
         var played: [SignificantEvent] = []
         var attempts: [SignificantEvent] = []
-        var finishWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
-        var nextWaiter = 0
+        var finishWaiters = WaiterSet()
     }
 
     /// The session it connects with.
@@ -146,11 +145,8 @@ public final class ScriptedConnection: SessionConnection {
     private func finishRun() {
         let (continuation, waiters) = state.withLock { state in
             state.finished = true
-            defer {
-                state.finish = nil
-                state.finishWaiters = [:]
-            }
-            return (state.finish, Array(state.finishWaiters.values))
+            defer { state.finish = nil }
+            return (state.finish, state.finishWaiters.takeAll())
         }
         continuation?.resume()
         for waiter in waiters { waiter.resume() }
@@ -158,22 +154,6 @@ public final class ScriptedConnection: SessionConnection {
 
     /// Returns once the connection has finished, or when the calling task is cancelled.
     private func untilFinished() async {
-        let id = state.withLock { state in
-            defer { state.nextWaiter += 1 }
-            return state.nextWaiter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state in
-                    if state.finished || Task.isCancelled { return true }
-                    state.finishWaiters[id] = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { $0.finishWaiters.removeValue(forKey: id) }
-            waiter?.resume()
-        }
+        await state.wait(on: \.finishWaiters) { $0.finished }
     }
 }

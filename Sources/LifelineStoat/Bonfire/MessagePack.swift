@@ -84,13 +84,21 @@ enum MessagePack {
 
     /// Reads MessagePack and writes JSON in one pass.
     private struct Transcoder {
-        let bytes: UnsafeRawBufferPointer
+        /// Where the next byte is read.
+        private var cursor: ByteCursor<MessagePackError>
         let limit: Int
-        var offset = 0
+        private var bytes: UnsafeRawBufferPointer {
+            @inline(__always) get { cursor.bytes }
+        }
+        /// The offset of the next byte to read.
+        private(set) var offset: Int {
+            @inline(__always) get { cursor.offset }
+            @inline(__always) set { cursor.offset = newValue }
+        }
         var output: [UInt8] = []
 
         init(bytes: UnsafeRawBufferPointer, limit: Int) {
-            self.bytes = bytes
+            cursor = ByteCursor(bytes)
             self.limit = limit
             // JSON is rarely more than a third longer than the MessagePack it stands for; the frame's own
             // length (bounded by the frame limit) is what is trusted here, never a length it states.
@@ -99,24 +107,6 @@ enum MessagePack {
 
         private func error(_ code: MessagePackError.Code) -> MessagePackError {
             MessagePackError(code: code, offset: offset)
-        }
-
-        /// The next byte, consumed.
-        @inline(__always)
-        private mutating func byte() throws(MessagePackError) -> UInt8 {
-            guard offset < bytes.count else { throw error(.truncated) }
-            defer { offset += 1 }
-            return bytes[offset]
-        }
-
-        /// The next `count` bytes as a big-endian unsigned integer (1, 2, 4 or 8 of them), consumed.
-        @inline(__always)
-        private mutating func unsigned(_ count: Int) throws(MessagePackError) -> UInt64 {
-            guard bytes.count - offset >= count else { throw error(.truncated) }
-            var value: UInt64 = 0
-            for index in 0..<count { value = value << 8 | UInt64(bytes[offset + index]) }
-            offset += count
-            return value
         }
 
         /// A length stated by the frame, checked against the bytes left: each of `count` items takes at
@@ -146,7 +136,7 @@ enum MessagePack {
 
         /// Reads one value and writes its JSON.
         mutating func value(depth: Int) throws(MessagePackError) {
-            let type = try byte()
+            let type = try cursor.byte()
             switch type {
             case 0x00...0x7F: try write(decimal: String(type))
             case 0x80...0x8F: try map(count: Int(type & 0x0F), depth: depth)
@@ -156,36 +146,36 @@ enum MessagePack {
             case 0xC1: throw MessagePackError(code: .invalidByte, offset: offset - 1)
             case 0xC2: try write("false")
             case 0xC3: try write("true")
-            case 0xC4, 0xD9: try string(count: try checked(try unsigned(1), itemSize: 1))
-            case 0xC5, 0xDA: try string(count: try checked(try unsigned(2), itemSize: 1))
-            case 0xC6, 0xDB: try string(count: try checked(try unsigned(4), itemSize: 1))
-            case 0xC7: try skipExtension(length: Int(try unsigned(1)))
-            case 0xC8: try skipExtension(length: Int(try unsigned(2)))
-            case 0xC9: try skipExtension(length: Int(try unsigned(4)))
+            case 0xC4, 0xD9: try string(count: try checked(try cursor.unsigned(1), itemSize: 1))
+            case 0xC5, 0xDA: try string(count: try checked(try cursor.unsigned(2), itemSize: 1))
+            case 0xC6, 0xDB: try string(count: try checked(try cursor.unsigned(4), itemSize: 1))
+            case 0xC7: try skipExtension(length: Int(try cursor.unsigned(1)))
+            case 0xC8: try skipExtension(length: Int(try cursor.unsigned(2)))
+            case 0xC9: try skipExtension(length: Int(try cursor.unsigned(4)))
             case 0xCA:
                 // A float32 as its own shortest decimal, as serde_json writes an `f32`.
-                let value = Float(bitPattern: UInt32(try unsigned(4)))
+                let value = Float(bitPattern: UInt32(try cursor.unsigned(4)))
                 try value.isFinite ? write(decimal: value.description) : write("null")
             case 0xCB:
-                let value = Double(bitPattern: try unsigned(8))
+                let value = Double(bitPattern: try cursor.unsigned(8))
                 try value.isFinite ? write(decimal: value.description) : write("null")
-            case 0xCC: try write(decimal: String(try unsigned(1)))
-            case 0xCD: try write(decimal: String(try unsigned(2)))
-            case 0xCE: try write(decimal: String(try unsigned(4)))
-            case 0xCF: try write(decimal: String(try unsigned(8)))
-            case 0xD0: try write(decimal: String(Int8(truncatingIfNeeded: try unsigned(1))))
-            case 0xD1: try write(decimal: String(Int16(truncatingIfNeeded: try unsigned(2))))
-            case 0xD2: try write(decimal: String(Int32(truncatingIfNeeded: try unsigned(4))))
-            case 0xD3: try write(decimal: String(Int64(bitPattern: try unsigned(8))))
+            case 0xCC: try write(decimal: String(try cursor.unsigned(1)))
+            case 0xCD: try write(decimal: String(try cursor.unsigned(2)))
+            case 0xCE: try write(decimal: String(try cursor.unsigned(4)))
+            case 0xCF: try write(decimal: String(try cursor.unsigned(8)))
+            case 0xD0: try write(decimal: String(Int8(truncatingIfNeeded: try cursor.unsigned(1))))
+            case 0xD1: try write(decimal: String(Int16(truncatingIfNeeded: try cursor.unsigned(2))))
+            case 0xD2: try write(decimal: String(Int32(truncatingIfNeeded: try cursor.unsigned(4))))
+            case 0xD3: try write(decimal: String(Int64(bitPattern: try cursor.unsigned(8))))
             case 0xD4: try skipExtension(length: 1)
             case 0xD5: try skipExtension(length: 2)
             case 0xD6: try skipExtension(length: 4)
             case 0xD7: try skipExtension(length: 8)
             case 0xD8: try skipExtension(length: 16)
-            case 0xDC: try array(count: try checked(try unsigned(2), itemSize: 1), depth: depth)
-            case 0xDD: try array(count: try checked(try unsigned(4), itemSize: 1), depth: depth)
-            case 0xDE: try map(count: try checked(try unsigned(2), itemSize: 2), depth: depth)
-            case 0xDF: try map(count: try checked(try unsigned(4), itemSize: 2), depth: depth)
+            case 0xDC: try array(count: try checked(try cursor.unsigned(2), itemSize: 1), depth: depth)
+            case 0xDD: try array(count: try checked(try cursor.unsigned(4), itemSize: 1), depth: depth)
+            case 0xDE: try map(count: try checked(try cursor.unsigned(2), itemSize: 2), depth: depth)
+            case 0xDF: try map(count: try checked(try cursor.unsigned(4), itemSize: 2), depth: depth)
             default: try write(decimal: String(Int8(bitPattern: type)))  // 0xE0...0xFF, negative fixint
             }
         }
@@ -217,7 +207,7 @@ enum MessagePack {
         /// A map key: a string, or an integer written as its decimal text.
         private mutating func key() throws(MessagePackError) {
             let start = offset
-            let type = try byte()
+            let type = try cursor.byte()
             switch type {
             case 0xA0...0xBF, 0xC4...0xC6, 0xD9...0xDB:
                 offset = start

@@ -25,8 +25,13 @@ struct MessagePackReader: ReadyReader {
     }
 
     private let bytes: UnsafeBufferPointer<UInt8>
+    /// Where the next byte is read, over `bytes`.
+    private var cursor: ByteCursor<JSONScanError>
     /// The offset of the next byte to read.
-    private(set) var offset = 0
+    private(set) var offset: Int {
+        @inline(__always) get { cursor.offset }
+        @inline(__always) set { cursor.offset = newValue }
+    }
     /// The items left in the innermost array or map entered and not yet left (a map's members), the one being
     /// read included; meaningful only while `depth` > 0. Kept apart from the enclosing ones so that each item
     /// read touches a stored integer rather than the top of an array.
@@ -41,41 +46,11 @@ struct MessagePackReader: ReadyReader {
     /// Creates a reader at the start of `bytes`.
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
+        cursor = ByteCursor(UnsafeRawBufferPointer(bytes))
     }
 
     private func error(_ code: JSONScanError.Code) -> JSONScanError {
         JSONScanError(code: code, offset: offset)
-    }
-
-    /// The next byte, or 0xC1 (a byte MessagePack never uses, so invalid everywhere) at the end.
-    @inline(__always)
-    private func peek() -> UInt8 {
-        offset < bytes.count ? bytes[offset] : 0xC1
-    }
-
-    /// The next byte, consumed.
-    @inline(__always)
-    private mutating func byte() throws(JSONScanError) -> UInt8 {
-        guard offset < bytes.count else { throw error(.unexpectedByte) }
-        defer { offset += 1 }
-        return bytes[offset]
-    }
-
-    /// The next `count` bytes as a big-endian unsigned integer, consumed.
-    @inline(__always)
-    private mutating func unsigned(_ count: Int) throws(JSONScanError) -> UInt64 {
-        guard bytes.count - offset >= count else { throw error(.unexpectedByte) }
-        var value: UInt64 = 0
-        for index in 0..<count { value = value << 8 | UInt64(bytes[offset + index]) }
-        offset += count
-        return value
-    }
-
-    /// Skips `count` bytes, which must be there.
-    @inline(__always)
-    private mutating func skip(_ count: UInt64) throws(JSONScanError) {
-        guard count <= UInt64(bytes.count - offset) else { throw error(.unexpectedByte) }
-        offset += Int(count)
     }
 
     /// The length of the `str` or `bin` whose type byte `type` was just read (its length bytes consumed, the
@@ -85,9 +60,9 @@ struct MessagePackReader: ReadyReader {
         let count: UInt64
         switch type {
         case 0xA0...0xBF: count = UInt64(type & 0x1F)
-        case 0xC4, 0xD9: count = try unsigned(1)
-        case 0xC5, 0xDA: count = try unsigned(2)
-        case 0xC6, 0xDB: count = try unsigned(4)
+        case 0xC4, 0xD9: count = try cursor.unsigned(1)
+        case 0xC5, 0xDA: count = try cursor.unsigned(2)
+        case 0xC6, 0xDB: count = try cursor.unsigned(4)
         default: return nil
         }
         guard count <= UInt64(bytes.count - offset) else { throw error(.unexpectedByte) }
@@ -149,15 +124,15 @@ struct MessagePackReader: ReadyReader {
 
     private mutating func enter(map: Bool) throws(JSONScanError) -> Bool {
         let start = offset
-        let type = try byte()
+        let type = try cursor.byte()
         let count: UInt64
         switch type {
         case 0x80...0x8F where map: count = UInt64(type & 0x0F)
-        case 0xDE where map: count = try unsigned(2)
-        case 0xDF where map: count = try unsigned(4)
+        case 0xDE where map: count = try cursor.unsigned(2)
+        case 0xDF where map: count = try cursor.unsigned(4)
         case 0x90...0x9F where !map: count = UInt64(type & 0x0F)
-        case 0xDC where !map: count = try unsigned(2)
-        case 0xDD where !map: count = try unsigned(4)
+        case 0xDC where !map: count = try cursor.unsigned(2)
+        case 0xDD where !map: count = try cursor.unsigned(4)
         default:
             offset = start
             throw error(.wrongType)
@@ -208,7 +183,7 @@ struct MessagePackReader: ReadyReader {
     /// Reads a map key: a string (its UTF-8 checked), or an integer read as its decimal text.
     mutating func readKey() throws(JSONScanError) -> Key {
         let start = offset
-        let type = try byte()
+        let type = try cursor.byte()
         if let count = try stringLength(type) {
             let key = Key(start: offset, count: count)
             try validate(from: offset, count: count)
@@ -248,13 +223,13 @@ struct MessagePackReader: ReadyReader {
     // MARK: Values
 
     mutating func readNull() -> Bool {
-        guard peek() == 0xC0 else { return false }
+        guard cursor.peek() == 0xC0 else { return false }
         offset += 1
         return true
     }
 
     mutating func nextIsNumber() -> Bool {
-        switch peek() {
+        switch cursor.peek() {
         case 0x00...0x7F, 0xE0...0xFF, 0xCA...0xD3: true
         default: false
         }
@@ -263,7 +238,7 @@ struct MessagePackReader: ReadyReader {
     /// Consumes an empty map, in any of its three encodings, if it is next.
     mutating func readEmptyObject() -> Bool {
         let length: Int
-        switch peek() {
+        switch cursor.peek() {
         case 0x80: length = 1
         case 0xDE: length = 3
         case 0xDF: length = 5
@@ -278,7 +253,7 @@ struct MessagePackReader: ReadyReader {
 
     mutating func readString() throws(JSONScanError) -> String {
         let start = offset
-        let type = try byte()
+        let type = try cursor.byte()
         guard let count = try stringLength(type) else {
             offset = start
             throw error(.wrongType)
@@ -289,7 +264,7 @@ struct MessagePackReader: ReadyReader {
     }
 
     mutating func readBool() throws(JSONScanError) -> Bool {
-        switch peek() {
+        switch cursor.peek() {
         case 0xC2:
             offset += 1
             return false
@@ -303,11 +278,11 @@ struct MessagePackReader: ReadyReader {
 
     /// Reads an unsigned integer of the `uint` family (0xCC–0xCF).
     private mutating func readUnsigned() throws(JSONScanError) -> UInt64 {
-        switch try byte() {
-        case 0xCC: try unsigned(1)
-        case 0xCD: try unsigned(2)
-        case 0xCE: try unsigned(4)
-        default: try unsigned(8)
+        switch try cursor.byte() {
+        case 0xCC: try cursor.unsigned(1)
+        case 0xCD: try cursor.unsigned(2)
+        case 0xCE: try cursor.unsigned(4)
+        default: try cursor.unsigned(8)
         }
     }
 
@@ -315,7 +290,7 @@ struct MessagePackReader: ReadyReader {
     /// ``JSONScanError/Code/unsupportedNumber``, as the JSON scanner refuses `2.0`.
     mutating func readInt64() throws(JSONScanError) -> Int64 {
         let start = offset
-        let type = try byte()
+        let type = try cursor.byte()
         switch type {
         case 0x00...0x7F: return Int64(type)
         case 0xE0...0xFF: return Int64(Int8(bitPattern: type))
@@ -323,10 +298,10 @@ struct MessagePackReader: ReadyReader {
             offset = start
             guard let value = Int64(exactly: try readUnsigned()) else { throw error(.unsupportedNumber) }
             return value
-        case 0xD0: return Int64(Int8(truncatingIfNeeded: try unsigned(1)))
-        case 0xD1: return Int64(Int16(truncatingIfNeeded: try unsigned(2)))
-        case 0xD2: return Int64(Int32(truncatingIfNeeded: try unsigned(4)))
-        case 0xD3: return Int64(bitPattern: try unsigned(8))
+        case 0xD0: return Int64(Int8(truncatingIfNeeded: try cursor.unsigned(1)))
+        case 0xD1: return Int64(Int16(truncatingIfNeeded: try cursor.unsigned(2)))
+        case 0xD2: return Int64(Int32(truncatingIfNeeded: try cursor.unsigned(4)))
+        case 0xD3: return Int64(bitPattern: try cursor.unsigned(8))
         case 0xCA, 0xCB:
             offset = start
             throw error(.unsupportedNumber)
@@ -347,7 +322,7 @@ struct MessagePackReader: ReadyReader {
     /// strings or integers, and nothing may be truncated or use the byte 0xC1.
     mutating func skipValue() throws(JSONScanError) {
         let start = offset
-        let type = try byte()
+        let type = try cursor.byte()
         if let count = try stringLength(type) {
             try validate(from: offset, count: count)
             offset += count
@@ -368,18 +343,18 @@ struct MessagePackReader: ReadyReader {
             repeat {
                 try skipValue()
             } while try nextElement()
-        case 0xCC, 0xD0: try skip(1)
-        case 0xCD, 0xD1: try skip(2)
-        case 0xCA, 0xCE, 0xD2: try skip(4)
-        case 0xCB, 0xCF, 0xD3: try skip(8)
-        case 0xC7: try skip(try unsigned(1) + 1)  // an extension: its type byte and data
-        case 0xC8: try skip(try unsigned(2) + 1)
-        case 0xC9: try skip(try unsigned(4) + 1)
-        case 0xD4: try skip(2)
-        case 0xD5: try skip(3)
-        case 0xD6: try skip(5)
-        case 0xD7: try skip(9)
-        case 0xD8: try skip(17)
+        case 0xCC, 0xD0: try cursor.skip(1)
+        case 0xCD, 0xD1: try cursor.skip(2)
+        case 0xCA, 0xCE, 0xD2: try cursor.skip(4)
+        case 0xCB, 0xCF, 0xD3: try cursor.skip(8)
+        case 0xC7: try cursor.skip(try cursor.unsigned(1) + 1)  // an extension: its type byte and data
+        case 0xC8: try cursor.skip(try cursor.unsigned(2) + 1)
+        case 0xC9: try cursor.skip(try cursor.unsigned(4) + 1)
+        case 0xD4: try cursor.skip(2)
+        case 0xD5: try cursor.skip(3)
+        case 0xD6: try cursor.skip(5)
+        case 0xD7: try cursor.skip(9)
+        case 0xD8: try cursor.skip(17)
         default:
             offset = start
             throw error(.unexpectedByte)  // 0xC1
