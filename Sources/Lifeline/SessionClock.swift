@@ -66,6 +66,14 @@ package struct SessionClock: Sendable {
         }
     }
 
+    /// Sleeps for `duration` from now, in the steps ``sleepUntil`` takes (so a cancelled sleep on a runtime clock
+    /// is kept at most ``runtimeSleepStep``); throws `CancellationError` when cancelled. A duration beyond a
+    /// century is slept as a century: no server number reaches the clock's own arithmetic.
+    package func sleep(for duration: Duration) async throws {
+        let century = Duration.seconds(100 * 366 * 86_400)
+        try await sleepUntil(elapsed() + min(max(duration, .zero), century))
+    }
+
     /// The longest single sleep asked of a clock of type `clock` (see ``longestStep``).
     package static func longestStep<C: Clock>(of clock: C.Type) -> Duration {
         clock == ContinuousClock.self || clock == SuspendingClock.self ? runtimeSleepStep : longestSleep

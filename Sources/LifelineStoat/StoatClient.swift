@@ -167,7 +167,10 @@ public final class StoatClient: Sendable {
         let api = StoatAPI(
             baseURL: apiURL, httpClient: httpClient, logger: logger, clock: clock, tlsConfiguration: configuration.tls)
         self.api = api
-        sleep = { try await clock.sleep(for: $0) }
+        // Through `SessionClock`: a cancelled wait (a slowmode's, up to a day) is kept by the runtime until its
+        // deadline, and its steps bound that (see `SessionClock`).
+        let steppedClock = SessionClock(clock)
+        sleep = { try await steppedClock.sleep(for: $0) }
         self.logger = logger
         friendlyName = configuration.friendlyName
         userDirectory = Mutex(UserDirectory(capacity: configuration.fetchedUserLimit))
@@ -191,7 +194,7 @@ public final class StoatClient: Sendable {
         catchUpEngine = CatchUpEngine(
             api: api, cache: cache, credentials: credentials, policy: configuration.catchUp,
             openChannels: { openChannels.withLock { $0 } }, loadStoredHistory: { await loader.load($0) },
-            storedChatsLoaded: storedChatsLoaded, sleep: { try await clock.sleep(for: $0) }, logger: logger)
+            storedChatsLoaded: storedChatsLoaded, sleep: { try await steppedClock.sleep(for: $0) }, logger: logger)
         let eventsURL = Mutex<String?>(nil)
         let knownEventsURL: @Sendable () async throws -> String = {
             if let known = eventsURL.withLock({ $0 }) { return known }

@@ -44,6 +44,33 @@ struct SessionClockTests {
         _ = await sleeper.result
     }
 
+    @Test(
+        "a sleep for a duration ends that long after now; an extreme one is stepped towards, never a trap",
+        arguments: [Duration.seconds(Int64.max) * 10, .seconds(86_400)])
+    func sleepFor(_ duration: Duration) async throws {
+        let testClock = TestClock()
+        let clock = SessionClock(testClock)
+        testClock.advance(by: .seconds(7))
+        let sleeper = Task { try await clock.sleep(for: .seconds(5)) }
+        let deadline = await testClock.nextSleep()
+        #expect(deadline.offset == .seconds(12), "five seconds after now, not after the clock's origin")
+        testClock.advance(to: deadline)
+        try await sleeper.value
+        // The outbox's and the catch-up's waits (a slowmode's, up to a day, or a server's absurd number): the
+        // continuous clock is asked for no instant it would trap on, and a day is a day.
+        let (requests, continuation) = AsyncStream.makeStream(of: ContinuousClock.Instant.self)
+        let real = RecordingContinuousClock(requests: continuation)
+        let stepped = SessionClock(real)
+        let waiter = Task { try await stepped.sleep(for: duration) }
+        var asked = requests.makeAsyncIterator()
+        let instant = try #require(await asked.next())
+        let askedFor = real.now.duration(to: instant)
+        #expect(askedFor <= SessionClock.longestSleep)
+        #expect(askedFor > min(duration, SessionClock.longestSleep) - .seconds(60), "\(askedFor)")
+        waiter.cancel()
+        _ = await waiter.result
+    }
+
     @Test("a deadline further than the longest sleep is slept towards in steps, and reached exactly")
     func steps() async throws {
         let testClock = TestClock()

@@ -94,7 +94,9 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
         self.credentials = credentials
         self.deadlines = deadlines
         self.deliveryCheck = deliveryCheck
-        sleep = { try await clock.sleep(for: $0) }
+        // Through `SessionClock`: a cancelled slowmode wait is kept by the runtime only until its next step.
+        let steppedClock = SessionClock(clock)
+        sleep = { try await steppedClock.sleep(for: $0) }
         self.logger = logger
     }
 
