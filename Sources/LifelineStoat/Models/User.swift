@@ -11,6 +11,13 @@ public struct User: Sendable, Hashable, Codable, Identifiable, CustomReflectable
         // `@unchecked Sendable` is safe: a box is written only through `User.unique()`, that is only while the one
         // `User` that holds it is being mutated (exclusive access); a box two values share, and so perhaps two
         // threads, is only ever read.
+        var fields: Fields
+
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    /// The fields themselves: equality and hashing are theirs, synthesized.
+    private struct Fields: Hashable, Sendable {
         var id: String
         var username: String
         var discriminator: String
@@ -25,34 +32,6 @@ public struct User: Sendable, Hashable, Codable, Identifiable, CustomReflectable
         var bot: Bot?
         var relationship: String?
         var online: Bool?
-
-        init(
-            id: String, username: String, discriminator: String, displayName: String?, pronouns: String?,
-            avatar: File?, relations: [Relationship]?, badges: Int?, status: Status?, flags: Int, privileged: Bool?,
-            bot: Bot?, relationship: String?, online: Bool?
-        ) {
-            self.id = id
-            self.username = username
-            self.discriminator = discriminator
-            self.displayName = displayName
-            self.pronouns = pronouns
-            self.avatar = avatar
-            self.relations = relations
-            self.badges = badges
-            self.status = status
-            self.flags = flags
-            self.privileged = privileged
-            self.bot = bot
-            self.relationship = relationship
-            self.online = online
-        }
-
-        func copy() -> Storage {
-            Storage(
-                id: id, username: username, discriminator: discriminator, displayName: displayName,
-                pronouns: pronouns, avatar: avatar, relations: relations, badges: badges, status: status,
-                flags: flags, privileged: privileged, bot: bot, relationship: relationship, online: online)
-        }
     }
 
     private var storage: Storage
@@ -60,80 +39,80 @@ public struct User: Sendable, Hashable, Codable, Identifiable, CustomReflectable
     /// The box, copied first when another value shares it.
     @inline(__always)
     private mutating func unique() -> Storage {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
         return storage
     }
 
     /// The user's id (`_id`).
     public var id: String {
-        get { storage.id }
-        set { unique().id = newValue }
+        get { storage.fields.id }
+        set { unique().fields.id = newValue }
     }
     /// The username.
     public var username: String {
-        get { storage.username }
-        set { unique().username = newValue }
+        get { storage.fields.username }
+        set { unique().fields.username = newValue }
     }
     /// The four-digit discriminator.
     public var discriminator: String {
-        get { storage.discriminator }
-        set { unique().discriminator = newValue }
+        get { storage.fields.discriminator }
+        set { unique().fields.discriminator = newValue }
     }
     /// The display name, if set.
     public var displayName: String? {
-        get { storage.displayName }
-        set { unique().displayName = newValue }
+        get { storage.fields.displayName }
+        set { unique().fields.displayName = newValue }
     }
     /// The pronouns, if set.
     public var pronouns: String? {
-        get { storage.pronouns }
-        set { unique().pronouns = newValue }
+        get { storage.fields.pronouns }
+        set { unique().fields.pronouns = newValue }
     }
     /// The avatar, if set.
     public var avatar: File? {
-        get { storage.avatar }
-        set { unique().avatar = newValue }
+        get { storage.fields.avatar }
+        set { unique().fields.avatar = newValue }
     }
     /// The current user's relationships with others (only on the current user).
     public var relations: [Relationship]? {
-        get { storage.relations }
-        set { unique().relations = newValue }
+        get { storage.fields.relations }
+        set { unique().fields.relations = newValue }
     }
     /// Badge bits.
     public var badges: Int? {
-        get { storage.badges }
-        set { unique().badges = newValue }
+        get { storage.fields.badges }
+        set { unique().fields.badges = newValue }
     }
     /// The user's status (text and presence), if known.
     public var status: Status? {
-        get { storage.status }
-        set { unique().status = newValue }
+        get { storage.fields.status }
+        set { unique().fields.status = newValue }
     }
     /// Account flags: 1 suspended, 2 deleted, 4 banned, 8 removed as spam; 0 when omitted.
     public var flags: Int {
-        get { storage.flags }
-        set { unique().flags = newValue }
+        get { storage.fields.flags }
+        set { unique().fields.flags = newValue }
     }
     /// Whether the user is a platform administrator.
     public var privileged: Bool? {
-        get { storage.privileged }
-        set { unique().privileged = newValue }
+        get { storage.fields.privileged }
+        set { unique().fields.privileged = newValue }
     }
     /// The bot's owner, when the user is a bot.
     public var bot: Bot? {
-        get { storage.bot }
-        set { unique().bot = newValue }
+        get { storage.fields.bot }
+        set { unique().fields.bot = newValue }
     }
     /// The relationship to the current user (`None`, `User`, `Friend`, `Outgoing`, `Incoming`, `Blocked`,
     /// `BlockedOther`).
     public var relationship: String? {
-        get { storage.relationship }
-        set { unique().relationship = newValue }
+        get { storage.fields.relationship }
+        set { unique().fields.relationship = newValue }
     }
     /// Whether the user is online.
     public var online: Bool? {
-        get { storage.online }
-        set { unique().online = newValue }
+        get { storage.fields.online }
+        set { unique().fields.online = newValue }
     }
 
     /// A user's status.
@@ -228,9 +207,10 @@ public struct User: Sendable, Hashable, Codable, Identifiable, CustomReflectable
         flags: Int = 0, privileged: Bool? = nil, bot: Bot? = nil, relationship: String? = nil, online: Bool? = nil
     ) {
         storage = Storage(
-            id: id, username: username, discriminator: discriminator, displayName: displayName, pronouns: pronouns,
-            avatar: avatar, relations: relations, badges: badges, status: status, flags: flags, privileged: privileged,
-            bot: bot, relationship: relationship, online: online)
+            Fields(
+                id: id, username: username, discriminator: discriminator, displayName: displayName,
+                pronouns: pronouns, avatar: avatar, relations: relations, badges: badges, status: status, flags: flags,
+                privileged: privileged, bot: bot, relationship: relationship, online: online))
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -282,32 +262,12 @@ public struct User: Sendable, Hashable, Codable, Identifiable, CustomReflectable
 
     /// Equal when every field is.
     public static func == (lhs: User, rhs: User) -> Bool {
-        if lhs.storage === rhs.storage { return true }
-        let (a, b) = (lhs.storage, rhs.storage)
-        return a.id == b.id && a.username == b.username && a.discriminator == b.discriminator
-            && a.displayName == b.displayName && a.pronouns == b.pronouns && a.avatar == b.avatar
-            && a.relations == b.relations && a.badges == b.badges && a.status == b.status && a.flags == b.flags
-            && a.privileged == b.privileged && a.bot == b.bot && a.relationship == b.relationship
-            && a.online == b.online
+        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
     }
 
     /// Hashes every field.
     public func hash(into hasher: inout Hasher) {
-        let fields = storage
-        hasher.combine(fields.id)
-        hasher.combine(fields.username)
-        hasher.combine(fields.discriminator)
-        hasher.combine(fields.displayName)
-        hasher.combine(fields.pronouns)
-        hasher.combine(fields.avatar)
-        hasher.combine(fields.relations)
-        hasher.combine(fields.badges)
-        hasher.combine(fields.status)
-        hasher.combine(fields.flags)
-        hasher.combine(fields.privileged)
-        hasher.combine(fields.bot)
-        hasher.combine(fields.relationship)
-        hasher.combine(fields.online)
+        hasher.combine(storage.fields)
     }
 
     /// The fields, so that a user prints and dumps as the plain struct it reads as, not as its box.
