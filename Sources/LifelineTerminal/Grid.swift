@@ -1,0 +1,101 @@
+/// A terminal's size in columns and rows.
+public struct TerminalSize: Hashable, Sendable {
+    /// The number of columns.
+    public var columns: Int
+    /// The number of rows.
+    public var rows: Int
+
+    /// A size from its columns and rows (negative values are taken as 0).
+    public init(columns: Int, rows: Int) {
+        self.columns = max(0, columns)
+        self.rows = max(0, rows)
+    }
+}
+
+/// A frame: a grid of ``Cell``s a screen draws into, which a renderer diffs against the frame before.
+///
+/// Text written into it is drawn cluster by cluster with ``DisplayWidth``; every control and bidirectional
+/// formatting character is replaced by a visible one first (``VisibleText``), so nothing written into a grid can
+/// reach the terminal as a control sequence. A two-column cluster that would cross the right edge (or the
+/// column limit) is not drawn; a write that covers half of a two-column cluster blanks its other half.
+public struct Grid: Hashable, Sendable, CustomStringConvertible {
+    /// The grid's size.
+    public let size: TerminalSize
+    private var cells: [Cell]
+
+    /// A grid of blank cells in `style`.
+    public init(size: TerminalSize, style: TextStyle = .plain) {
+        self.size = size
+        cells = Array(repeating: .blank(style), count: size.columns * size.rows)
+    }
+
+    /// The cell at a row and column (both from 0), which must lie inside the grid.
+    public subscript(row: Int, column: Int) -> Cell {
+        precondition(contains(row: row, column: column), "cell (\(row), \(column)) outside a grid of \(size)")
+        return cells[row * size.columns + column]
+    }
+
+    /// Whether a row and column lie inside the grid.
+    public func contains(row: Int, column: Int) -> Bool {
+        row >= 0 && row < size.rows && column >= 0 && column < size.columns
+    }
+
+    /// Writes `text` from `column` of `row` rightwards, up to the right edge or `limit` columns, and returns the
+    /// columns it took. Writing outside the grid writes nothing and returns 0.
+    @discardableResult
+    public mutating func write(
+        _ text: some StringProtocol, row: Int, column: Int, style: TextStyle = .plain, limit: Int? = nil
+    ) -> Int {
+        guard row >= 0, row < size.rows, column >= 0, column < size.columns else { return 0 }
+        let end = min(size.columns, column + max(0, limit ?? size.columns))
+        var at = column
+        for character in VisibleText.sanitized(text) {
+            let width = DisplayWidth.columns(of: character)
+            guard width > 0 else { continue }
+            guard at + width <= end else { break }
+            place(Cell(grapheme: character, width: UInt8(width), style: style), row: row, column: at)
+            at += width
+        }
+        return at - column
+    }
+
+    /// Paints `columns` of `row` blank in `style` (the parts outside the grid are ignored).
+    public mutating func fill(row: Int, columns: Range<Int>, style: TextStyle = .plain) {
+        guard row >= 0, row < size.rows else { return }
+        for column in max(0, columns.lowerBound)..<min(size.columns, max(0, columns.upperBound)) {
+            place(.blank(style), row: row, column: column)
+        }
+    }
+
+    /// The text of a row: its clusters left to right, trailing blanks dropped.
+    public func text(row: Int) -> String {
+        var line = ""
+        for column in 0..<size.columns {
+            let cell = self[row, column]
+            if !cell.isContinuation { line.append(cell.grapheme) }
+        }
+        while line.last == " " { line.removeLast() }
+        return line
+    }
+
+    /// Every row's text, one line each: what a text snapshot of the screen compares.
+    public var description: String {
+        (0..<size.rows).map { text(row: $0) }.joined(separator: "\n")
+    }
+
+    private mutating func place(_ cell: Cell, row: Int, column: Int) {
+        let index = row * size.columns + column
+        // A continuation overwritten: the cluster it belonged to loses its right half, so it becomes a blank.
+        if cells[index].isContinuation, column > 0 { cells[index - 1] = .blank(cells[index - 1].style) }
+        // A two-column cluster overwritten: its continuation, if not overwritten too, becomes a blank.
+        if cells[index].width == 2, column + 1 < size.columns, cell.width != 2 {
+            cells[index + 1] = .blank(cells[index + 1].style)
+        }
+        cells[index] = cell
+        if cell.width == 2 {
+            let next = index + 1
+            if cells[next].width == 2, column + 2 < size.columns { cells[next + 1] = .blank(cells[next + 1].style) }
+            cells[next] = Cell(grapheme: " ", width: 0, style: cell.style)
+        }
+    }
+}
