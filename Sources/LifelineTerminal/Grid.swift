@@ -21,7 +21,8 @@ public struct TerminalSize: Hashable, Sendable {
 public struct Grid: Hashable, Sendable, CustomStringConvertible {
     /// The grid's size.
     public let size: TerminalSize
-    private var cells: [Cell]
+    /// The cells, row by row (the renderer reads them directly).
+    private(set) var cells: [Cell]
 
     /// A grid of blank cells in `style`.
     public init(size: TerminalSize, style: TextStyle = .plain) {
