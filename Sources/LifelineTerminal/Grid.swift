@@ -30,6 +30,13 @@ public struct Grid: Hashable, Sendable, CustomStringConvertible {
         cells = Array(repeating: .blank(style), count: size.columns * size.rows)
     }
 
+    /// A grid of `size` from its cells, row by row (as many as the size has).
+    init(size: TerminalSize, cells: [Cell]) {
+        precondition(cells.count == size.columns * size.rows, "\(cells.count) cells for a grid of \(size)")
+        self.size = size
+        self.cells = cells
+    }
+
     /// The cell at a row and column (both from 0), which must lie inside the grid.
     public subscript(row: Int, column: Int) -> Cell {
         precondition(contains(row: row, column: column), "cell (\(row), \(column)) outside a grid of \(size)")

@@ -53,24 +53,35 @@ public struct Renderer: Sendable {
             repaint(grid, cursor: cursor, into: &output)
             return
         }
-        var writer = FrameWriter(cursorVisible: shownCursor.isVisible)
+        let cursor = cursor.clamped(to: grid.size)
+        var writer = frameWriter(visible: shownCursor.isVisible)
+        writer.diff(from: frame, to: grid)
+        if writer.wroteCells || shownCursor != cursor {
+            writer.finishFrame(cursor: cursor)
+            // A region of rows that moved (a timeline with a new message): scrolled by the terminal, then the
+            // cells that still differ, if that is shorter than the plain diff.
+            if writer.output.count > 256, let plan = ScrollPlan(from: frame, to: grid) {
+                var scrolled = frameWriter(visible: shownCursor.isVisible)
+                scrolled.scroll(plan)
+                scrolled.diff(from: plan.applied(to: frame), to: grid)
+                scrolled.finishFrame(cursor: cursor)
+                if scrolled.output.count < writer.output.count { writer = scrolled }
+            }
+            output.append(contentsOf: writer.output)
+            keepState(of: writer)
+        }
+        self.frame = grid
+        self.shownCursor = cursor
+    }
+
+    /// A writer for the next frame that starts from what the terminal's state is after the last one.
+    private func frameWriter(visible: Bool) -> FrameWriter {
+        var writer = FrameWriter(cursorVisible: visible)
         writer.style = terminalStyle
         writer.row = terminalRow
         writer.column = terminalColumn
-        swap(&writer.output, &output)
-        defer {
-            swap(&writer.output, &output)
-            keepState(of: writer)
-        }
         writer.beginFrame()
-        writer.diff(from: frame, to: grid)
-        if writer.wroteCells || shownCursor != cursor.clamped(to: grid.size) {
-            writer.finishFrame(cursor: cursor.clamped(to: grid.size))
-        } else {
-            writer.discardFrame()
-        }
-        self.frame = grid
-        self.shownCursor = cursor.clamped(to: grid.size)
+        return writer
     }
 
     /// Appends a full repaint of `grid` to `output`: the style reset, the screen cleared, every cell that is not a
@@ -122,20 +133,12 @@ struct FrameWriter {
     var style: TextStyle?
     var cursorVisible: Bool?
     var wroteCells = false
-    private var frameStart = 0
-
     init(cursorVisible: Bool?) {
         self.cursorVisible = cursorVisible
     }
 
     mutating func beginFrame() {
-        frameStart = output.count
         append("\u{1B}[?2026h")
-    }
-
-    /// Takes back what ``beginFrame()`` wrote: the frame changes nothing.
-    mutating func discardFrame() {
-        output.removeSubrange(frameStart...)
     }
 
     mutating func clearScreen() {
@@ -155,6 +158,22 @@ struct FrameWriter {
         }
         cursorVisible = cursor.isVisible
         append("\u{1B}[?2026l")
+    }
+
+    /// Scrolls the plan's rows by its shift: the scrolling region set to them (which homes the cursor), the blank
+    /// rows it brings in drawn in the default style, the region reset.
+    mutating func scroll(_ plan: ScrollPlan) {
+        setStyle(.plain)
+        append("\u{1B}[")
+        appendNumber(plan.rows.lowerBound + 1)
+        append(";")
+        appendNumber(plan.rows.upperBound)
+        append("r\u{1B}[")
+        if abs(plan.shift) > 1 { appendNumber(abs(plan.shift)) }
+        append(plan.shift > 0 ? "S" : "T")
+        append("\u{1B}[r")
+        row = 0
+        column = 0
     }
 
     /// Writes the cells of `new` that differ from `old` (same size).
@@ -188,7 +207,9 @@ struct FrameWriter {
         }
     }
 
-    private mutating func write(_ cell: Cell, row target: Int, column targetColumn: Int, uncertain: Bool, lastColumn: Int) {
+    private mutating func write(
+        _ cell: Cell, row target: Int, column targetColumn: Int, uncertain: Bool, lastColumn: Int
+    ) {
         wroteCells = true
         moveTo(row: target, column: targetColumn)
         setStyle(cell.style)

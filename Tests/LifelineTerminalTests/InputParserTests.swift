@@ -155,14 +155,16 @@ struct InputParserTests {
     @Test("random bytes in random reads never trap, always leave the parser able to read a key")
     func fuzz() {
         var random = SeededGenerator(seed: 0xF022)
-        let alphabet: [UInt8] = Array("\u{1B}[];<>?0123456789~MmOPAZu$y:".utf8) + [0x00, 0x0D, 0x7F, 0xC3, 0xE6, 0xF0, 0x9F]
+        let alphabet: [UInt8] =
+            Array("\u{1B}[];<>?0123456789~MmOPAZu$y:".utf8) + [0x00, 0x0D, 0x7F, 0xC3, 0xE6, 0xF0, 0x9F]
         var total = 0
         for _ in 0..<3_000 {
             var parser = InputParser()
             let length = Int.random(in: 0...200, using: &random)
             let bytes: [UInt8] = (0..<length).map { _ in
                 Bool.random(using: &random)
-                    ? alphabet[Int.random(in: 0..<alphabet.count, using: &random)] : UInt8.random(in: 0...255, using: &random)
+                    ? alphabet[Int.random(in: 0..<alphabet.count, using: &random)]
+                    : UInt8.random(in: 0...255, using: &random)
             }
             var index = 0
             while index < bytes.count {

@@ -29,7 +29,8 @@ struct RendererTests {
     func randomFrames() {
         var random = SeededGenerator(seed: 0xD1FF)
         for _ in 0..<40 {
-            let size = TerminalSize(columns: Int.random(in: 1...30, using: &random), rows: Int.random(in: 1...8, using: &random))
+            let size = TerminalSize(
+                columns: Int.random(in: 1...30, using: &random), rows: Int.random(in: 1...8, using: &random))
             var emulator = TestTerminalEmulator(size: size)
             var renderer = Renderer()
             var grid = Grid(size: size)
@@ -63,6 +64,43 @@ struct RendererTests {
         #expect(full.count > 12_000)
     }
 
+    /// A chat-like frame: a list of chats on the left, a timeline of `messages` bottom-anchored on the right.
+    static func chatFrame(size: TerminalSize, messages: Range<Int>) -> Grid {
+        var grid = Grid(size: size)
+        for row in 0..<size.rows { grid.write("# channel \(row % 7)", row: row, column: 0, limit: 20) }
+        for row in 0..<size.rows { grid.write("│", row: row, column: 22) }
+        let shown = messages.suffix(size.rows - 1)
+        for (row, message) in shown.enumerated() {
+            grid.write(
+                "12:\(message % 60) user\(message % 5)", row: row, column: 24, style: TextStyle(attributes: .bold))
+            grid.write("message number \(message) says something 日本 👍🏽", row: row, column: 42)
+        }
+        grid.write("> composer", row: size.rows - 1, column: 24)
+        return grid
+    }
+
+    @Test("a timeline that moved by a row is scrolled by the terminal: fewer bytes, the same screen")
+    func scrolledTimeline() {
+        let size = TerminalSize(columns: 120, rows: 30)
+        var renderer = Renderer()
+        var emulator = TestTerminalEmulator(size: size)
+        var bytes: [UInt8] = []
+        renderer.render(Self.chatFrame(size: size, messages: 0..<100), into: &bytes)
+        let fullRepaint = bytes.count
+        emulator.feed(bytes)
+        for last in [101, 103, 102, 103] {
+            let next = Self.chatFrame(size: size, messages: 0..<last)
+            bytes = []
+            renderer.render(next, into: &bytes)
+            emulator.feed(bytes)
+            #expect(emulator.mismatches(next).isEmpty, "\(last)")
+            #expect(emulator.unsupported.isEmpty)
+            let text = String(decoding: bytes, as: UTF8.self)
+            #expect(text.contains("S\u{1B}[r") || text.contains("T\u{1B}[r"), "scrolled")
+            #expect(bytes.count * 4 < fullRepaint, "\(bytes.count) bytes of a \(fullRepaint)-byte repaint")
+        }
+    }
+
     @Test("a frame that changes nothing writes nothing")
     func unchanged() {
         var grid = Grid(size: TerminalSize(columns: 10, rows: 2))
@@ -83,7 +121,9 @@ struct RendererTests {
         var bytes: [UInt8] = []
         var renderer = Renderer(showing: Grid(size: grid.size))
         renderer.render(grid, into: &bytes)
-        #expect(String(decoding: bytes, as: UTF8.self) == "\u{1B}[?2026h\u{1B}[1H\u{1B}[0;31mred red\u{1B}[34m blue\u{1B}[?2026l")
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == "\u{1B}[?2026h\u{1B}[1H\u{1B}[0;31mred red\u{1B}[34m blue\u{1B}[?2026l")
     }
 
     @Test("after a cluster terminals disagree on, the next cell is placed by absolute position and redrawn")
@@ -150,6 +190,9 @@ struct RendererTests {
         let written = String(decoding: bytes, as: UTF8.self)
         #expect(written.components(separatedBy: "\u{1B}[2J").count == 2, "the repaint's own clear only")
         #expect(!written.contains("\u{1B}]") && !written.contains("\u{07}") && !written.contains("\u{1B}[31m"))
-        #expect(!written.unicodeScalars.contains { (0x80...0x9F).contains($0.value) || $0 == "\u{202E}" || $0 == "\u{2066}" })
+        #expect(
+            !written.unicodeScalars.contains {
+                (0x80...0x9F).contains($0.value) || $0 == "\u{202E}" || $0 == "\u{2066}"
+            })
     }
 }

@@ -24,7 +24,8 @@ final class PTYSession: @unchecked Sendable {
     init(arguments: [String] = []) throws {
         master = PseudoTerminal.openMaster(O_RDWR | O_NOCTTY)
         try #require(
-            master >= 0 && PseudoTerminal.grant(master) == 0 && PseudoTerminal.unlock(master) == 0, "no pseudo-terminal")
+            master >= 0 && PseudoTerminal.grant(master) == 0 && PseudoTerminal.unlock(master) == 0, "no pseudo-terminal"
+        )
         let name = try #require(PseudoTerminal.slaveName(master).map { String(cString: $0) })
         slave = open(name, O_RDWR | O_NOCTTY)
         try #require(slave >= 0)
@@ -186,7 +187,9 @@ enum PseudoTerminal {
 struct TerminalPTYTests {
     static let leave = "\u{1B}[?1049l"
 
-    @Test("a signal leaves the terminal restored: cooked mode, echo on, the alternate screen left", arguments: [SIGTERM, SIGINT, SIGHUP])
+    @Test(
+        "a signal leaves the terminal restored: cooked mode, echo on, the alternate screen left",
+        arguments: [SIGTERM, SIGINT, SIGHUP])
     func signalRestores(signal: Int32) async throws {
         let session = try PTYSession()
         try await session.waitForScreen("ready 80x24")
@@ -247,7 +250,9 @@ struct TerminalPTYTests {
         try await session.waitForScreen("ready")
         session.send("q")
         _ = try await session.exit()
-        try await session.wait(for: "the end") { output, _ in String(decoding: output, as: UTF8.self).contains(Self.leave) }
+        try await session.wait(for: "the end") { output, _ in
+            String(decoding: output, as: UTF8.self).contains(Self.leave)
+        }
         #expect(!session.outputText.contains("\u{1B}[?1000h"))
         #expect(session.outputText.contains("\u{1B}[?2004h"))
     }

@@ -23,6 +23,8 @@ struct TestTerminalEmulator {
     var cursorVisible = true
     var synchronized = false
     var unsupported: [String] = []
+    var scrollTop = 0
+    var scrollBottom: Int? = nil
     var width: (Character) -> Int = { DisplayWidth.columns(of: $0) }
     private var bytes: [UInt8] = []
 
@@ -164,14 +166,17 @@ struct TestTerminalEmulator {
         guard start < end else { return }
         clearHalves(row: row, column: start, count: end - start)
         for column in start..<end {
-            cells[row * columns + column] = Screen(grapheme: " ", width: 1, style: TextStyle(background: style.background))
+            cells[row * columns + column] = Screen(
+                grapheme: " ", width: 1, style: TextStyle(background: style.background))
         }
     }
 
     private mutating func csi(body: String, final: UInt8) {
         let isPrivate = body.first == "?"
-        let numbers = (isPrivate ? String(body.dropFirst()) : body).split(separator: ";", omittingEmptySubsequences: false)
-            .map { Int($0) ?? 0 }
+        let numbers = (isPrivate ? String(body.dropFirst()) : body).split(
+            separator: ";", omittingEmptySubsequences: false
+        )
+        .map { Int($0) ?? 0 }
         func number(_ index: Int, default value: Int) -> Int {
             index < numbers.count && numbers[index] != 0 ? numbers[index] : value
         }
@@ -209,7 +214,33 @@ struct TestTerminalEmulator {
                 unsupported.append("ED \(body)")
             }
         case (false, "m"): sgr(numbers)
+        case (false, "r"):
+            scrollTop = body.isEmpty ? 0 : number(0, default: 1) - 1
+            scrollBottom = body.isEmpty ? nil : number(1, default: rows) - 1
+            row = 0
+            column = 0
+        case (false, "S"): scroll(up: number(0, default: 1))
+        case (false, "T"): scroll(up: -number(0, default: 1))
         default: unsupported.append("CSI \(body)\(Character(Unicode.Scalar(final)))")
+        }
+    }
+
+    /// Moves the rows of the scrolling region up (or down, for a negative count), bringing in blank rows in the
+    /// current background.
+    private mutating func scroll(up count: Int) {
+        let bottom = scrollBottom ?? rows - 1
+        let blank = Screen(grapheme: " ", width: 1, style: TextStyle(background: style.background))
+        var region = (scrollTop...bottom).map { Array(cells[($0 * columns)..<(($0 + 1) * columns)]) }
+        let moved = min(abs(count), region.count)
+        if count > 0 {
+            region.removeFirst(moved)
+            region.append(contentsOf: repeatElement(Array(repeating: blank, count: columns), count: moved))
+        } else {
+            region.removeLast(moved)
+            region.insert(contentsOf: repeatElement(Array(repeating: blank, count: columns), count: moved), at: 0)
+        }
+        for (offset, line) in region.enumerated() {
+            cells.replaceSubrange(((scrollTop + offset) * columns)..<((scrollTop + offset + 1) * columns), with: line)
         }
     }
 
