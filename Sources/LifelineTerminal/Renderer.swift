@@ -5,8 +5,8 @@
 /// since, each placed with the shortest cursor move, with an SGR sequence only where the style changes, the whole
 /// wrapped in synchronized output (`CSI ? 2026 h` … `l`) so the terminal shows it at once. A frame that changes
 /// nothing writes nothing. After a cluster whose width terminals disagree on (``DisplayWidth/isUncertain(_:)``) the
-/// next cell is placed by absolute position and written even if unchanged, and a wide uncertain cluster's cells
-/// are erased before it is drawn: a terminal that draws it narrower or wider smudges that glyph, never the rest of
+/// next cell is placed by absolute position and the cells of the next four columns are written even if unchanged,
+/// and a wide uncertain cluster's cells are erased before it is drawn: a terminal that draws it narrower or wider smudges that glyph, never the rest of
 /// the row. ``repaint(_:cursor:into:)`` clears the screen and draws everything (after a resize).
 public struct Renderer: Sendable {
     /// The frame the terminal shows, as far as this renderer knows; `nil` before the first frame and after
@@ -176,6 +176,10 @@ struct FrameWriter {
         column = 0
     }
 
+    /// How many columns after an uncertain cluster are redrawn: enough for a skin-toned emoji or a two-person
+    /// ZWJ sequence drawn by a terminal that counts their scalars.
+    static let repairColumns = 4
+
     /// Writes the cells of `new` that differ from `old` (same size).
     mutating func diff(from old: Grid, to new: Grid) {
         let columns = new.size.columns
@@ -184,7 +188,9 @@ struct FrameWriter {
         for rowIndex in 0..<new.size.rows {
             let base = rowIndex * columns
             var columnIndex = 0
-            var forced = false
+            // After an uncertain cluster, the cells starting in the next few columns are redrawn: a terminal that
+            // drew it wider (a skin tone counted per scalar is two columns more) overwrote them.
+            var forcedUntil = -1
             while columnIndex < columns {
                 let cell = newCells[base + columnIndex]
                 let width = max(1, Int(cell.width))
@@ -193,14 +199,13 @@ struct FrameWriter {
                     continue
                 }
                 let changed =
-                    forced || cell != oldCells[base + columnIndex]
+                    columnIndex < forcedUntil || cell != oldCells[base + columnIndex]
                     || (width == 2 && columnIndex + 1 < columns
                         && newCells[base + columnIndex + 1] != oldCells[base + columnIndex + 1])
-                forced = false
                 if changed {
                     let uncertain = cell.grapheme.asciiValue == nil && DisplayWidth.isUncertain(cell.grapheme)
                     write(cell, row: rowIndex, column: columnIndex, uncertain: uncertain, lastColumn: columns - 1)
-                    forced = uncertain
+                    if uncertain { forcedUntil = columnIndex + width + Self.repairColumns }
                 }
                 columnIndex += width
             }

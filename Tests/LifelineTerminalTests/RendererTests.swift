@@ -133,7 +133,7 @@ struct RendererTests {
         for disagreement in [1, 3] {
             // A terminal that counts the skin tone's cluster otherwise: `disagreement` columns.
             var emulator = TestTerminalEmulator(size: grid.size)
-            emulator.width = { DisplayWidth.isUncertain($0) ? disagreement : DisplayWidth.columns(of: $0) }
+            emulator.width = { $0 == "👍🏽" ? disagreement : DisplayWidth.columns(of: $0) }
             var renderer = Renderer()
             var bytes: [UInt8] = []
             renderer.render(grid, into: &bytes)
@@ -150,6 +150,24 @@ struct RendererTests {
             emulator.feed(bytes)
             #expect(emulator.text(row: 0).hasSuffix("Zdefgh"))
         }
+    }
+
+    @Test("a cluster terminals disagree on, drawn wider into a row, does not shift or smudge the cells after it")
+    func uncertainArrives() {
+        var before = Grid(size: TerminalSize(columns: 12, rows: 1))
+        before.write("ab  cdefgh", row: 0, column: 0)
+        var after = before
+        after.write("👍🏽", row: 0, column: 2)
+        var emulator = TestTerminalEmulator(size: before.size)
+        // A terminal that counts the skin tone's scalars: four columns, over "cd".
+        emulator.width = { $0 == "👍🏽" ? 4 : DisplayWidth.columns(of: $0) }
+        var renderer = Renderer()
+        var bytes: [UInt8] = []
+        renderer.render(before, into: &bytes)
+        renderer.render(after, into: &bytes)
+        emulator.feed(bytes)
+        #expect(emulator.text(row: 0).hasSuffix("cdefgh"), "the next cell is redrawn at its place")
+        #expect(emulator.mismatches(after).map(\.1).allSatisfy { (2...5).contains($0) })
     }
 
     @Test("a new size or an invalidated screen is a full repaint that clears the screen first")
