@@ -19,6 +19,10 @@ public struct Renderer: Sendable {
     private var terminalRow: Int?
     private var terminalColumn: Int?
 
+    /// The bytes past which a diff is given up for a try at scrolling (a few cells' worth: a frame that changes
+    /// more may be a move).
+    static let scrollThreshold = 256
+
     /// A renderer that knows nothing of the screen: its first frame is a full repaint.
     public init() {}
 
@@ -54,19 +58,34 @@ public struct Renderer: Sendable {
             return
         }
         let cursor = cursor.clamped(to: grid.size)
+        // The plain diff first, given up past a few cells' worth: then rows may have moved (a timeline with a new
+        // message), and the terminal's scroll and the cells that still differ may be shorter. The plain diff is
+        // written in full only when it is shorter than that, or there is no move to try.
         var writer = frameWriter(visible: shownCursor.isVisible)
+        writer.limit = Self.scrollThreshold
         writer.diff(from: frame, to: grid)
-        if writer.wroteCells || shownCursor != cursor {
-            writer.finishFrame(cursor: cursor)
-            // A region of rows that moved (a timeline with a new message): scrolled by the terminal, then the
-            // cells that still differ, if that is shorter than the plain diff.
-            if writer.output.count > 256, let plan = ScrollPlan(from: frame, to: grid) {
+        if writer.exceededLimit {
+            var best: FrameWriter?
+            if let plan = ScrollPlan(from: frame, to: grid) {
                 var scrolled = frameWriter(visible: shownCursor.isVisible)
                 scrolled.scroll(plan)
                 scrolled.diff(from: plan.applied(to: frame), to: grid)
                 scrolled.finishFrame(cursor: cursor)
-                if scrolled.output.count < writer.output.count { writer = scrolled }
+                best = scrolled
             }
+            writer = frameWriter(visible: shownCursor.isVisible)
+            writer.limit = best?.output.count
+            writer.diff(from: frame, to: grid)
+            if writer.exceededLimit, let best {
+                writer = best
+            } else {
+                writer.finishFrame(cursor: cursor)
+                if let best, best.output.count < writer.output.count { writer = best }
+            }
+            output.append(contentsOf: writer.output)
+            keepState(of: writer)
+        } else if writer.wroteCells || shownCursor != cursor {
+            writer.finishFrame(cursor: cursor)
             output.append(contentsOf: writer.output)
             keepState(of: writer)
         }
@@ -133,6 +152,9 @@ struct FrameWriter {
     var style: TextStyle?
     var cursorVisible: Bool?
     var wroteCells = false
+    /// The most bytes the frame may take; past it ``diff(from:to:)`` stops and sets ``exceededLimit``.
+    var limit: Int?
+    var exceededLimit = false
     init(cursorVisible: Bool?) {
         self.cursorVisible = cursorVisible
     }
@@ -203,6 +225,10 @@ struct FrameWriter {
                     || (width == 2 && columnIndex + 1 < columns
                         && newCells[base + columnIndex + 1] != oldCells[base + columnIndex + 1])
                 if changed {
+                    if let limit, output.count >= limit {
+                        exceededLimit = true
+                        return
+                    }
                     let uncertain = cell.grapheme.asciiValue == nil && DisplayWidth.isUncertain(cell.grapheme)
                     write(cell, row: rowIndex, column: columnIndex, uncertain: uncertain, lastColumn: columns - 1)
                     if uncertain { forcedUntil = columnIndex + width + Self.repairColumns }
