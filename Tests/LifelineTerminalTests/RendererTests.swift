@@ -101,6 +101,21 @@ struct RendererTests {
         }
     }
 
+    @Test("on a 200x60 chat-like screen a new message writes at most a tenth of a full repaint's bytes")
+    func chatFrameBytes() {
+        let size = TerminalSize(columns: 200, rows: 60)
+        var renderer = Renderer()
+        var full: [UInt8] = []
+        renderer.render(Self.chatFrame(size: size, messages: 0..<1000), into: &full)
+        var diff: [UInt8] = []
+        let next = Self.chatFrame(size: size, messages: 0..<1001)
+        renderer.render(next, into: &diff)
+        #expect(diff.count * 10 <= full.count, "\(diff.count) of \(full.count) bytes")
+        var emulator = TestTerminalEmulator(size: size)
+        emulator.feed(full + diff)
+        #expect(emulator.shows(next))
+    }
+
     @Test("a frame that changes nothing writes nothing")
     func unchanged() {
         var grid = Grid(size: TerminalSize(columns: 10, rows: 2))
