@@ -47,6 +47,9 @@ public final class ReferenceServer: Sendable {
     public let adminURL: URL
     /// The health endpoint, `GET <apiURL>/api/health`.
     public let healthURL: URL
+    /// The file server (stoatchat's Autumn), on a port of its own, as `GET /` names it under
+    /// `features.autumn`: e.g. `http://127.0.0.1:PORT`.
+    public let fileServerURL: URL
     /// The ready-to-use account: onboarded, with a live session token.
     public let defaultAccount: SeededAccount
     /// A second account that has not finished onboarding (`GET /onboard/hello` says `true`; its socket is
@@ -62,7 +65,7 @@ public final class ReferenceServer: Sendable {
 
     private init(
         state: ServerState, configuration: Configuration, serviceGroup: ServiceGroup, runTask: Task<Void, Never>,
-        expiryTask: Task<Void, Never>, port: Int, world: SeededWorld
+        expiryTask: Task<Void, Never>, port: Int, fileServerPort: Int, world: SeededWorld
     ) {
         self.state = state
         self.configuration = configuration
@@ -81,6 +84,8 @@ public final class ReferenceServer: Sendable {
         self.eventsURL = URL(string: "\(ws)://\(authority)/events")!
         self.adminURL = URL(string: "\(http)://\(authority)/admin")!
         self.healthURL = URL(string: "\(http)://\(authority)/api/health")!
+        let fileAuthority = host.contains(":") ? "[\(host)]:\(fileServerPort)" : "\(host):\(fileServerPort)"
+        self.fileServerURL = URL(string: "\(http)://\(fileAuthority)")!
         self.defaultAccount = world.defaultAccount
         self.pendingAccount = world.pendingAccount
         self.defaultBot = world.defaultBot
@@ -115,16 +120,18 @@ public final class ReferenceServer: Sendable {
         ) { request, channel, _ in
             try await events.shouldUpgrade(request: request, channel: channel)
         }
+        var tls: TLSConfiguration?
         if let identity = configuration.tlsIdentity {
-            var tls = TLSConfiguration.makeServerConfiguration(
+            var server = TLSConfiguration.makeServerConfiguration(
                 certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(identity.certificatePEM.utf8)).map {
                     .certificate($0)
                 },
                 privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem)))
             // A stopping server does not wait 5 s for each client's close_notify.
-            tls.shutdownTimeout = .milliseconds(100)
-            builder = try .tls(builder, tlsConfiguration: tls)
+            server.shutdownTimeout = .milliseconds(100)
+            tls = server
         }
+        if let tls { builder = try .tls(builder, tlsConfiguration: tls) }
         let logger = configuration.logger
         let server = try builder.buildServer(
             configuration: ServerConfiguration(
@@ -149,8 +156,34 @@ public final class ReferenceServer: Sendable {
                 portContinuation.yield(channel.localAddress?.port ?? configuration.port)
             }
         )
+        // The file server listens on a port of its own: another origin than the API, as stoat.chat's CDN is.
+        let fileResponder = FileServerRoutes(state: state, configuration: configuration).router().buildResponder()
+        let (filePorts, filePortContinuation) = AsyncThrowingStream.makeStream(of: Int.self)
+        var fileBuilder = HTTPServerBuilder.http1()
+        if let tls { fileBuilder = try .tls(fileBuilder, tlsConfiguration: tls) }
+        let fileServer = try fileBuilder.buildServer(
+            configuration: ServerConfiguration(address: .hostname(configuration.host, port: 0), backlog: 256),
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            logger: logger,
+            responder: { request, responseWriter, channel in
+                let context = ServerRequestContext(source: .init(channel: channel, logger: logger))
+                var response: Response
+                do {
+                    response = try await fileResponder.respond(to: request, context: context)
+                } catch let error as any HTTPResponseError {
+                    response = try error.response(from: request, context: context)
+                } catch {
+                    response = FileServerRoutes.text("Internal Server Error", 500)
+                }
+                response.headers[.date] = HTTPDate.string(await state.now())
+                try await responseWriter.write(response: response.head, body: response.body)
+            },
+            onServerRunning: { channel in
+                filePortContinuation.yield(channel.localAddress?.port ?? 0)
+            }
+        )
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [server], gracefulShutdownSignals: [], logger: logger)
+            services: [server, fileServer], gracefulShutdownSignals: [], logger: logger)
         // A graceful shutdown waits for every open connection; past two seconds it is escalated to cancellation.
         // Neither closes an HTTP/1 connection that has not carried a request yet (Hummingbird gives it no
         // request state until then): one a client's pool opened and left idle holds `stop()` until the client
@@ -161,15 +194,22 @@ public final class ReferenceServer: Sendable {
             do {
                 try await serviceGroup.run()
                 portContinuation.finish()
+                filePortContinuation.finish()
             } catch {
                 portContinuation.finish(throwing: error)
+                filePortContinuation.finish(throwing: error)
             }
         }
         let port: Int
+        let fileServerPort: Int
         do {
             var iterator = ports.makeAsyncIterator()
             guard let bound = try await iterator.next() else { throw CancellationError() }
             port = bound
+            var fileIterator = filePorts.makeAsyncIterator()
+            guard let fileBound = try await fileIterator.next() else { throw CancellationError() }
+            fileServerPort = fileBound
+            await state.setFileServerPort(fileBound)
         } catch {
             await serviceGroup.triggerGracefulShutdown()
             await runTask.value
@@ -185,7 +225,7 @@ public final class ReferenceServer: Sendable {
         logger.info("Reference server started", metadata: ["stoat.port": "\(port)"])
         return ReferenceServer(
             state: state, configuration: configuration, serviceGroup: serviceGroup, runTask: runTask,
-            expiryTask: expiryTask, port: port, world: world)
+            expiryTask: expiryTask, port: port, fileServerPort: fileServerPort, world: world)
     }
 
     /// Stops the server: every socket is closed with 1001 (going away), then the listener shuts down.

@@ -7,7 +7,7 @@
 /// A message in a channel.
 ///
 /// Written in stoatchat's field order: `_id`, `nonce`, `channel`, `author`, then `user` and `member` where the
-/// answer includes them (the `Message` event and the answer to a send), `content`, `edited`, `embeds`,
+/// answer includes them (the `Message` event and the answer to a send), `content`, `attachments`, `edited`, `embeds`,
 /// `mentions`, `replies`, `reactions` (left out when empty) and `flags` (left out when 0). Its id is a ULID whose time part is when it was sent
 /// in the server's clock.
 public struct StoatMessage: Sendable, Equatable, Codable {
@@ -35,6 +35,9 @@ public struct StoatMessage: Sendable, Equatable, Codable {
     /// The reactions, in the order their emojis were first used; nil or empty is left out on the wire (optional
     /// so that data files written before reactions still decode).
     public var reactions: [Reaction]?
+    /// The files it carries, as they were when the message claimed them (stoatchat copies them into the
+    /// message); nil when it has none.
+    public var attachments: [StoatFile]?
 
     /// The users who reacted with one emoji, in the order they did (stoatchat's `IndexSet`).
     public struct Reaction: Sendable, Equatable, Codable {
@@ -77,6 +80,7 @@ public struct StoatMessage: Sendable, Equatable, Codable {
             "user": user?.wire,
             "member": member?.wire,
             "content": .str(content),
+            "attachments": attachments.map { files in .array(files.map(\.wire)) },
             "edited": edited.map { .timestamp($0) },
             "embeds": embeds.map { list in .array(list.map(\.wire)) },
             "mentions": mentions.map { .strings($0) },
