@@ -3,7 +3,7 @@
 /// platform's) `PushSubscription` gives them.
 ///
 /// stoatchat keeps it on the session: it ends with the session, so every new login subscribes again
-/// (``StoatClient/subscribePush(_:)`` does).
+/// (`StoatClient.subscribePush(_:)` does).
 public struct WebPushSubscription: Sendable, Hashable, Codable {
     /// The push service's URL for this device.
     public var endpoint: String
