@@ -558,7 +558,9 @@ struct Connect: AsyncParsableCommand {
 ///   `"caught_up":true` for one the catch-up after a reconnect found;
 /// - `{"type":"message_update","channel":ID,"id":ID,"content":TEXT_OR_NULL}` and
 ///   `{"type":"message_delete","channel":ID,"id":ID}`, live or found by the re-verification after a reconnect;
-/// - `{"type":"catch_up","channels":N,"messages":N,"complete":BOOL,"gaps":N}` after each CONNECTED's catch-up;
+/// - `{"type":"catch_up","channels":N,"messages":N,"complete":BOOL,"gaps":N}` after each pass of a CONNECTED's
+///   catch-up (right after CONNECTED, and again once stoatchat's lagging `last_message_id` has settled, 33 s on),
+///   each followed by the `chats` line; `complete` is true only on the last;
 /// - `{"type":"history","channel":ID,"stale":BOOL,"messages":[{"id":…,"author":…,"content":…},…],"gaps":[{"after":
 ///   ID,"before":ID}]}`, oldest first;
 /// - `{"type":"timeout","server":ID,"until":ISO8601}` when the server times the user out in a server (or moves
@@ -673,8 +675,9 @@ struct AccountPrinter: Sendable {
                 "gaps": .integer(report.gaps),
             ],
             human:
-                "  caught up: \(report.messages) messages in \(report.channels) chats"
-                + (report.isComplete ? "" : " (interrupted)") + (report.gaps > 0 ? ", \(report.gaps) gaps" : ""))
+                "  caught up\(report.pass > 1 ? " (second pass)" : ""): \(report.messages) messages in "
+                + "\(report.channels) chats" + (report.isComplete || report.pass == 1 ? "" : " (interrupted)")
+                + (report.gaps > 0 ? ", \(report.gaps) gaps" : ""))
         firstScreen()
     }
 
