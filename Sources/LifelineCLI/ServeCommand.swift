@@ -48,6 +48,17 @@ public struct Serve: AsyncParsableCommand {
           curl -X POST ADMIN/reset -H "$JSON" -d '{}'
           curl ADMIN/state
 
+        As late and lossy as stoatchat: last_message_id is committed ~6 s after a
+        channel's last message (31 s at most), by the server's clock, unless
+        turned off; the rest are faults:
+
+          curl -X POST ADMIN/last-message-id-lag -H "$JSON" -d '{"enabled":false}'
+          curl -X POST ADMIN/webhook-messages -H "$JSON" \
+            -d '{"channel_id":"CHANNEL","content":"hook","name":"CI"}'
+          curl -X POST ADMIN/restart-session -H "$JSON" \
+            -d '{"user_id":"USER","down_milliseconds":500}'
+          curl -X POST ADMIN/reorder-events -H "$JSON" -d '{"count":1}'
+
         Every route and its body: StoatReferenceServer.md (Faults, A world with
         several users, Load, The admin API).
         """
