@@ -21,8 +21,12 @@ struct ConnectCatchUpTests {
                 + ConnectCommandTests.fast)
         run.send("open \(random)")
         let first = try #require(await run.next { $0["type"] as? String == "catch_up" })
-        #expect(first["complete"] as? Bool == true)
+        // The first of two passes: the second comes once stoatchat's lagging last_message_id (which the server
+        // reproduces) has settled, 33 s after CONNECTED; only it is complete.
+        #expect(first["complete"] as? Bool == false)
         #expect(first["gaps"] as? Int == 0)
+        let settled = try #require(await run.next { $0["type"] as? String == "catch_up" })
+        #expect(settled["complete"] as? Bool == true)
         func chat(_ line: [String: Any]?, _ id: String) -> [String: Any]? {
             (line?["recent"] as? [[String: Any]])?.first { $0["id"] as? String == id }
         }
@@ -50,19 +54,20 @@ struct ConnectCatchUpTests {
         run.send("online")
         #expect(await run.transition(to: "CONNECTED") != nil)
         var lines: [String: [String: Any]] = [:]
-        while lines["catch_up"] == nil {
+        var caughtUp = 0
+        while lines["catch_up"]?["complete"] as? Bool != true {
             let line = try #require(await run.next { _ in true })
             let type = line["type"] as? String ?? ""
             if ["message", "message_update", "message_delete", "catch_up"].contains(type) { lines[type] = line }
+            if type == "catch_up" { caughtUp += line["messages"] as? Int ?? 0 }
         }
+        #expect(caughtUp == 1)
         #expect(lines["message"]?["id"] as? String == missed.id)
         #expect(lines["message"]?["caught_up"] as? Bool == true)
         #expect(lines["message_update"]?["id"] as? String == edited.id)
         #expect(lines["message_update"]?["content"] as? String == "edited while away")
         #expect(lines["message_delete"]?["id"] as? String == deleted.id)
         #expect(lines["message_delete"]?["channel"] as? String == random)
-        #expect(lines["catch_up"]?["complete"] as? Bool == true)
-        #expect(lines["catch_up"]?["messages"] as? Int == 1)
         let after = try #require(chat(await run.next { $0["type"] as? String == "chats" }, random))
         #expect(after["unread"] as? Bool == true)
         #expect(after["mentions"] as? Int == 1)
