@@ -35,6 +35,9 @@ struct PlannedFault: Sendable, Equatable {
         /// headers of 2^63 − 1 on every answer. Its `429`s are left out: a refused request waits the capped 10 s,
         /// which the soak's own allowances (a refetch within 10 s of CONNECTED) would count against the client.
         case hostile
+        /// The next `count` `Message` events are each overtaken by the event published after them (the gateway's
+        /// parallel processors; the reference server's `reorder-events`): a deletion or an edit may come first.
+        case reorder = "reorder-events"
     }
 
     /// When the fault starts, from the start of the fault phase.
@@ -63,7 +66,7 @@ enum FaultSchedule {
     static let weights: [(PlannedFault.Kind, Int)] = [
         (.dropSome, 8), (.dropAll, 1), (.refuseUpgrades, 2), (.silent, 2), (.ignorePings, 2), (.readyDelay, 2),
         (.garbage, 4), (.oversized, 2), (.sessionOutage, 1), (.offline, 4), (.deafenSome, 2), (.loseAnswers, 2),
-        (.hostile, 2),
+        (.hostile, 2), (.reorder, 2),
     ]
 
     /// The longest a session-lookup outage lasts: shorter than the soak's confirmation window (three checks, the
@@ -134,6 +137,8 @@ enum FaultSchedule {
                 fault.duration = milliseconds(200...Int64(longestOutage.nanoseconds / 1_000_000))
             case .hostile:
                 fault.duration = milliseconds(500...3000)
+            case .reorder:
+                fault.count = Int.random(in: 1...5, using: &random)
             case .offline:
                 fault.duration = milliseconds(500...4000)
                 fault.sessions = someSessions(atMost: max(1, sessions / 50)).filter { offlineUntil[$0] <= time }

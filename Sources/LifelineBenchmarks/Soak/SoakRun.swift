@@ -375,6 +375,8 @@ struct SoakRun: Sendable {
                 for target in targets { await send(from: target, to: sends) }
             case .loseAnswers:
                 try await server.admin("lose-send-answers", ["count": fault.count])
+            case .reorder:
+                try await server.admin("reorder-events", ["count": fault.count])
             }
             return true
         } catch {
