@@ -77,7 +77,8 @@ struct EarlyMessageEventsTests {
 
 @Suite("The gateway's second Ready and reordered events, against the reference server", .timeLimit(.minutes(2)))
 struct GatewayRestartTests {
-    @Test("A second Ready on the open socket reconnects (sessionRestarted), and the catch-up finds what the restart lost")
+    @Test(
+        "A second Ready on the open socket reconnects (sessionRestarted), and the catch-up finds what the restart lost")
     func secondReadyReconnects() async throws {
         let harness = try await SharedClockHarness(configure: { $0.events = .gateway })
         let server = harness.server

@@ -1,6 +1,5 @@
-public import LifelineCore
-
 import Foundation
+public import LifelineCore
 
 extension StoatAPI {
     /// The channels of a server the user may see, as they are stored now (`GET /servers/{id}?include_channels=true`):
