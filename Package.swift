@@ -119,7 +119,15 @@ let package = Package(
         // The terminal layer of `lifeline chat`: raw mode, the alternate screen, a cell grid diffed frame to frame,
         // a pure input parser, display widths per grapheme cluster. Foundation and the C library only.
         .target(name: "LifelineTerminal", swiftSettings: lifelineSettings),
-        .testTarget(name: "LifelineTerminalTests", dependencies: ["LifelineTerminal"], swiftSettings: lifelineSettings),
+        .testTarget(
+            name: "LifelineTerminalTests", dependencies: ["LifelineTerminal", "TerminalProbe"],
+            swiftSettings: lifelineSettings
+        ),
+        // The program the terminal tests run in a pseudo-terminal (signals, raw mode, restoring): tests only.
+        .executableTarget(
+            name: "TerminalProbe", dependencies: ["LifelineTerminal"], path: "Tests/TerminalProbe",
+            swiftSettings: lifelineSettings
+        ),
         // What every command writes: JSON lines and tables on a standard output that never blocks a task.
         .target(name: "LifelineCLIOutput", swiftSettings: lifelineSettings),
         // `lifeline bench` and `lifeline soak` (with the benchmarks' child-process commands): the measurements,
