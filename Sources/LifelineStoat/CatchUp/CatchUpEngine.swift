@@ -143,15 +143,25 @@ final class CatchUpEngine: Sendable {
     private func settle(_ credentials: SessionCredentials, generation: UInt64) async -> CatchUpReport {
         var refreshed: [Channel] = []
         var failed = false
-        let servers = cache.read { cache in Array(cache.servers.keys) }
-        do {
-            refreshed += try await withRetries { try await self.api.directMessages(credentials) }
-            for server in servers {
-                refreshed += try await withRetries { try await self.api.serverChannels(server, credentials) }
+        // Only the lists that hold a chat the first pass trusted `Ready` for: its servers, and the direct
+        // messages and groups when one of them is such a chat.
+        let (servers, needsDirect) = cache.read { cache in
+            let trusted = cache.settleCursors.keys.compactMap { cache.channels[$0] }
+            return (Set(trusted.compactMap(\.server)).sorted(), trusted.contains { $0.server == nil })
+        }
+        // Each list on its own: a server left meanwhile (`NotFound`) does not keep the others from being read.
+        let lists: [ChatList] = (needsDirect ? [.directMessages] : []) + servers.map(ChatList.server)
+        for list in lists {
+            do {
+                refreshed += try await withRetries { () async throws(StoatAPIError) -> [Channel] in
+                    try await self.chats(in: list, credentials)
+                }
+            } catch {
+                guard !Task.isCancelled else { break }
+                logger.info(
+                    "the second catch-up pass could not read a chat list", metadata: ["lifeline.error": "\(error)"])
+                failed = true
             }
-        } catch {
-            logger.info("the second catch-up pass could not read the chats", metadata: ["lifeline.error": "\(error)"])
-            failed = true
         }
         var plan: CatchUpPlan?
         cache.update { cache in
@@ -167,6 +177,21 @@ final class CatchUpEngine: Sendable {
         report.pass = 2
         if failed { report.isComplete = false }
         return report
+    }
+
+    /// A list of chats as the server stores them now, for the second pass.
+    private enum ChatList: Sendable {
+        /// `GET /users/dms`: the direct messages and groups.
+        case directMessages
+        /// `GET /servers/{id}?include_channels=true`: a server's channels.
+        case server(String)
+    }
+
+    private func chats(in list: ChatList, _ credentials: SessionCredentials) async throws(StoatAPIError) -> [Channel] {
+        switch list {
+        case .directMessages: try await api.directMessages(credentials)
+        case .server(let id): try await api.serverChannels(id, credentials)
+        }
     }
 
     /// Runs `body` until it succeeds, waiting 1 s, 2 s, 4 s … up to 30 s after each transient failure; a lasting

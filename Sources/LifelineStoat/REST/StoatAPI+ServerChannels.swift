@@ -1,5 +1,4 @@
 import Foundation
-public import LifelineCore
 
 extension StoatAPI {
     /// The channels of a server the user may see, as they are stored now (`GET /servers/{id}?include_channels=true`):
