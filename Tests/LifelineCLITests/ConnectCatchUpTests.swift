@@ -16,15 +16,22 @@ struct ConnectCatchUpTests {
         let kept = try await server.postMessage(as: friend.userID, in: random, content: "kept")
         let edited = try await server.postMessage(as: friend.userID, in: random, content: "to edit")
         let deleted = try await server.postMessage(as: friend.userID, in: random, content: "to delete")
+        // The friend posted a while ago: the server's clock moves past stoatchat's debounce of last_message_id
+        // (31 s at most), which the server reproduces, so Ready states it. The lag's own effect on the catch-up
+        // is LaggingCatchUpTests' (both clocks injected); this test is about the lines.
+        await server.setClockSkew(.seconds(40))
+        // Two passes, each a catch_up line then the chats line: the second 33 s after CONNECTED, here 10 ms by
+        // the private --catch-up-settle (the client runs in its own process, on the wall clock; a test does not
+        // wait half a minute). Only the second is complete.
         let run = try ConnectRun(
             ["--api", server.apiURL.absoluteString, "--token=\(account.token)", "--network", "manual"]
-                + ConnectCommandTests.fast)
+                + ConnectCommandTests.fast + ["--catch-up-settle", "0.01"])
         run.send("open \(random)")
         let first = try #require(await run.next { $0["type"] as? String == "catch_up" })
-        // The first of two passes: the second comes once stoatchat's lagging last_message_id (which the server
-        // reproduces) has settled, 33 s after CONNECTED; only it is complete.
         #expect(first["complete"] as? Bool == false)
         #expect(first["gaps"] as? Int == 0)
+        let afterFirst = await run.next { ["chats", "catch_up"].contains($0["type"] as? String ?? "") }
+        #expect(afterFirst?["type"] as? String == "chats")
         let settled = try #require(await run.next { $0["type"] as? String == "catch_up" })
         #expect(settled["complete"] as? Bool == true)
         func chat(_ line: [String: Any]?, _ id: String) -> [String: Any]? {
@@ -51,6 +58,8 @@ struct ConnectCatchUpTests {
             as: friend.userID, in: random, content: "while away <@\(account.userID)>")
         try await server.editMessage(id: edited.id, content: "edited while away")
         try await server.deleteMessage(id: deleted.id)
+        // The outage lasts longer than the debounce by the server's clock.
+        await server.setClockSkew(.seconds(80))
         run.send("online")
         #expect(await run.transition(to: "CONNECTED") != nil)
         var lines: [String: [String: Any]] = [:]
