@@ -75,7 +75,6 @@ struct ChatCommand: AsyncParsableCommand {
         let world: DemoWorld?
         let client: StoatClient
         let accountStore: AccountStore?
-        var temporaryStore: URL?
         if let api {
             world = nil
             var configuration = StoatClient.Configuration(friendlyName: "lifeline chat")
@@ -87,19 +86,23 @@ struct ChatCommand: AsyncParsableCommand {
             world = demo
             client = StoatClient(
                 apiURL: demo.server.apiURL, configuration: Self.demoConfiguration(demo), network: demo.network)
-            let directory = FileManager.default.temporaryDirectory.appending(path: "lifeline-chat-\(UUID().uuidString)")
-            temporaryStore = directory
-            accountStore = AccountStore(directory: directory)
+            // No store: the demo starts from a cached session (LOGIN_CACHED: CONNECTING shows), and a sign-in
+            // after a logout verifies the password with the server (LOGGING_IN shows).
+            accountStore = nil
         }
-        defer { if let temporaryStore { try? FileManager.default.removeItem(at: temporaryStore) } }
 
         let terminal = ChatTerminal(mouse: !noMouse)
         let size = ChatTerminal.size()
         let model = await MainActor.run { StoatClientModel(client: client) }
         var settings = ChatDriver.Configuration(mode: .server, email: email ?? "")
         if let world {
+            let newcomer = world.server.pendingAccount
             settings = ChatDriver.Configuration(
                 mode: .demo, email: DemoWorld.email, password: DemoWorld.password,
+                loginHints: [
+                    "The demo's account: \(DemoWorld.email), password \(DemoWorld.password).",
+                    "An account with no user yet (ONBOARDING): \(newcomer.email), password \(newcomer.password).",
+                ],
                 injectFault: { fault, channel, server in
                     await world.inject(fault, channel: channel, serverID: server)
                 })
@@ -140,8 +143,8 @@ struct ChatCommand: AsyncParsableCommand {
         driver: ChatDriver, client: StoatClient, world: DemoWorld?, environment: [String: String]
     ) async {
         let signIn = await MainActor.run { driver.signIn }
-        if world != nil {
-            await signIn?.signIn(email: DemoWorld.email, password: DemoWorld.password)
+        if let world {
+            await client.resume(SessionCredentials(token: world.account.token, userID: world.account.userID))
             return
         }
         if let token = token ?? environment["LIFELINE_TOKEN"] {

@@ -35,6 +35,8 @@ public final class ChatDriver {
         public var email: String
         /// The password the login form starts with (the demo world's, which is shown anyway).
         public var password: String
+        /// Lines the login screen shows under its title (``ChatState/loginHints``).
+        public var loginHints: [String]
         /// The time zone of the messages' times.
         public var timeZone: TimeZone
         /// How the demo world injects a fault, given the open channel and its server.
@@ -44,13 +46,15 @@ public final class ChatDriver {
 
         /// A configuration.
         public init(
-            mode: ChatState.Mode = .server, email: String = "", password: String = "", timeZone: TimeZone = .current,
+            mode: ChatState.Mode = .server, email: String = "", password: String = "", loginHints: [String] = [],
+            timeZone: TimeZone = .current,
             injectFault: (@Sendable (DemoFault, String?, String?) async -> Void)? = nil,
             now: @escaping @Sendable () -> Date = { Date() }
         ) {
             self.mode = mode
             self.email = email
             self.password = password
+            self.loginHints = loginHints
             self.timeZone = timeZone
             self.injectFault = injectFault
             self.now = now
@@ -108,6 +112,7 @@ public final class ChatDriver {
             models: ChatModels(session: model.snapshot), size: size, now: configuration.now(),
             timeZone: configuration.timeZone, mode: configuration.mode, email: configuration.email)
         state.login.password = Composer(configuration.password)
+        state.loginHints = configuration.loginHints
     }
 
     /// Runs until the person quits or `input` ends: reads events, reduces them, runs the effects, draws.
@@ -126,8 +131,9 @@ public final class ChatDriver {
             channelTask?.cancel()
             membersTask?.cancel()
         }
-        apply(.models(observeModels()))
+        for effect in apply(.models(observeModels())) { perform(effect) }
         draw(frame())
+        scheduleTick()
         for await wakeup in wakeups {
             var effects: [ChatEffect] = []
             switch wakeup {

@@ -107,6 +107,8 @@ public struct ChatState: Hashable, Sendable {
     public var login: LoginForm
     /// The username typed in ONBOARDING.
     public var username = Composer()
+    /// Lines the login screen adds under its title (the demo world's accounts and passwords, which are no secret).
+    public var loginHints: [String] = []
 
     /// A state before any key.
     ///

@@ -122,7 +122,8 @@ enum ClientScreen {
             TextLayout.truncate(heading, width: columns.count - 1), row: layout.list.rows.lowerBound, column: 1,
             style: ChatStyle.dim)
         if state.models.chats.isEmpty {
-            grid.write("Loading chats…", row: layout.list.rows.lowerBound + 1, column: 1, style: ChatStyle.dim)
+            let text = state.models.session.state == .connected ? "No chats yet" : "Loading chats…"
+            grid.write(text, row: layout.list.rows.lowerBound + 1, column: 1, style: ChatStyle.dim)
             return
         }
         for (row, chat) in listEntries(state, layout: layout) {

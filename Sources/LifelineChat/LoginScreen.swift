@@ -24,7 +24,7 @@ enum LoginScreen {
         var fieldWidth: Int
 
         init(_ state: ChatState) {
-            var row = 4
+            var row = 4 + min(2, state.loginHints.count)
             let accounts = min(state.models.signIn.accounts.count, 5)
             if accounts > 0 {
                 accountsHeader = row
@@ -57,6 +57,11 @@ enum LoginScreen {
             ? "Sign in to the local demo world: its account is filled in, press Enter."
             : "Sign in to \(signIn.server)."
         grid.write(TextLayout.truncate(intro, width: grid.size.columns - 4), row: 2, column: 2, style: ChatStyle.bold)
+        for (offset, hint) in state.loginHints.prefix(2).enumerated() {
+            grid.write(
+                TextLayout.truncate(hint, width: grid.size.columns - 4), row: 3 + offset, column: 2,
+                style: ChatStyle.dim)
+        }
         if let header = layout.accountsHeader {
             grid.write(
                 TextLayout.truncate(

@@ -184,12 +184,14 @@ struct ChatReducerTests {
     func scrollback() {
         var state = F.state(.connected, channel: Self.longChannel(40))
         state.models.chats[0].isUnread = false
+        _ = ChatReducer.reduce(&state, .tick(F.now))
         #expect(ChatReducer.reduce(&state, .key(ChatKey(.pageUp))).isEmpty)
         guard case .anchored = state.scroll else {
             Issue.record("PgUp left the view at the bottom")
             return
         }
         let before = ChatScreen.render(state, size: F.small)
+        #expect(!before.description.contains("new messages below"))
         // A message arrives while scrolled up: the rows shown stay, and the hint says there is more below.
         var models = state.models
         models.channel = Self.longChannel(41)
