@@ -133,6 +133,8 @@ let package = Package(
         .testTarget(
             name: "LifelineChatTests",
             dependencies: ["LifelineChat", "LifelineTerminal", "LifelineStoatStore"],
+            // The screens' text snapshots, read by the tests from the source tree.
+            exclude: ["Snapshots"],
             swiftSettings: lifelineSettings
         ),
         // What every command writes: JSON lines and tables on a standard output that never blocks a task.

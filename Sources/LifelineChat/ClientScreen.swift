@@ -130,7 +130,7 @@ enum ClientScreen {
             let isOpen = chat.id == state.openChannel
             let base = isOpen ? ChatStyle.openChat : chat.isUnread ? ChatStyle.unread : .plain
             if isOpen { grid.fill(row: row, columns: columns, style: base) }
-            let mark = chat.mentionCount > 0 ? "@" : chat.isUnread ? "●" : " "
+            let mark = chat.isUnread || chat.mentionCount > 0 ? "●" : " "
             var used = grid.write(mark, row: row, column: 0, style: chat.mentionCount > 0 ? ChatStyle.mention : base)
             let badge = chat.mentionCount > 0 ? " \(chat.mentionCount)" : ""
             let room = columns.count - used - 1 - badge.count
@@ -282,7 +282,7 @@ enum ClientScreen {
 
     static func helpLines(_ state: ChatState) -> [[Span]] {
         func key(_ keys: String, _ text: String) -> [Span] {
-            [Span(keys.padding(toLength: 14, withPad: " ", startingAt: 0), ChatStyle.key), Span(text)]
+            [Span(keys.padding(toLength: 17, withPad: " ", startingAt: 0), ChatStyle.key), Span(text)]
         }
         var lines: [[Span]] = [
             key("Enter", "send the message (Alt-Enter: a new line)"),
@@ -304,12 +304,13 @@ enum ClientScreen {
             lines.insert(key("F5", "reconnect now, without waiting"), at: 9)
         }
         if state.mode == .demo {
-            lines.append([])
-            lines.append([
-                Span("A local demo world: its server runs in this program, its people are simulated.", ChatStyle.bold)
-            ])
-            lines.append([Span("Faults to inject, to see every state of the session:", ChatStyle.dim)])
-            for fault in DemoFault.allCases { lines.append(key(fault.key.description, fault.summary)) }
+            // The demo's faults first: on a short screen the box shows what it can, and these matter most there.
+            var demo: [[Span]] = [
+                [Span("A local demo world: its server runs in this program, its people are simulated.", ChatStyle.bold)],
+                [Span("Faults to inject, to see every state of the session:", ChatStyle.dim)],
+            ]
+            for fault in DemoFault.allCases { demo.append(key(fault.key.description, fault.summary)) }
+            lines = demo + [[]] + lines
         }
         lines.append([])
         lines.append([Span("Esc or ? closes this.", ChatStyle.dim)])

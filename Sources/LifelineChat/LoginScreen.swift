@@ -77,6 +77,14 @@ enum LoginScreen {
                 grid.write(TextLayout.truncate(text, width: grid.size.columns - 6), row: row, column: 4, style: style)
             }
         }
+        let focusedRow: Int? =
+            switch form.focus {
+            case .email: layout.email
+            case .password: layout.password
+            case .code: layout.code
+            case .account: nil
+            }
+        if let focusedRow { grid.write("›", row: focusedRow, column: 0, style: ChatStyle.key) }
         grid.write("Email", row: layout.email, column: 2, style: ChatStyle.bold)
         if form.focus == .account, form.email.isEmpty {
             grid.write(

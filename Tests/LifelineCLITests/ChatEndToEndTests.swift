@@ -18,7 +18,7 @@ struct ChatEndToEndTests {
         let terminal = try await TmuxTerminal(
             columns: 120, rows: 36, environment: ["LIFELINE_PASSWORD": account.password])
         defer { Task { await terminal.stop() } }
-        try await terminal.waitFor("the shell") { !$0.isEmpty }
+        try await terminal.waitFor("the shell") { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
         try await terminal.type("\(binary) chat --api \(server.apiURL.absoluteString) --email \(account.email)")
         try await terminal.press("Enter")
 
@@ -68,7 +68,7 @@ struct ChatEndToEndTests {
         let binary = try Executable.url.path
         let terminal = try await TmuxTerminal(columns: 120, rows: 36)
         defer { Task { await terminal.stop() } }
-        try await terminal.waitFor("the shell") { !$0.isEmpty }
+        try await terminal.waitFor("the shell") { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
         try await terminal.type("\(binary) chat")
         try await terminal.press("Enter")
         try await terminal.waitFor("the demo's first screen") { screen in

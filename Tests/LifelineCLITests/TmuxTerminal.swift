@@ -50,23 +50,24 @@ final class TmuxTerminal: Sendable {
         for (name, value) in environment { arguments += ["-e", "\(name)=\(value)"] }
         arguments += ["sh"]
         _ = tmux
-        try await run(arguments)
+        // The server tmux starts here lives on: it must not inherit a pipe whose end this test waits for.
+        try await run(arguments, readsOutput: false)
         try await run(["-L", socket, "pipe-pane", "-t", target, "-o", "cat > \(fifo)"])
     }
 
     /// Runs tmux with `arguments` on a thread of its own; its standard output.
     @discardableResult
-    func run(_ arguments: [String]) async throws -> String {
+    func run(_ arguments: [String], readsOutput: Bool = true) async throws -> String {
         let tmux = try #require(Self.tmux)
         return try await Executable.onOwnThread {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: tmux)
             process.arguments = arguments
             let pipe = Pipe()
-            process.standardOutput = pipe
+            process.standardOutput = readsOutput ? pipe : FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            let data = readsOutput ? pipe.fileHandleForReading.readDataToEndOfFile() : Data()
             process.waitUntilExit()
             return String(decoding: data, as: UTF8.self)
         }

@@ -37,10 +37,13 @@ struct ChannelModelShownHistoryTests {
         #expect(channel.messages.count == posted.count + newer.count - 1)
 
         // After a reconnect the channel's model says what its catch-up found here.
+        await until { channel.lastCatchUp != nil }
+        #expect(channel.lastCatchUp?.messages == 0)
+        let first = channel.lastCatchUp
         let disconnected = try await world.dropped()
         let missed = try await world.post("missed", in: world.random)
         _ = try await world.reconnect(after: disconnected)
-        await until { channel.lastCatchUp != nil }
+        await until { channel.lastCatchUp != first }
         #expect(channel.lastCatchUp == ChatCatchUp(messages: 1, oldestFound: missed.id))
         running.cancel()
         await world.stop()
