@@ -121,7 +121,15 @@ let package = Package(
         // The terminal layer of `lifeline chat`: raw mode, the alternate screen, a cell grid diffed frame to frame,
         // a pure input parser, display widths per grapheme cluster. Foundation and the C library only.
         .target(name: "LifelineTerminal", swiftSettings: lifelineSettings),
-        .testTarget(name: "LifelineTerminalTests", dependencies: ["LifelineTerminal"], swiftSettings: lifelineSettings),
+        .testTarget(
+            name: "LifelineTerminalTests", dependencies: ["LifelineTerminal", "TerminalProbe"],
+            swiftSettings: lifelineSettings
+        ),
+        // The program the terminal tests run in a pseudo-terminal (signals, raw mode, restoring): tests only.
+        .executableTarget(
+            name: "TerminalProbe", dependencies: ["LifelineTerminal"], path: "Tests/TerminalProbe",
+            swiftSettings: lifelineSettings
+        ),
         // `lifeline chat`'s screens, key reducer and driver: pure functions of the library's public values and the
         // client's own UI state, drawn on LifelineTerminal's grid. Public API only: what the client needs and the
         // library lacks is added to the library.

@@ -64,6 +64,10 @@ public final class StoatClient: Sendable {
         /// How many users fetched to name an author (``StoatClient/fetchUser(_:)``) are kept beside the cache,
         /// the least recently named forgotten first. Default 1 000.
         public var fetchedUserLimit: Int
+        /// How long one REST call may take in all, waits for rate limits included (``StoatAPI/requestTimeout``):
+        /// 30 seconds by default. Raise it for a slow network or a slow machine; a call past it fails with
+        /// ``StoatAPIError/Code/timeout``.
+        public var requestTimeout: Duration = .seconds(30)
 
         /// Creates a configuration.
         public init(
@@ -165,7 +169,8 @@ public final class StoatClient: Sendable {
         logger: Logger = Logger(label: "lifeline.stoat", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         let api = StoatAPI(
-            baseURL: apiURL, httpClient: httpClient, logger: logger, clock: clock, tlsConfiguration: configuration.tls)
+            baseURL: apiURL, httpClient: httpClient, logger: logger, requestTimeout: configuration.requestTimeout,
+            clock: clock, tlsConfiguration: configuration.tls)
         self.api = api
         // Through `SessionClock`: a cancelled wait (a slowmode's, up to a day) is kept by the runtime until its
         // deadline, and its steps bound that (see `SessionClock`).

@@ -21,12 +21,20 @@ public struct TerminalSize: Hashable, Sendable {
 public struct Grid: Hashable, Sendable, CustomStringConvertible {
     /// The grid's size.
     public let size: TerminalSize
-    private var cells: [Cell]
+    /// The cells, row by row (the renderer reads them directly).
+    private(set) var cells: [Cell]
 
     /// A grid of blank cells in `style`.
     public init(size: TerminalSize, style: TextStyle = .plain) {
         self.size = size
         cells = Array(repeating: .blank(style), count: size.columns * size.rows)
+    }
+
+    /// A grid of `size` from its cells, row by row (as many as the size has).
+    init(size: TerminalSize, cells: [Cell]) {
+        precondition(cells.count == size.columns * size.rows, "\(cells.count) cells for a grid of \(size)")
+        self.size = size
+        self.cells = cells
     }
 
     /// The cell at a row and column (both from 0), which must lie inside the grid.
@@ -49,7 +57,17 @@ public struct Grid: Hashable, Sendable, CustomStringConvertible {
         guard row >= 0, row < size.rows, column >= 0, column < size.columns else { return 0 }
         let end = min(size.columns, column + max(0, limit ?? size.columns))
         var at = column
-        for character in VisibleText.sanitized(text) {
+        // Printable ASCII, most of what a screen writes, is one column a byte: no cluster to find, nothing to
+        // replace.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            for byte in text.utf8 {
+                guard at < end else { break }
+                place(Cell(grapheme: Character(Unicode.Scalar(byte)), width: 1, style: style), row: row, column: at)
+                at += 1
+            }
+            return at - column
+        }
+        for character in VisibleText.isSafe(text) ? String(text) : VisibleText.sanitized(text) {
             let width = DisplayWidth.columns(of: character)
             guard width > 0 else { continue }
             guard at + width <= end else { break }

@@ -6,7 +6,7 @@ import Testing
 
 /// The README's ping bot (`runPingBot`, compiled from README.md by the DocSnippets plugin) against the reference
 /// server, watched by a friend's client that posts nothing itself: the server posts the pings as the friend.
-@Suite("The README's ping bot, run against the reference server", .timeLimit(.minutes(3)))
+@Suite("The README's ping bot, run against the reference server", .hangBound)
 struct PingBotTests {
     @Test(
         "The bot answers a live !ping, one posted while its socket was down, and one posted while it was not running, each exactly once"
@@ -25,7 +25,12 @@ struct PingBotTests {
         // the server's graceful shutdown); the bot, as the README writes it, uses the shared one.
         let http = HTTPClient(
             eventLoopGroup: .singletonMultiThreadedEventLoopGroup, configuration: StoatAPI.httpClientConfiguration())
-        let watcher = StoatClient(apiURL: server.apiURL, network: ManualNetworkMonitor(.online), httpClient: http)
+        // Patient deadlines: a loaded machine must not make the watcher, which only watches, reconnect.
+        var patient = StoatClient.Configuration(
+            connection: .init(pongTimeout: .failureBound, connectTimeout: .failureBound, readyTimeout: .failureBound))
+        patient.requestTimeout = .failureBound
+        let watcher = StoatClient(
+            apiURL: server.apiURL, configuration: patient, network: ManualNetworkMonitor(.online), httpClient: http)
         let watching = Task { await watcher.run() }
         var replies = watcher.messages.compactMap { event -> Message? in
             guard case .received(let message, _) = event, message.author == bot.userID else { return nil }
@@ -37,7 +42,7 @@ struct PingBotTests {
             let running = Task {
                 try await runPingBot(api: server.apiURL, accounts: accounts, email: bot.email, password: bot.password)
             }
-            try await server.waitUntil(timeout: .seconds(60)) { connections, _ in
+            try await server.waitUntil(timeout: .failureBound) { connections, _ in
                 connections.contains { $0.userID == bot.userID && $0.isOpen && $0.receivedReady }
             }
             return running
@@ -45,7 +50,7 @@ struct PingBotTests {
         /// Posts `!ping` as the friend and returns the bot's next reply, which must answer it.
         func ping(_ label: String, whileAway: Bool = false) async throws {
             if whileAway {
-                try await server.waitUntil(timeout: .seconds(60)) { connections, _ in
+                try await server.waitUntil(timeout: .failureBound) { connections, _ in
                     !connections.contains { $0.userID == bot.userID && $0.isOpen }
                 }
             }

@@ -4,7 +4,7 @@ import Testing
 
 /// `--ca-file PEM` reaches a self-hosted instance with its own authority (the reference server over TLS, with
 /// certificates made by the test); without it, the transition's cause names the untrusted certificate.
-@Suite("lifeline connect and operations --ca-file", .timeLimit(.minutes(5)))
+@Suite("lifeline connect and operations --ca-file", .hangBound)
 struct CAFileTests {
     /// A reference server over TLS on loopback, and its authority's certificate in a PEM file.
     final class TLSServer: Sendable {

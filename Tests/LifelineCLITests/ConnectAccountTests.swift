@@ -4,7 +4,7 @@ import Testing
 
 /// `lifeline connect` with a real account's data: secrets kept off the command line, the store's accounts,
 /// the first screen, messages, sending and histories.
-@Suite("lifeline connect: the account", .timeLimit(.minutes(5)))
+@Suite("lifeline connect: the account", .hangBound)
 struct ConnectAccountTests {
     static let fast = ConnectCommandTests.fast
 

@@ -2,7 +2,7 @@ import Foundation
 import StoatReferenceServer
 import Testing
 
-@Suite("lifeline connect: catch-up, read states, gaps", .timeLimit(.minutes(5)))
+@Suite("lifeline connect: catch-up, read states, gaps", .hangBound)
 struct ConnectCatchUpTests {
     @Test(
         "chats carry unread and mentions; ack reads a chat; an outage's messages come caught up, with the edits and deletions found, a catch_up line, and older pages"

@@ -59,8 +59,24 @@ final class ConnectRun: Sendable {
     }
 
     /// Reads until a transition into `state`.
+    ///
+    /// Waiting for CONNECTED, a transition to ERROR ends the wait at once with an issue naming it: nothing leaves
+    /// ERROR without a `dismiss`, so the test would otherwise wait for its time limit.
     func transition(to state: String) async -> [String: Any]? {
-        await next { $0["type"] as? String == "transition" && $0["to"] as? String == state }
+        var stuck: [String: Any]?
+        let found = await next { line in
+            guard line["type"] as? String == "transition" else { return false }
+            if state == "CONNECTED", line["to"] as? String == "ERROR" {
+                stuck = line
+                return true
+            }
+            return line["to"] as? String == state
+        }
+        if let stuck {
+            Issue.record("reached ERROR while waiting for CONNECTED: \(stuck)")
+            return nil
+        }
+        return found
     }
 
     /// Writes one line to standard input; a process that has already exited is not an error here (the
@@ -102,11 +118,13 @@ final class LockedLines: @unchecked Sendable {
     }
 }
 
-@Suite("lifeline connect", .timeLimit(.minutes(5)))
+@Suite("lifeline connect", .hangBound)
 struct ConnectCommandTests {
-    /// Quick retries, and deadlines generous enough that a loaded machine never misses one by accident: a
-    /// test that wants a deadline to pass makes the server cause it (refused upgrades, ignored pings).
-    static let fast = ["--retry-unit", "0.05", "--connect-timeout", "10"]
+    /// Quick retries, and deadlines generous enough that a loaded machine never misses one by accident (the
+    /// in-process server may be starved of CPU for many seconds; a connect timeout missed in LOGGING_IN is an
+    /// ERROR the test would wait on for ever): a test that wants a deadline to pass makes the server cause it
+    /// (refused upgrades, ignored pings), or sets a short one after these.
+    static let fast = ["--retry-unit", "0.05", "--connect-timeout", "120", "--pong-timeout", "120"]
     /// A heartbeat quick enough to watch a silent server being noticed within seconds.
     static let quickHeartbeat = ["--heartbeat-interval", "0.4", "--pong-timeout", "2"]
 
@@ -255,7 +273,7 @@ struct ConnectCommandTests {
     }
 }
 
-@Suite("lifeline connect --store", .timeLimit(.minutes(5)))
+@Suite("lifeline connect --store", .hangBound)
 struct ConnectStoreTests {
     @Test(
         "created on first use, then opened from the cached session (even with the server gone), wrong password refused, erased only on request"

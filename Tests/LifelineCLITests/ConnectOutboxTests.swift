@@ -11,7 +11,7 @@ import Testing
 
 /// `lifeline connect --json` sending through the outbox: its `outbox` lines, `discard` and `resend`, a store that
 /// keeps queued messages through `quit`, SIGTERM and kill -9, and a deaf socket's `deliveryStalled`.
-@Suite("lifeline connect: the outbox", .timeLimit(.minutes(5)))
+@Suite("lifeline connect: the outbox", .hangBound)
 struct ConnectOutboxTests {
     static let fast = ConnectCommandTests.fast
 

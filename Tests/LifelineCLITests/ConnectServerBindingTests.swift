@@ -4,7 +4,7 @@ import Testing
 
 /// `lifeline connect --store` with two Stoat instances and one store directory: each account belongs to its
 /// server, and a token never reaches another.
-@Suite("lifeline connect: one store, two servers", .timeLimit(.minutes(5)))
+@Suite("lifeline connect: one store, two servers", .hangBound)
 struct ConnectServerBindingTests {
     static let fast = ConnectCommandTests.fast
 

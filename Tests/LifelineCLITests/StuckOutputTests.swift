@@ -4,7 +4,7 @@ import Testing
 
 /// A reader that stopped reading cannot keep the command line alive: with standard output a full pipe nobody
 /// reads, SIGTERM still ends `connect` (its store flushed) and `operations`.
-@Suite("A stuck standard output", .timeLimit(.minutes(5)))
+@Suite("A stuck standard output", .hangBound)
 struct StuckOutputTests {
     /// A pipe already full: every write to it blocks until someone reads, and nobody will.
     static func fullPipe() throws -> Pipe {
@@ -82,14 +82,14 @@ struct StuckOutputTests {
         defer { if process.isRunning { process.terminate() } }
         // Failure bounds, not waits: in a full run the in-process server answers the child from a crowded pool
         // (25 s to Ready seen at load 4, 0.9 s alone), so the bounds are far above that, within the suite's limit.
-        try await server.waitUntil(timeout: .seconds(150)) { connections, _ in
+        try await server.waitUntil(timeout: .failureBound) { connections, _ in
             connections.contains { $0.isOpen && $0.receivedReady }
         }
         // A message sent, then a typing frame: the frame is written only after the send returned, so when the
         // server sees it, the message is in the account's outbox (kept in the store), or already sent and in the
         // client's cache, not yet necessarily in its store.
         input.fileHandleForWriting.write(Data("send \(channel) written before SIGTERM\ntyping \(channel)\n".utf8))
-        try await server.waitUntil(timeout: .seconds(150)) { connections, _ in
+        try await server.waitUntil(timeout: .failureBound) { connections, _ in
             connections.contains { $0.receivedFrames.contains { $0.contains("BeginTyping") } }
         }
         process.terminate()
@@ -138,7 +138,7 @@ struct StuckOutputTests {
             environment: ["LIFELINE_TOKEN": account.token])
         defer { if process.isRunning { process.terminate() } }
         // Its list is printed (into the full pipe) when it starts, and again when its socket is ready.
-        try await server.waitUntil(timeout: .seconds(60)) { connections, _ in
+        try await server.waitUntil(timeout: .failureBound) { connections, _ in
             connections.contains { $0.isOpen && $0.receivedReady }
         }
         process.terminate()

@@ -8,7 +8,7 @@ import Testing
 
 /// Human output never lets the server's text drive the terminal: no control character, no escape sequence, no
 /// bidirectional override reaches it. JSON output keeps the text exact.
-@Suite("Terminal safety of the server's text", .timeLimit(.minutes(5)))
+@Suite("Terminal safety of the server's text", .hangBound)
 struct TerminalSafetyTests {
     /// Text a hostile server chooses: a title-setting OSC, a screen clear, a carriage return that hides what
     /// came before, and the bidirectional controls that reorder a line (as "Trojan Source" does).

@@ -72,7 +72,7 @@ final class ChangeLog<Value: Equatable> {
     var repeats: Int { zip(values, values.dropFirst()).count { $0 == $1 } }
 }
 
-@Suite("The app's models, driven headless against the reference server", .serialized, .timeLimit(.minutes(1)))
+@Suite("The app's models, driven headless against the reference server", .serialized, .hangBound)
 @MainActor
 struct AppModelsTests {
     nonisolated static let fixedNow = Date(timeIntervalSince1970: 1_800_000_000)
@@ -94,7 +94,7 @@ struct AppModelsTests {
         let http = HTTPClient(
             eventLoopGroup: .singletonMultiThreadedEventLoopGroup, configuration: StoatAPI.httpClientConfiguration())
         let client = StoatClient(
-            apiURL: server.apiURL, network: ManualNetworkMonitor(.online), clock: clock,
+            apiURL: server.apiURL, configuration: .patientREST(), network: ManualNetworkMonitor(.online), clock: clock,
             random: SeededRandomNumberGenerator(seed: 26), httpClient: http)
         let app = StoatClientModel(client: client, now: { Self.fixedNow })
         let signIn = SignInModel(client: client, store: AccountStore(directory: accounts))
@@ -246,7 +246,8 @@ struct AppModelsTests {
         let http = HTTPClient(
             eventLoopGroup: .singletonMultiThreadedEventLoopGroup, configuration: StoatAPI.httpClientConfiguration())
         let client = StoatClient(
-            apiURL: server.apiURL, network: ManualNetworkMonitor(.online), clock: TestClock(),
+            apiURL: server.apiURL, configuration: .patientREST(), network: ManualNetworkMonitor(.online),
+            clock: TestClock(),
             random: SeededRandomNumberGenerator(seed: 7), httpClient: http)
         let running = Task { await client.run() }
         let signIn = SignInModel(client: client, store: AccountStore(directory: accounts))
@@ -291,7 +292,8 @@ struct AppModelsTests {
         let http = HTTPClient(
             eventLoopGroup: .singletonMultiThreadedEventLoopGroup, configuration: StoatAPI.httpClientConfiguration())
         let client = StoatClient(
-            apiURL: server.apiURL, network: ManualNetworkMonitor(.online), clock: TestClock(),
+            apiURL: server.apiURL, configuration: .patientREST(), network: ManualNetworkMonitor(.online),
+            clock: TestClock(),
             random: SeededRandomNumberGenerator(seed: 8), httpClient: http)
         let app = StoatClientModel(client: client, now: { Self.fixedNow })
         let running = Task { await client.run() }

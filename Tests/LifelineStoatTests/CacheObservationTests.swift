@@ -120,9 +120,10 @@ struct CacheObservationTests {
 }
 
 /// Yields until `condition` holds: for state another task reaches without a signal to await. Bounded
-/// by the test's time limit, never by a duration.
+/// by the test's time limit, never by a duration: a cancelled wait returns (a loop that ignored cancellation
+/// would spin for ever once the limit passed, and keep the whole run from ending).
 func waitUntil(_ condition: () -> Bool) async {
-    while !condition() { await Task.yield() }
+    while !condition(), !Task.isCancelled { await Task.yield() }
 }
 
 /// Lines appended from several tasks.

@@ -46,9 +46,10 @@ final class CatchUpWorld: Sendable {
         dm = try await server.openDirectMessage(server.defaultAccount.userID, friend.userID).id
         client = StoatClient(
             apiURL: server.apiURL,
-            configuration: StoatClient.Configuration(
-                connection: .init(readyFields: readyFields), historyLimit: historyLimit, catchUp: catchUp,
-                fetchedUserLimit: fetchedUserLimit),
+            configuration: .patientREST(
+                StoatClient.Configuration(
+                    connection: .init(readyFields: readyFields), historyLimit: historyLimit, catchUp: catchUp,
+                    fetchedUserLimit: fetchedUserLimit)),
             network: ManualNetworkMonitor(.online), clock: clock, random: SeededRandomNumberGenerator(seed: 21),
             httpClient: http)
         recorder = SnapshotRecorder(client.session.states)
@@ -58,7 +59,7 @@ final class CatchUpWorld: Sendable {
         let messages = client.messages
         reader = Task {
             do {
-                for try await event in messages { stream.withLock { $0.append(event) } }
+                for try await event in messages { stream.append(event) }
             } catch {}
         }
         runner = Task { await client.run() }
@@ -96,14 +97,12 @@ final class CatchUpWorld: Sendable {
         try await server.postMessage(as: friend.userID, in: channel, content: content)
     }
 
-    /// Waits until the message stream holds `count` events satisfying `condition`; returns them.
+    /// Waits until the message stream holds `count` events satisfying `condition`; returns them (fewer when the
+    /// test's time limit cancels the wait).
     @discardableResult
     func streamed(_ count: Int, _ condition: @escaping @Sendable (MessageEvent) -> Bool) async -> [MessageEvent] {
-        while true {
-            let matching = stream.withLock { $0.filter(condition) }
-            if matching.count >= count { return matching }
-            await Task.yield()
-        }
+        await stream.wait { events in events.count(where: condition) >= count }
+        return stream.withLock { $0.filter(condition) }
     }
 
     /// The messages the stream received, by id, with their origins.
@@ -126,7 +125,7 @@ final class CatchUpWorld: Sendable {
     }
 }
 
-@Suite("Catching up after a reconnect, against the reference server", .timeLimit(.minutes(2)))
+@Suite("Catching up after a reconnect, against the reference server", .hangBound)
 struct CatchUpTests {
     @Test(
         "After an outage every chat's last message is right, and each message posted meanwhile reaches the stream once, caught up"
@@ -348,7 +347,7 @@ struct CatchUpTests {
             eventLoopGroup: .singletonMultiThreadedEventLoopGroup, configuration: StoatAPI.httpClientConfiguration())
         let filtered = StoatClient(
             apiURL: server.apiURL,
-            configuration: StoatClient.Configuration(connection: .init(readyFields: ["users"])),
+            configuration: .patientREST(StoatClient.Configuration(connection: .init(readyFields: ["users"]))),
             network: ManualNetworkMonitor(.online), clock: TestClock(), random: SeededRandomNumberGenerator(seed: 5),
             httpClient: http)
         let recorder = SnapshotRecorder(filtered.session.states)
@@ -367,21 +366,19 @@ struct CatchUpTests {
     }
 }
 
-/// Events appended by one task and read by another.
-final class EventList: Sendable {
-    private let events = Mutex<[MessageEvent]>([])
+/// The events of a client's message stream, appended by one task and awaited by another.
+typealias EventList = AwaitableList<MessageEvent>
 
-    func withLock<T>(_ body: (inout [MessageEvent]) -> T) -> T { events.withLock { body(&$0) } }
-}
-
-@Suite("The client's session credentials", .timeLimit(.minutes(1)))
+@Suite("The client's session credentials", .hangBound)
 struct ClientCredentialsTests {
     @Test(
         "resume makes the credentials the client's before the session can connect; a login the session refuses leaves the previous ones"
     )
     func credentialsBeforeConnecting() async throws {
         let server = try await ReferenceServer.start()
-        let client = StoatClient(apiURL: server.apiURL, network: ManualNetworkMonitor(.online), clock: TestClock())
+        let client = StoatClient(
+            apiURL: server.apiURL, configuration: .patientREST(), network: ManualNetworkMonitor(.online),
+            clock: TestClock())
         let recorder = SnapshotRecorder(client.session.states)
         let running = Task { await client.run() }
         let first = SessionCredentials(token: server.defaultAccount.token, userID: server.defaultAccount.userID)

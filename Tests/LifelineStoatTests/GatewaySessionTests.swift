@@ -8,7 +8,7 @@ import Testing
 
 /// A session against Stoat's new events server (the reference server's gateway mode), in both formats: no
 /// configuration, no flapping.
-@Suite("A session against the gateway", .timeLimit(.minutes(2)))
+@Suite("A session against the gateway", .hangBound)
 struct GatewaySessionTests {
     static func harness(
         _ format: StoatWireFormat, events: ReferenceServer.EventsServer = .gateway

@@ -38,7 +38,7 @@ final class ConnectionEvents: Sendable {
     }
 }
 
-@Suite("Stoat's events socket on NIO channel handlers", .timeLimit(.minutes(1)))
+@Suite("Stoat's events socket on NIO channel handlers", .hangBound)
 struct NIOStoatConnectionTests {
     static func credentials(_ server: ReferenceServer) -> SessionCredentials {
         SessionCredentials(token: server.defaultAccount.token, userID: server.defaultAccount.userID)
@@ -198,7 +198,7 @@ struct NIOStoatConnectionTests {
         let task = events.run(connection)
         await events.wait { $0 == .ready }
         try await connection.play(SignificantEvent(.subscribe, server.lobbyServerID))
-        try await server.waitUntil(timeout: .seconds(20)) { records, _ in
+        try await server.waitUntil(timeout: .failureBound) { records, _ in
             records.last?.receivedFrames.contains { $0.contains(#""type":"Subscribe""#) } == true
         }
         do {
@@ -209,7 +209,7 @@ struct NIOStoatConnectionTests {
         }
         task.cancel()
         await task.value
-        try await server.waitUntil(timeout: .seconds(20)) { _, counters in counters.liveSockets == 0 }
+        try await server.waitUntil(timeout: .failureBound) { _, counters in counters.liveSockets == 0 }
         #expect(!events.all.contains { if case .ended = $0 { true } else { false } }, "a cancelled run reports nothing")
         await server.stop()
     }
@@ -235,7 +235,7 @@ struct NIOStoatConnectionTests {
                 return
             }
         }
-        try await server.waitUntil(timeout: .seconds(20)) { records, _ in
+        try await server.waitUntil(timeout: .failureBound) { records, _ in
             records.last?.subscriptions.count == servers.count
         }
         guard case .failed(let refused as StoatConnectionError) = connection.startPlay(.init(.unsubscribe, "x")) else {
@@ -245,7 +245,7 @@ struct NIOStoatConnectionTests {
         #expect(refused.code == .unsupportedEvent)
         task.cancel()
         await task.value
-        try await server.waitUntil(timeout: .seconds(20)) { _, counters in counters.liveSockets == 0 }
+        try await server.waitUntil(timeout: .failureBound) { _, counters in counters.liveSockets == 0 }
         await server.stop()
     }
 }

@@ -28,7 +28,7 @@ struct RESTDataTests {
     @Test("a message decodes with every field stoatchat sends, dates as dates")
     func messageFields() async throws {
         try await withScriptedServer({ _ in .json(200, "[\(Self.fullMessage)]") }) { server in
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(60))
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .failureBound)
             let page = try await api.messages(in: "01C", Self.credentials)
             let message = try #require(page.messages.first)
             #expect(page.users.isEmpty && page.members.isEmpty)
@@ -81,7 +81,7 @@ struct RESTDataTests {
         try await withScriptedServer({ request in
             request.query.contains("include_users=true") ? .json(200, withUsers) : .json(200, "[]")
         }) { server in
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(60))
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .failureBound)
             let page = try await api.messages(
                 in: "C", query: .before("01BEFORE", limit: 20, includeUsers: true), Self.credentials)
             #expect(page.messages.map(\.id) == ["M"])
@@ -103,7 +103,7 @@ struct RESTDataTests {
         try await withScriptedServer({ request in
             .json(200, #"{"_id":"M","channel":"C","author":"U","content":"hi","nonce":"n"}"#)
         }) { server in
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(60))
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .failureBound)
             let outgoing = OutgoingMessage(
                 content: "hi", nonce: "n", replies: [.init(id: "P", mention: true)])
             let sent = try await api.sendMessage(outgoing, in: "C", Self.credentials)
@@ -138,7 +138,7 @@ struct RESTDataTests {
     func duplicate() async throws {
         for body in [Self.rocketConflict, "<!DOCTYPE html><html><h1>409: Conflict</h1></html>"] {
             try await withScriptedServer({ _ in .json(409, body) }) { server in
-                let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(60))
+                let api = StoatAPI(baseURL: server.url, requestTimeout: .failureBound)
                 let error = try await apiError { () async throws(StoatAPIError) in
                     try await api.sendMessage(OutgoingMessage(content: "hi"), in: "C", Self.credentials)
                 }
@@ -174,7 +174,7 @@ struct RESTDataTests {
             default: .json(404, #"{"type":"NotFound"}"#)
             }
         }) { http in
-            let api = StoatAPI(baseURL: http.url, requestTimeout: .seconds(60))
+            let api = StoatAPI(baseURL: http.url, requestTimeout: .failureBound)
             let bot = StoatAuthorization.bot(token: "BOT")
             let fetched = try await api.channel("C", bot)
             #expect(fetched.lastMessageID == "M9")
@@ -205,7 +205,7 @@ struct RESTDataTests {
              "users":[{"_id":"U","username":"u","discriminator":"0001"}]}
             """#
         try await withScriptedServer({ _ in .json(200, body) }) { server in
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(60))
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .failureBound)
             let list = try await api.members(of: "S", excludeOffline: true, Self.credentials)
             let member = try #require(list.members.first)
             #expect(member.timeout == Self.date("2030-01-01T00:00:00.500Z"))
@@ -220,7 +220,7 @@ struct RESTDataTests {
     func badTimeout() async throws {
         let body = #"{"members":[{"_id":{"server":"S","user":"U"},"timeout":"soon"}],"users":[]}"#
         try await withScriptedServer({ _ in .json(200, body) }) { server in
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(60))
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .failureBound)
             let error = try await apiError { () async throws(StoatAPIError) in
                 try await api.members(of: "S", Self.credentials)
             }
@@ -242,7 +242,7 @@ struct RESTDataTests {
             default: .json(404, "")
             }
         }) { server in
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(60))
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .failureBound)
             #expect(
                 try await api.sessions(Self.credentials) == [
                     SessionInfo(id: "S1", name: "Lifeline"), SessionInfo(id: "S2", name: "web"),

@@ -19,7 +19,7 @@ struct RESTErrorTests {
     @Test("a 401 without a kind, as the web framework answers a failed session check, is an invalid session")
     func framework401() async throws {
         try await withScriptedServer({ _ in .json(401, Self.frameworkUnauthorized) }) { server in
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(60))
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .failureBound)
             let error = try await apiError { () async throws(StoatAPIError) in
                 try await api.currentUser(SessionCredentials(token: "T"))
             }
@@ -33,7 +33,7 @@ struct RESTErrorTests {
     @Test("logging out an ended session throws invalidSession, which the authenticator takes as done")
     func logoutOfEndedSession() async throws {
         try await withScriptedServer({ _ in .json(401, Self.frameworkUnauthorized) }) { server in
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(60))
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .failureBound)
             let credentials = SessionCredentials(token: "T")
             let error = try await apiError { () async throws(StoatAPIError) in try await api.logout(credentials) }
             #expect(error.code == .invalidSession)
@@ -93,7 +93,7 @@ struct RESTErrorTests {
     @Test("an unknown kind is kept verbatim as the code, with its status")
     func unknownKind() async throws {
         try await withScriptedServer({ _ in .json(418, #"{"type":"BrandNewKind","location":"there"}"#) }) { server in
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(60))
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .failureBound)
             let error = try await apiError { () async throws(StoatAPIError) in try await api.configuration() }
             #expect(error.code == StoatAPIError.Code(rawValue: "BrandNewKind"))
             #expect(error.status == 418)

@@ -60,12 +60,12 @@ struct RESTEventsEndpointTests {
     func configurationApplies() async throws {
         try await withScriptedServer({ _ in .json(200, #"{"ws":"WS://127.0.0.1:9/events","revolt":"0.8.8"}"#) }) {
             server in
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(60))
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .failureBound)
             let url = try await api.configuration().eventsURL
             #expect(url == URL(string: "ws://127.0.0.1:9/events")!)
         }
         try await withScriptedServer({ _ in .json(200, #"{"ws":"ftp://127.0.0.1:9/events"}"#) }) { server in
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(60))
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .failureBound)
             let error = try await apiError { () async throws(StoatAPIError) in try await api.configuration() }
             #expect(error.code == .insecureEventsURL)
         }

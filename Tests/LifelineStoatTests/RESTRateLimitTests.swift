@@ -13,7 +13,7 @@ import Testing
 
 /// stoatchat's rate limiter: `429 {"retry_after": ms}` and the `X-RateLimit-*` headers, waited out on the
 /// API's injected clock.
-@Suite("REST rate limits", .timeLimit(.minutes(1)))
+@Suite("REST rate limits", .hangBound)
 struct RESTRateLimitTests {
     /// The headers stoatchat's rate limiter puts on every answer.
     static func bucket(_ name: String, remaining: Int, resetAfter: Int) -> [(String, String)] {

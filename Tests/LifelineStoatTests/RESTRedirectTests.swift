@@ -26,7 +26,7 @@ struct RESTRedirectTests {
             try await withScriptedServer({ request in
                 .redirect(status, to: "http://127.0.0.1:\(elsewhere.port)\(request.target)")
             }) { api in
-                try await body(StoatAPI(baseURL: api.url, requestTimeout: .seconds(20)), elsewhere)
+                try await body(StoatAPI(baseURL: api.url, requestTimeout: .failureBound), elsewhere)
             }
         }
     }
@@ -68,7 +68,7 @@ struct RESTRedirectTests {
                 return .json(400, #"{"type":"FailedValidation","error":"no body"}"#)
             }
         }) { server in
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(20))
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .failureBound)
             let result = try await api.login(email: "a@b.c", password: "PASSWORD")
             #expect(
                 result == .success(SessionCredentials(token: "T", userID: "U", sessionID: "S", issuer: api.server)))
@@ -82,7 +82,7 @@ struct RESTRedirectTests {
             request.path == "/auth/session/logout"
                 ? .redirect(303, to: "/done") : .json(request.method == "GET" && request.body.isEmpty ? 204 : 400, "")
         }) { server in
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(20))
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .failureBound)
             try await api.logout(SessionCredentials(token: "T"))
             #expect(server.requests.map(\.method) == ["POST", "GET"])
             #expect(server.requests.last?.header("X-Session-Token") == "T")
@@ -92,7 +92,7 @@ struct RESTRedirectTests {
     @Test("endless redirects on the same origin stop after five")
     func redirectLoop() async throws {
         try await withScriptedServer({ request in .redirect(302, to: request.target) }) { server in
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(20))
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .failureBound)
             let error = try await apiError { () async throws(StoatAPIError) in try await api.configuration() }
             #expect(error.code == .redirectRefused)
             #expect(server.requests.count == StoatAPI.maximumRedirects + 1)
@@ -128,7 +128,7 @@ struct RESTRedirectTests {
     func followingClientRefused() async throws {
         try await withRedirectingPair(status: 302) { api, elsewhere in
             let follower = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
-            let leaky = StoatAPI(baseURL: api.baseURL, httpClient: follower, requestTimeout: .seconds(20))
+            let leaky = StoatAPI(baseURL: api.baseURL, httpClient: follower, requestTimeout: .failureBound)
             let error = try await apiError { () async throws(StoatAPIError) in
                 try await leaky.currentUser(SessionCredentials(token: "T"))
             }

@@ -28,7 +28,7 @@ func withReferenceServer(
     _ body: (ReferenceServer, StoatAPI) async throws -> Void
 ) async throws {
     let server = try await ReferenceServer.start(configuration)
-    let api = StoatAPI(baseURL: server.apiURL, logger: logger, requestTimeout: .seconds(60), clock: clock)
+    let api = StoatAPI(baseURL: server.apiURL, logger: logger, requestTimeout: .failureBound, clock: clock)
     do {
         try await body(server, api)
         await server.stop()
@@ -223,7 +223,7 @@ func withCannedServer(
     let server = try await CannedHTTPServer.start(status: status, contentType: contentType, body: body)
     do {
         try await withNonRetryingClient { client in
-            try await operation(StoatAPI(baseURL: server.url, httpClient: client, requestTimeout: .seconds(60)))
+            try await operation(StoatAPI(baseURL: server.url, httpClient: client, requestTimeout: .failureBound))
         }
         try await server.stop()
     } catch {

@@ -11,7 +11,7 @@ import Testing
 
 /// Two Stoat instances with the same email and password, one store directory: a session token reaches only
 /// the server that issued it, whatever the app does.
-@Suite("A token goes only to its issuer: two reference servers, one store", .timeLimit(.minutes(2)))
+@Suite("A token goes only to its issuer: two reference servers, one store", .hangBound)
 struct ServerBindingEndToEndTests {
     @Test("the second server's sign-in makes its own account and never receives the first server's token")
     func twoServersOneStore() async throws {
@@ -124,7 +124,7 @@ struct ServerBindingEndToEndTests {
 }
 
 /// A `Disabled` login names why: the account's flags are read, and only flags 0 reads as disabled by the owner.
-@Suite("A Disabled login is tailored", .timeLimit(.minutes(2)))
+@Suite("A Disabled login is tailored", .hangBound)
 struct DisabledLoginTests {
     @Test(
         "logIn: disabled by the owner, suspended, banned, each named in the error and the login screen's notice",
@@ -241,7 +241,7 @@ struct RESTIssuerTests {
                 return .json(200, #"{"onboarding":false}"#)
             }
         }) { server in
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(20))
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .failureBound)
             let elsewhere = ServerIdentity("https://api.stoat.chat")!
             let foreign = SessionCredentials(token: "FOREIGN-TOKEN", userID: "U", issuer: elsewhere)
             do throws(StoatAPIError) {

@@ -39,6 +39,7 @@ final class SharedClockHarness: Sendable {
         try await server.join(userID: account.userID, serverID: server.lobbyServerID)
         var clientConfiguration = StoatClient.Configuration()
         clientConfiguration.connection.heartbeatInterval = .seconds(86_400)
+        clientConfiguration.requestTimeout = .failureBound  // a REST call's exchange runs on the wall clock
         configureClient(&clientConfiguration)
         catchesUp = clientConfiguration.catchUp.isEnabled
         client = StoatClient(

@@ -35,7 +35,7 @@ struct UserDirectoryTests {
     }
 }
 
-@Suite("The bot-sized surface of StoatClient, against the reference server", .timeLimit(.minutes(2)))
+@Suite("The bot-sized surface of StoatClient, against the reference server", .hangBound)
 struct StoatClientBotTests {
     @Test("Authors unknown to the cache are fetched once however many ask, kept, and forgotten past the limit")
     func authorsFetchedOnceAndBounded() async throws {

@@ -36,7 +36,7 @@ final class CacheHarness: Sendable {
     init(server: ReferenceServer, apiURL: URL? = nil) {
         self.server = server
         client = StoatClient(
-            apiURL: apiURL ?? server.apiURL, configuration: StoatClient.Configuration(),
+            apiURL: apiURL ?? server.apiURL, configuration: .patientREST(),
             network: ManualNetworkMonitor(.online), clock: clock,
             random: SeededRandomNumberGenerator(seed: 11))
         recorder = SnapshotRecorder(client.session.states)
@@ -85,7 +85,7 @@ extension CacheHarness {
     }
 }
 
-@Suite("The account cache against the reference server", .timeLimit(.minutes(1)))
+@Suite("The account cache against the reference server", .hangBound)
 struct StoatClientCacheTests {
     @Test("a real session fills the store; the next run shows those chats and messages with the server gone")
     func storeSurvivesOffline() async throws {

@@ -6,7 +6,7 @@ import Testing
 
 @testable import LifelineStoat
 
-@Suite("The @Observable model, on Linux too", .timeLimit(.minutes(1)))
+@Suite("The @Observable model, on Linux too", .hangBound)
 @MainActor
 struct StoatClientModelTests {
     /// Waits until Observation reports a change of what `read` reads, then returns.

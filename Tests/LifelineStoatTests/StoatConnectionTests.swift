@@ -6,7 +6,7 @@ import LifelineTesting
 import StoatReferenceServer
 import Testing
 
-@Suite("Stoat's events socket against the reference server", .timeLimit(.minutes(1)))
+@Suite("Stoat's events socket against the reference server", .hangBound)
 struct StoatConnectionTests {
     @Test("a cached login authenticates with a frame, not the URL, and reaches CONNECTED once Ready is decoded")
     func cachedLogin() async throws {
@@ -192,7 +192,7 @@ extension StoatHarness {
     var state: SessionState { session.snapshot.state }
 }
 
-@Suite("Closing Stoat's events socket", .timeLimit(.minutes(1)))
+@Suite("Closing Stoat's events socket", .hangBound)
 struct StoatConnectionCloseTests {
     @Test("a user's logout closes the socket at once: DISPOSE reaches READY without waiting on the peer")
     func logoutClosesAtOnce() async throws {

@@ -7,7 +7,7 @@ import StoatReferenceServer
 import Testing
 
 /// The socket's scheme decides TLS, case-insensitively, before the token's frame is written.
-@Suite("The events socket's scheme", .timeLimit(.minutes(1)))
+@Suite("The events socket's scheme", .hangBound)
 struct StoatEventsURLTests {
     /// Runs one connection to `url` until it is ready (then cancels it) or ends, and returns its events.
     static func run(_ url: String, server: ReferenceServer) async -> [ConnectionEvent] {

@@ -52,7 +52,7 @@ final class StoatHarness: Sendable {
 
     /// Waits until the server's records satisfy `condition` (a failure bound, not a sleep).
     func serverReaches(_ condition: @escaping @Sendable ([ConnectionRecord], SocketCounters) -> Bool) async throws {
-        try await server.waitUntil(timeout: .seconds(20), condition)
+        try await server.waitUntil(timeout: .failureBound, condition)
     }
 
     func stop() async {
@@ -63,39 +63,7 @@ final class StoatHarness: Sendable {
 }
 
 /// The data events the connection delivered.
-final class EventLog: Sendable {
-    private struct State {
-        var events: [BonfireEvent] = []
-        var waiters: [(condition: @Sendable ([BonfireEvent]) -> Bool, continuation: CheckedContinuation<Void, Never>)] =
-            []
-    }
-
-    private let state = Mutex(State())
-    var all: [BonfireEvent] { state.withLock { $0.events } }
-
-    func append(_ event: BonfireEvent) {
-        let ready = state.withLock { state in
-            state.events.append(event)
-            let events = state.events
-            let ready = state.waiters.filter { $0.condition(events) }
-            state.waiters.removeAll { $0.condition(events) }
-            return ready.map(\.continuation)
-        }
-        for continuation in ready { continuation.resume() }
-    }
-
-    /// Waits until the delivered events satisfy `condition` (the test's time limit bounds it).
-    func wait(until condition: @escaping @Sendable ([BonfireEvent]) -> Bool) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state in
-                if condition(state.events) { return true }
-                state.waiters.append((condition, continuation))
-                return false
-            }
-            if now { continuation.resume() }
-        }
-    }
-}
+typealias EventLog = AwaitableList<BonfireEvent>
 
 extension TestClock {
     /// Advances through the waits between the session checks that confirm an `InvalidSession` (each

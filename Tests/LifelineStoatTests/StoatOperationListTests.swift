@@ -46,7 +46,7 @@ final class StoatListHarness: Sendable {
                 let (seconds, attoseconds) = clock.now.offset.components
                 return Self.start.addingTimeInterval(Double(seconds) + Double(attoseconds) * 1e-18)
             }))
-        let api = StoatAPI(baseURL: server.apiURL, requestTimeout: .seconds(60))
+        let api = StoatAPI(baseURL: server.apiURL, requestTimeout: .failureBound)
         source = RecordingOperationSource(
             StoatOperationSource(api: api, credentials: SessionCredentials(token: server.defaultAccount.token)),
             clock: clock)
@@ -92,7 +92,9 @@ final class StoatListHarness: Sendable {
     /// A client of this server, running, with its states recorded. Its clock is a test clock of its own that
     /// never moves: it reconnects only when told.
     func runningClient() -> (StoatClient, SnapshotRecorder, Task<Void, Never>) {
-        let client = StoatClient(apiURL: server.apiURL, network: ManualNetworkMonitor(.online), clock: TestClock())
+        let client = StoatClient(
+            apiURL: server.apiURL, configuration: .patientREST(), network: ManualNetworkMonitor(.online),
+            clock: TestClock())
         let recorder = SnapshotRecorder(client.session.states)
         return (client, recorder, Task { await client.run() })
     }
@@ -105,7 +107,7 @@ final class StoatListHarness: Sendable {
     }
 }
 
-@Suite("The operation list against the reference server", .timeLimit(.minutes(1)))
+@Suite("The operation list against the reference server", .hangBound)
 struct StoatOperationListTests {
     @Test(
         "an operation that expires triggers exactly one refresh, after its expiry on the server's clock, skewed or not",

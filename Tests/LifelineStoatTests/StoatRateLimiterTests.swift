@@ -13,7 +13,7 @@ import Testing
 
 /// What a server's rate-limit answers can do to the client: never more than ``StoatRateLimiter/longestWait``, only
 /// to its own origin, never to the health service's calls (or theirs to the API's), and never grow the tables.
-@Suite("The rate limiter against absurd answers", .timeLimit(.minutes(1)))
+@Suite("The rate limiter against absurd answers", .hangBound)
 struct StoatRateLimiterTests {
     static let me = #"{"_id":"U","username":"me","discriminator":"0001"}"#
     static let health = #"{"version":"1","poll_rate":60000}"#

@@ -9,7 +9,7 @@ import Testing
 /// What the real server does that a client must survive, staged by the reference server over loopback,
 /// with the client's time on a test clock: a transient `InvalidSession`, a suspension, the framework's
 /// 401s, rate limits, a replay that cannot be played, subscriptions that expire.
-@Suite("StoatClient against what the real server does", .timeLimit(.minutes(1)))
+@Suite("StoatClient against what the real server does", .hangBound)
 struct StoatRealServerTests {
     /// Waits for the session check the machine armed after `answers` refused checks (known only within its
     /// jitter), and returns its deadline.
@@ -35,7 +35,7 @@ struct StoatRealServerTests {
         // The new socket is answered InvalidSession; the client checks the session over REST (GET
         // /onboard/hello), and the server counts each check it refuses. After two, the incident ends.
         for refused in 1...2 {
-            try await harness.server.waitUntil(timeout: .seconds(20)) { _, counters in
+            try await harness.server.waitUntil(timeout: .failureBound) { _, counters in
                 counters.outageSessionChecks == refused
             }
             #expect(harness.client.session.snapshot.state == .reconnecting, "still trying, not ERROR")
@@ -98,7 +98,7 @@ struct StoatRealServerTests {
             "an external LOGOUT, not an InvalidSession")
         // The server drops the socket after its Logout, which the client may act on first.
         let token = harness.account.token
-        try await harness.server.waitUntil(timeout: .seconds(60)) { records, _ in
+        try await harness.server.waitUntil(timeout: .failureBound) { records, _ in
             !records.contains { $0.token == token && $0.isOpen }
         }
         #expect(await harness.server.liveSockets(token: token) == 0)
@@ -173,7 +173,7 @@ struct StoatRealServerTests {
         let account = server.defaultAccount
         let session = SessionCredentials(token: account.token, userID: account.userID)
         #expect(await server.revokeSession(token: account.token))
-        let api = StoatAPI(baseURL: server.apiURL, requestTimeout: .seconds(60))
+        let api = StoatAPI(baseURL: server.apiURL, requestTimeout: .failureBound)
         for (name, call) in Self.authenticatedCalls {
             do {
                 try await call(api, session, server)
@@ -218,7 +218,8 @@ struct StoatRealServerTests {
         await harness.recorder.next(.connected)
         // Another client of the same machine logs in: the server's bucket for this caller is empty.
         let other = StoatClient(
-            apiURL: harness.server.apiURL, network: ManualNetworkMonitor(.online), clock: harness.clock)
+            apiURL: harness.server.apiURL, configuration: .patientREST(), network: ManualNetworkMonitor(.online),
+            clock: harness.clock)
         let runner = Task { await other.run() }
         let second = Task { await other.logIn(email: harness.account.email, password: harness.account.password) }
         let now = harness.clock.now
@@ -246,7 +247,7 @@ struct StoatRealServerTests {
         await harness.connect()
         let lobby = harness.server.lobbyServerID
         await harness.client.session.subscribe(server: lobby)
-        try await harness.server.waitUntil(timeout: .seconds(20)) { records, _ in
+        try await harness.server.waitUntil(timeout: .failureBound) { records, _ in
             records.last?.subscriptions == [lobby]
         }
         for round in 1...3 {
@@ -254,7 +255,7 @@ struct StoatRealServerTests {
             let disconnected = try #require(await harness.recorder.next(.disconnected))
             harness.clock.advance(to: .init(offset: try #require(disconnected.nextRetry)))
             await harness.recorder.next(.connected)
-            try await harness.server.waitUntil(timeout: .seconds(20)) { records, _ in
+            try await harness.server.waitUntil(timeout: .failureBound) { records, _ in
                 records.count == round + 1 && records[round].subscriptions == [lobby]
             }
         }
@@ -279,7 +280,7 @@ struct StoatRealServerTests {
         await harness.connect()
         // bonfire subscribes a socket only to a server the user is a member of, and says nothing otherwise.
         await harness.client.session.subscribe(server: other)
-        try await harness.server.waitUntil(timeout: .seconds(20)) { records, _ in
+        try await harness.server.waitUntil(timeout: .failureBound) { records, _ in
             records.last?.receivedFrames.contains { $0.contains(#""type":"Subscribe""#) } == true
         }
         #expect(await harness.server.connections().last?.activeSubscriptions == [], "refused: not a member")
@@ -290,7 +291,7 @@ struct StoatRealServerTests {
         let disconnected = try #require(await harness.recorder.next(.disconnected))
         harness.clock.advance(to: .init(offset: try #require(disconnected.nextRetry)))
         await harness.recorder.next(.connected)
-        try await harness.server.waitUntil(timeout: .seconds(20)) { records, _ in
+        try await harness.server.waitUntil(timeout: .failureBound) { records, _ in
             records.count == 2 && records[1].activeSubscriptions == [other]
         }
         // The member events it brings arrive: a display name change of a member the user has no other tie to.
@@ -318,7 +319,7 @@ struct StoatRealServerTests {
         var events = harness.client.events.makeAsyncIterator()
         await harness.connect()
         await harness.client.session.subscribe(server: lobby)
-        try await harness.server.waitUntil(timeout: .seconds(20)) { records, _ in
+        try await harness.server.waitUntil(timeout: .failureBound) { records, _ in
             records.last?.activeSubscriptions == [lobby]
         }
         for step in 1...2 {
@@ -326,7 +327,7 @@ struct StoatRealServerTests {
             if renewed { await harness.clock.waitForSleep(until: .init(offset: .seconds(40 * step))) }
             harness.advance(to: Double(40 * step))
             if renewed {
-                try await harness.server.waitUntil(timeout: .seconds(20)) { records, _ in
+                try await harness.server.waitUntil(timeout: .failureBound) { records, _ in
                     records.last?.receivedFrames.filter { $0.contains(#""type":"Subscribe""#) }.count == step + 1
                 }
             }

@@ -10,7 +10,7 @@ import Testing
 /// The client against the reference server served over TLS on loopback, with certificates made by the test
 /// (``ReferenceCertificateAuthority``): one TLS configuration for REST and the socket reaches an instance with
 /// its own authority, and each refused certificate is named, never a bare network failure.
-@Suite("TLS: trust your own authority, and say which certificate failed", .timeLimit(.minutes(2)))
+@Suite("TLS: trust your own authority, and say which certificate failed", .hangBound)
 struct TLSTests {
     /// A certificate the server presents, and what the client must say of it.
     struct Case: Sendable, CustomTestStringConvertible {
@@ -43,7 +43,7 @@ struct TLSTests {
     }
 
     static func configuration(trusting authority: ReferenceCertificateAuthority?) throws -> StoatClient.Configuration {
-        var configuration = StoatClient.Configuration()
+        var configuration = StoatClient.Configuration.patient
         if let authority {
             configuration.tls.additionalTrustRoots = [
                 .certificates(try NIOSSLCertificate.fromPEMBytes(Array(authority.certificatePEM.utf8)))
@@ -83,7 +83,8 @@ struct TLSTests {
         let server = try await Self.server(authority, testCase)
         let configuration = try Self.configuration(trusting: testCase.trustsAuthority ? authority : nil)
 
-        let api = StoatAPI(baseURL: server.apiURL, tlsConfiguration: configuration.tls)
+        let api = StoatAPI(
+            baseURL: server.apiURL, requestTimeout: .failureBound, tlsConfiguration: configuration.tls)
         let error = try await apiError { () async throws(StoatAPIError) in try await api.configuration() }
         #expect(error.code.rawValue == testCase.expected, "\(error)")
 

@@ -62,7 +62,7 @@ final class RecordingDelegate: WebSocketTransportDelegate {
     }
 }
 
-@Suite("The WebSocket transport on NIO channel handlers", .timeLimit(.minutes(1)))
+@Suite("The WebSocket transport on NIO channel handlers", .hangBound)
 struct WebSocketTransportTests {
     static func connector(
         maximumMessageSize: Int = 1 << 20, tls: TLSConfiguration = .makeClientConfiguration(),

@@ -11,7 +11,7 @@ struct OwnThreadTests {
     /// As many blocking calls as the cooperative pool has threads all start at once, and the test's own task
     /// still runs to release them. Run on the pool, they would hold all of its threads and the test could never
     /// see them start (each gives up after a minute, so a broken run ends).
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.hangBound)
     func blockingCallsLeaveThePoolFree() async throws {
         let calls = ProcessInfo.processInfo.activeProcessorCount
         let gate = DispatchSemaphore(value: 0)
@@ -41,7 +41,7 @@ struct OwnThreadTests {
     }
 
     /// Past its limit the gate makes a caller wait until a running one leaves, then hands it the turn.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.hangBound)
     func theGateBoundsHowManyRun() async throws {
         let gate = BlockingWorkGate(limit: 2)
         await gate.enter()

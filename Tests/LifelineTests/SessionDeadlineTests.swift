@@ -4,7 +4,7 @@ import Testing
 
 @testable import Lifeline
 
-@Suite("The session's deadlines", .timeLimit(.minutes(1)))
+@Suite("The session's deadlines", .hangBound)
 struct SessionDeadlineTests {
     private let lobby = SignificantEvent(.subscribe, "lobby")
 

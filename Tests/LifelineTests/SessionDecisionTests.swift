@@ -3,7 +3,7 @@ import LifelineCore
 import LifelineTesting
 import Testing
 
-@Suite("The runtime performs the machine's decisions", .timeLimit(.minutes(1)))
+@Suite("The runtime performs the machine's decisions", .hangBound)
 struct SessionDecisionTests {
     @Test(
         "InvalidSession is checked over the API while CONNECTING stays on screen; a valid session is a temporary failure"

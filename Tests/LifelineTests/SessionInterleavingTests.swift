@@ -3,7 +3,7 @@ import LifelineCore
 import LifelineTesting
 import Testing
 
-@Suite("Random interleavings of the runtime", .timeLimit(.minutes(2)))
+@Suite("Random interleavings of the runtime", .hangBound)
 struct SessionInterleavingTests {
     /// One random thing that can happen to a session: the user, the network, a connection, or time.
     static func step(_ harness: Harness, _ random: inout SeededRandomNumberGenerator) async {

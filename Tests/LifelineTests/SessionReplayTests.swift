@@ -4,7 +4,7 @@ import Testing
 
 @testable import Lifeline
 
-@Suite("Replay of significant events in the session", .timeLimit(.minutes(1)))
+@Suite("Replay of significant events in the session", .hangBound)
 struct SessionReplayTests {
     let lobby = SignificantEvent(.subscribe, "lobby")
     let games = SignificantEvent(.subscribe, "games")

@@ -6,7 +6,7 @@ import Testing
 /// What the server observes is bounded, so it runs for days with flat memory: each connection keeps its newest
 /// frames and subscriptions, the server its latest closed connections and live rate-limit windows; what falls
 /// out is counted.
-@Suite("Bounded observation records", .timeLimit(.minutes(2)))
+@Suite("Bounded observation records", .hangBound)
 struct BoundedRecordsTests {
     static let limits = ObservationLimits(framesPerConnection: 8, subscriptionsPerConnection: 4, closedConnections: 4)
 

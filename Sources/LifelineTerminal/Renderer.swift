@@ -1,0 +1,328 @@
+/// Turns frames into the bytes that draw them: the diff of the frame the terminal shows and the next one.
+///
+/// Pure: it writes into a byte buffer and does no I/O, so a benchmark or a test reads exactly what a terminal
+/// would get. It remembers the last frame it drew; ``render(_:cursor:into:)`` writes only the cells that changed
+/// since, each placed with the shortest cursor move, with an SGR sequence only where the style changes, the whole
+/// wrapped in synchronized output (`CSI ? 2026 h` … `l`) so the terminal shows it at once. A frame that changes
+/// nothing writes nothing. After a cluster whose width terminals disagree on (``DisplayWidth/isUncertain(_:)``) the
+/// next cell is placed by absolute position and the cells of the next four columns are written even if unchanged,
+/// and a wide uncertain cluster's cells are erased before it is drawn: a terminal that draws it narrower or wider smudges that glyph, never the rest of
+/// the row. ``repaint(_:cursor:into:)`` clears the screen and draws everything (after a resize).
+public struct Renderer: Sendable {
+    /// The frame the terminal shows, as far as this renderer knows; `nil` before the first frame and after
+    /// ``invalidate()``.
+    public private(set) var frame: Grid?
+    /// The cursor the last frame left.
+    private var shownCursor: Cursor?
+    /// The style the terminal draws in after the last frame, and where its cursor is (`nil` when unknown).
+    private var terminalStyle: TextStyle?
+    private var terminalRow: Int?
+    private var terminalColumn: Int?
+
+    /// The bytes past which a diff is given up for a try at scrolling (a few cells' worth: a frame that changes
+    /// more may be a move).
+    static let scrollThreshold = 256
+
+    /// A renderer that knows nothing of the screen: its first frame is a full repaint.
+    public init() {}
+
+    /// A renderer that takes the terminal to show `frame` with the cursor hidden, as if it had drawn it: what a
+    /// benchmark or a test diffs the next frame against.
+    ///
+    /// - Parameter frame: The frame on screen.
+    public init(showing frame: Grid) {
+        self.frame = frame
+        shownCursor = .hidden
+    }
+
+    /// Forgets what the terminal shows (after a resize, or anything else that may have drawn on it): the next
+    /// ``render(_:cursor:into:)`` is a full repaint.
+    public mutating func invalidate() {
+        frame = nil
+        shownCursor = nil
+        terminalStyle = nil
+        terminalRow = nil
+        terminalColumn = nil
+    }
+
+    /// Appends the bytes that turn the frame on screen into `grid` to `output`: its changed cells only, or a full
+    /// repaint when nothing is known of the screen or its size changed. Nothing at all when nothing changed.
+    ///
+    /// - Parameters:
+    ///   - grid: The next frame.
+    ///   - cursor: Where the frame leaves the cursor.
+    ///   - output: The buffer the bytes are appended to.
+    public mutating func render(_ grid: Grid, cursor: Cursor = .hidden, into output: inout [UInt8]) {
+        guard let frame, frame.size == grid.size, let shownCursor else {
+            repaint(grid, cursor: cursor, into: &output)
+            return
+        }
+        let cursor = cursor.clamped(to: grid.size)
+        // The plain diff first, given up past a few cells' worth: then rows may have moved (a timeline with a new
+        // message), and the terminal's scroll and the cells that still differ may be shorter. The plain diff is
+        // written in full only when it is shorter than that, or there is no move to try.
+        var writer = frameWriter(visible: shownCursor.isVisible)
+        writer.limit = Self.scrollThreshold
+        writer.diff(from: frame, to: grid)
+        if writer.exceededLimit {
+            var best: FrameWriter?
+            if let plan = ScrollPlan(from: frame, to: grid) {
+                var scrolled = frameWriter(visible: shownCursor.isVisible)
+                scrolled.scroll(plan)
+                scrolled.diff(from: plan.applied(to: frame), to: grid)
+                scrolled.finishFrame(cursor: cursor)
+                best = scrolled
+            }
+            writer = frameWriter(visible: shownCursor.isVisible)
+            writer.limit = best?.output.count
+            writer.diff(from: frame, to: grid)
+            if writer.exceededLimit, let best {
+                writer = best
+            } else {
+                writer.finishFrame(cursor: cursor)
+                if let best, best.output.count < writer.output.count { writer = best }
+            }
+            output.append(contentsOf: writer.output)
+            keepState(of: writer)
+        } else if writer.wroteCells || shownCursor != cursor {
+            writer.finishFrame(cursor: cursor)
+            output.append(contentsOf: writer.output)
+            keepState(of: writer)
+        }
+        self.frame = grid
+        self.shownCursor = cursor
+    }
+
+    /// A writer for the next frame that starts from what the terminal's state is after the last one.
+    private func frameWriter(visible: Bool) -> FrameWriter {
+        var writer = FrameWriter(cursorVisible: visible)
+        writer.style = terminalStyle
+        writer.row = terminalRow
+        writer.column = terminalColumn
+        writer.beginFrame()
+        return writer
+    }
+
+    /// Appends a full repaint of `grid` to `output`: the style reset, the screen cleared, every cell that is not a
+    /// blank in the terminal's default colours drawn.
+    ///
+    /// - Parameters:
+    ///   - grid: The frame.
+    ///   - cursor: Where the frame leaves the cursor.
+    ///   - output: The buffer the bytes are appended to.
+    public mutating func repaint(_ grid: Grid, cursor: Cursor = .hidden, into output: inout [UInt8]) {
+        var writer = FrameWriter(cursorVisible: nil)
+        swap(&writer.output, &output)
+        defer {
+            swap(&writer.output, &output)
+            keepState(of: writer)
+        }
+        writer.beginFrame()
+        writer.clearScreen()
+        writer.diff(from: Grid(size: grid.size), to: grid)
+        writer.finishFrame(cursor: cursor.clamped(to: grid.size))
+        frame = grid
+        shownCursor = cursor.clamped(to: grid.size)
+    }
+}
+
+extension Renderer {
+    /// Keeps what the terminal's state is after a frame, for the next one.
+    fileprivate mutating func keepState(of writer: FrameWriter) {
+        terminalStyle = writer.style
+        terminalRow = writer.row
+        terminalColumn = writer.column
+    }
+}
+
+extension Cursor {
+    /// The cursor moved inside a grid of `size` (a hidden cursor is the one ``hidden``).
+    fileprivate func clamped(to size: TerminalSize) -> Cursor {
+        guard isVisible, size.rows > 0, size.columns > 0 else { return .hidden }
+        return .at(row: min(max(0, row), size.rows - 1), column: min(max(0, column), size.columns - 1))
+    }
+}
+
+/// The bytes of one frame and what the terminal's state is while they are written: where its cursor is (`nil`
+/// when unknown: after an uncertain cluster or a write into the last column) and which style it draws in.
+struct FrameWriter {
+    var output: [UInt8] = []
+    var row: Int?
+    var column: Int?
+    var style: TextStyle?
+    var cursorVisible: Bool?
+    var wroteCells = false
+    /// The most bytes the frame may take; past it ``diff(from:to:)`` stops and sets ``exceededLimit``.
+    var limit: Int?
+    var exceededLimit = false
+    init(cursorVisible: Bool?) {
+        self.cursorVisible = cursorVisible
+    }
+
+    mutating func beginFrame() {
+        append("\u{1B}[?2026h")
+    }
+
+    mutating func clearScreen() {
+        append("\u{1B}[0m\u{1B}[H\u{1B}[2J")
+        style = .plain
+        row = 0
+        column = 0
+        wroteCells = true
+    }
+
+    mutating func finishFrame(cursor: Cursor) {
+        if cursor.isVisible {
+            moveTo(row: cursor.row, column: cursor.column)
+            if cursorVisible != true { append("\u{1B}[?25h") }
+        } else if cursorVisible != false {
+            append("\u{1B}[?25l")
+        }
+        cursorVisible = cursor.isVisible
+        append("\u{1B}[?2026l")
+    }
+
+    /// Scrolls the plan's rows by its shift: the scrolling region set to them (which homes the cursor), the blank
+    /// rows it brings in drawn in the default style, the region reset.
+    mutating func scroll(_ plan: ScrollPlan) {
+        setStyle(.plain)
+        append("\u{1B}[")
+        appendNumber(plan.rows.lowerBound + 1)
+        append(";")
+        appendNumber(plan.rows.upperBound)
+        append("r\u{1B}[")
+        if abs(plan.shift) > 1 { appendNumber(abs(plan.shift)) }
+        append(plan.shift > 0 ? "S" : "T")
+        append("\u{1B}[r")
+        row = 0
+        column = 0
+    }
+
+    /// How many columns after an uncertain cluster are redrawn: enough for a skin-toned emoji or a two-person
+    /// ZWJ sequence drawn by a terminal that counts their scalars.
+    static let repairColumns = 4
+
+    /// Writes the cells of `new` that differ from `old` (same size).
+    mutating func diff(from old: Grid, to new: Grid) {
+        let columns = new.size.columns
+        let oldCells = old.cells
+        let newCells = new.cells
+        for rowIndex in 0..<new.size.rows {
+            let base = rowIndex * columns
+            var columnIndex = 0
+            // After an uncertain cluster, the cells starting in the next few columns are redrawn: a terminal that
+            // drew it wider (a skin tone counted per scalar is two columns more) overwrote them.
+            var forcedUntil = -1
+            while columnIndex < columns {
+                let cell = newCells[base + columnIndex]
+                let width = max(1, Int(cell.width))
+                if cell.isContinuation {
+                    columnIndex += 1
+                    continue
+                }
+                let changed =
+                    columnIndex < forcedUntil || cell != oldCells[base + columnIndex]
+                    || (width == 2 && columnIndex + 1 < columns
+                        && newCells[base + columnIndex + 1] != oldCells[base + columnIndex + 1])
+                if changed {
+                    if let limit, output.count >= limit {
+                        exceededLimit = true
+                        return
+                    }
+                    let uncertain = cell.grapheme.asciiValue == nil && DisplayWidth.isUncertain(cell.grapheme)
+                    write(cell, row: rowIndex, column: columnIndex, uncertain: uncertain, lastColumn: columns - 1)
+                    if uncertain { forcedUntil = columnIndex + width + Self.repairColumns }
+                }
+                columnIndex += width
+            }
+        }
+    }
+
+    private mutating func write(
+        _ cell: Cell, row target: Int, column targetColumn: Int, uncertain: Bool, lastColumn: Int
+    ) {
+        wroteCells = true
+        moveTo(row: target, column: targetColumn)
+        setStyle(cell.style)
+        let width = Int(cell.width)
+        if uncertain, width == 2 { append("\u{1B}[2X") }
+        output.append(contentsOf: cell.grapheme.utf8)
+        if uncertain || targetColumn + width > lastColumn {
+            // Where the terminal put the cursor is not known: after an uncertain cluster it may differ by a
+            // column or more, and after the last column it waits to wrap.
+            row = nil
+            column = nil
+        } else {
+            column = targetColumn + width
+        }
+    }
+
+    mutating func moveTo(row target: Int, column targetColumn: Int) {
+        if let row, let column, row == target {
+            if column == targetColumn { return }
+            if targetColumn > column {
+                let distance = targetColumn - column
+                append("\u{1B}[")
+                if distance > 1 { appendNumber(distance) }
+                append("C")
+                self.column = targetColumn
+                return
+            }
+        }
+        append("\u{1B}[")
+        appendNumber(target + 1)
+        if targetColumn > 0 {
+            append(";")
+            appendNumber(targetColumn + 1)
+        }
+        append("H")
+        row = target
+        column = targetColumn
+    }
+
+    mutating func setStyle(_ next: TextStyle) {
+        if let style, style == next { return }
+        append("\u{1B}[")
+        var from = style ?? .plain
+        var first = true
+        func parameter(_ text: String, _ writer: inout FrameWriter) {
+            if !first { writer.append(";") }
+            writer.append(text)
+            first = false
+        }
+        if style == nil || !from.attributes.isSubset(of: next.attributes) {
+            parameter("0", &self)
+            from = .plain
+        }
+        let added = next.attributes.subtracting(from.attributes)
+        let codes: [(TextStyle.Attributes, String)] = [
+            (.bold, "1"), (.dim, "2"), (.italic, "3"), (.underline, "4"), (.reverse, "7"), (.strikethrough, "9"),
+        ]
+        for (attribute, code) in codes where added.contains(attribute) { parameter(code, &self) }
+        if next.foreground != from.foreground { parameter(Self.colorCode(next.foreground, background: false), &self) }
+        if next.background != from.background { parameter(Self.colorCode(next.background, background: true), &self) }
+        append("m")
+        style = next
+    }
+
+    static func colorCode(_ color: TerminalColor, background: Bool) -> String {
+        switch color {
+        case .default: return background ? "49" : "39"
+        case .ansi(let index):
+            let index = Int(index % 16)
+            return index < 8 ? String((background ? 40 : 30) + index) : String((background ? 100 : 90) + index - 8)
+        case .indexed(let index): return (background ? "48;5;" : "38;5;") + String(index)
+        case .rgb(let red, let green, let blue):
+            return (background ? "48;2;" : "38;2;") + "\(red);\(green);\(blue)"
+        }
+    }
+
+    mutating func append(_ text: String) {
+        output.append(contentsOf: text.utf8)
+    }
+
+    mutating func appendNumber(_ number: Int) {
+        if number >= 10 { appendNumber(number / 10) }
+        output.append(UInt8(ascii: "0") + UInt8(number % 10))
+    }
+}
