@@ -8,7 +8,6 @@ import LifelineStoatStore
 import LifelineStore
 import LifelineTerminal
 import StoatReferenceServer
-import UnixSignals
 
 /// `lifeline chat`: a full-screen Stoat client in the terminal that shows every state of the session.
 struct ChatCommand: AsyncParsableCommand {
@@ -91,8 +90,6 @@ struct ChatCommand: AsyncParsableCommand {
             accountStore = nil
         }
 
-        let terminal = ChatTerminal(mouse: !noMouse)
-        let size = ChatTerminal.size()
         let model = await MainActor.run { StoatClientModel(client: client) }
         var settings = ChatDriver.Configuration(mode: .server, email: email ?? "")
         if let world {
@@ -108,30 +105,23 @@ struct ChatCommand: AsyncParsableCommand {
                 })
         }
         let configuration = settings
+        // Raw mode, the alternate screen, bracketed paste and the mouse until the loop ends; LifelineTerminal's
+        // Terminal also restores the terminal on SIGINT, SIGTERM, SIGHUP and SIGQUIT, and at exit.
+        let terminal = try Terminal(options: noMouse ? .noMouse : .standard)
+        defer { terminal.restore() }
+        let size = terminal.size
         let driver = await MainActor.run {
             ChatDriver(client: client, model: model, store: accountStore, size: size, configuration: configuration)
         }
-        try terminal.enter()
-        defer { terminal.restore() }
-        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm, .sighup, .sigwinch)
         await withDiscardingTaskGroup { group in
             group.addTask { await client.run() }
             group.addTask { await model.run() }
             if let world { group.addTask { await world.talk() } }
             group.addTask {
-                for await signal in signals {
-                    if signal == .sigwinch {
-                        terminal.resized(ChatTerminal.size())
-                    } else {
-                        terminal.close()
-                        return
-                    }
-                }
-            }
-            group.addTask {
                 await signInAtStart(driver: driver, client: client, world: world, environment: environment)
             }
-            await driver.run(input: terminal.events) { frame in terminal.draw(frame) }
+            // A frame the terminal refused is repainted whole with the next (the renderer forgets what it drew).
+            await driver.run(input: terminal.events) { frame in try? terminal.draw(frame.grid, cursor: frame.cursor) }
             group.cancelAll()
         }
         if let world { await world.server.stop() }

@@ -16,15 +16,13 @@ import Observation
 /// CPU. Runs on the main actor, where the models live.
 @MainActor
 public final class ChatDriver {
-    /// A frame to draw: the grid and where the cursor stands.
+    /// A frame to draw: the grid and where the cursor stands, as LifelineTerminal's `Terminal.draw(_:cursor:)`
+    /// takes them (its renderer diffs the grid against the last one and lets the terminal scroll moved rows).
     public struct Frame: Sendable {
         /// The screen's cells.
         public var grid: Grid
-        /// The cursor's row and column, or `nil` to hide it.
-        public var cursor: (row: Int, column: Int)?
-        /// The timeline's rows and columns, which move up as a block when a message arrives
-        /// (``ChatFrameWriter/frame(_:cursor:scrollRegion:scrollColumns:)``).
-        public var timeline: (rows: Range<Int>, columns: Range<Int>)?
+        /// Where the cursor stands: the focused field's insertion point, or hidden.
+        public var cursor: Cursor
     }
 
     /// What the driver signs in with, and how it tells the demo world to misbehave.
@@ -118,11 +116,12 @@ public final class ChatDriver {
     /// Runs until the person quits or `input` ends: reads events, reduces them, runs the effects, draws.
     ///
     /// - Parameters:
-    ///   - input: The terminal's events (keys, pastes, clicks, resizes).
+    ///   - input: The terminal's events (keys, pastes, the mouse, resizes), as LifelineTerminal's `Terminal` reads
+    ///     them.
     ///   - draw: Draws a frame (the renderer diffs it against the last).
-    public func run(input: AsyncStream<ChatEvent>, draw: @MainActor (Frame) -> Void) async {
+    public func run(input: AsyncStream<InputEvent>, draw: @MainActor (Frame) -> Void) async {
         let reader = Task { [wake] in
-            for await event in input { wake.yield(.input(event)) }
+            for await event in input { wake.yield(.input(ChatEvent(event))) }
             wake.yield(.inputEnded)
         }
         defer {
@@ -158,9 +157,8 @@ public final class ChatDriver {
 
     /// The frame of the current state.
     public func frame() -> Frame {
-        Frame(
-            grid: ChatScreen.render(state, size: state.size), cursor: ChatScreen.cursor(state, size: state.size),
-            timeline: ChatScreen.timelineRegion(state, size: state.size))
+        let cursor = ChatScreen.cursor(state, size: state.size).map { Cursor.at(row: $0.row, column: $0.column) }
+        return Frame(grid: ChatScreen.render(state, size: state.size), cursor: cursor ?? .hidden)
     }
 
     @discardableResult

@@ -21,17 +21,21 @@ public enum ChatReducer {
         var effects: [ChatEffect] = []
         switch event {
         case .key(let key):
-            if key == .ctrl("c") || key == .ctrl("q") { return [.quit] }
+            if key == .control("c") || key == .control("q") { return [.quit] }
             if state.mode == .demo, let fault = DemoFault.allCases.first(where: { $0.key == key }) {
                 return [.fault(fault)]
             }
             effects = keyPressed(key, &state)
         case .paste(let text):
             effects = pasted(text, &state)
-        case .click(let row, let column):
-            effects = clicked(row: row, column: column, &state)
-        case .wheel(let up):
-            if state.models.session.presentation.screen == .client { effects = scroll(&state, by: up ? -3 : 3) }
+        case .mouse(let mouse):
+            switch mouse.action {
+            case .press(.left): effects = clicked(row: mouse.row, column: mouse.column, &state)
+            case .wheelUp, .wheelDown:
+                guard state.models.session.presentation.screen == .client else { break }
+                effects = scroll(&state, by: mouse.action == .wheelUp ? -3 : 3)
+            default: break
+            }
         case .resize(let size):
             state.size = size
         case .tick(let now):
@@ -44,12 +48,12 @@ public enum ChatReducer {
 
     // MARK: - Keys by screen
 
-    private static func keyPressed(_ key: ChatKey, _ state: inout ChatState) -> [ChatEffect] {
+    private static func keyPressed(_ key: KeyPress, _ state: inout ChatState) -> [ChatEffect] {
         switch state.models.session.presentation.screen {
         case .login: return loginKey(key, &state)
         case .loading: return []
         case .usernameSelection:
-            switch key.code {
+            switch key.key {
             case .enter:
                 let name = state.username.text.trimmingCharacters(in: .whitespaces)
                 return name.isEmpty ? [] : [.submitUsername(name)]
@@ -59,21 +63,21 @@ public enum ChatReducer {
                 return []
             }
         case .permanentError:
-            return key.code == .enter || key.code == .escape ? [.dismissError] : []
+            return key.key == .enter || key.key == .escape ? [.dismissError] : []
         case .client: return clientKey(key, &state)
         }
     }
 
     /// Types a printable key into a field, or applies a readline key to it.
-    private static func type(_ key: ChatKey, into field: inout Composer, singleLine: Bool) {
-        if case .character(let character) = key.code, key.modifiers.isEmpty {
+    private static func type(_ key: KeyPress, into field: inout Composer, singleLine: Bool) {
+        if case .character(let character) = key.key, key.modifiers.isEmpty {
             field.insert(String(character))
-        } else if !(singleLine && (key.code == .up || key.code == .down)) {
+        } else if !(singleLine && (key.key == .up || key.key == .down)) {
             _ = field.apply(key)
         }
     }
 
-    private static func loginKey(_ key: ChatKey, _ state: inout ChatState) -> [ChatEffect] {
+    private static func loginKey(_ key: KeyPress, _ state: inout ChatState) -> [ChatEffect] {
         let signIn = state.models.signIn
         var fields: [ChatState.LoginForm.Field] = []
         if !signIn.accounts.isEmpty { fields.append(.account) }
@@ -81,7 +85,7 @@ public enum ChatReducer {
         if signIn.secondFactor != nil { fields.append(.code) }
         let index = fields.firstIndex(of: state.login.focus) ?? 0
         let onAccounts = state.login.focus == .account
-        switch (key.code, key.modifiers) {
+        switch (key.key, key.modifiers) {
         case (.tab, []):
             state.login.focus = fields[(index + 1) % fields.count]
         case (.tab, .shift):
@@ -97,7 +101,7 @@ public enum ChatReducer {
         case (.enter, _):
             return submitLogin(&state)
         default:
-            if case .character = key.code, key.modifiers.isEmpty, state.login.focus == .account {
+            if case .character = key.key, key.modifiers.isEmpty, state.login.focus == .account {
                 // Printable keys always type: on the list, into the picked account's password.
                 state.login.focus = .password
             }
@@ -146,10 +150,10 @@ public enum ChatReducer {
         return [.signIn(email: email, password: password)]
     }
 
-    private static func clientKey(_ key: ChatKey, _ state: inout ChatState) -> [ChatEffect] {
+    private static func clientKey(_ key: KeyPress, _ state: inout ChatState) -> [ChatEffect] {
         let alt = key.modifiers == .alt
         let control = key.modifiers == .control
-        switch key.code {
+        switch key.key {
         case .escape:
             if state.overlay != nil {
                 state.overlay = nil
@@ -187,11 +191,11 @@ public enum ChatReducer {
         case .pageDown:
             return scroll(&state, by: pageHeight(state))
         case .up where alt, .down where alt:
-            return moveChat(by: key.code == .up ? -1 : 1, &state)
+            return moveChat(by: key.key == .up ? -1 : 1, &state)
         case .character("n") where control:
             return nextUnread(&state)
         case .up where control, .down where control:
-            select(by: key.code == .up ? -1 : 1, &state)
+            select(by: key.key == .up ? -1 : 1, &state)
             return []
         case .character("r") where alt:
             guard let channel = state.channel else { return [] }
@@ -219,7 +223,7 @@ public enum ChatReducer {
             state.overlay = .help
             return []
         }
-        if case .character(let character) = key.code, key.modifiers.isEmpty {
+        if case .character(let character) = key.key, key.modifiers.isEmpty {
             state.composer.insert(String(character))
             return typed(&state)
         }
@@ -367,7 +371,7 @@ public enum ChatReducer {
         let next = index + step
         state.selection = next >= selectable.count ? nil : selectable[max(0, next)]
         // Keep the selection on screen.
-        if let selection = state.selection, let item = timeline.items.firstIndex(where: { $0.id == selection }) {
+        if let selection = state.selection, let item = timeline.index(ofItem: selection) {
             let height = ClientLayout(state).timelineRows.count
             let window = timeline.window(height: height, position: state.scroll)
             if !window.visibleItems.contains(item) {
@@ -439,7 +443,7 @@ public enum ChatReducer {
         let height = ClientLayout(state).timelineRows.count
         let timeline = timeline(state, channel: channel)
         let window = timeline.window(height: height, position: state.scroll)
-        guard let newestItem = timeline.items.lastIndex(where: { $0.id == "m:\(newest.id)" }),
+        guard let newestItem = timeline.newestMessageIndex,
             window.visibleItems.contains(newestItem)
         else { return [] }
         if state.newestSeen.map({ newest.id > $0 }) ?? true { state.newestSeen = newest.id }

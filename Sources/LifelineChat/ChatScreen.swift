@@ -47,20 +47,6 @@ public enum ChatScreen {
         }
     }
 
-    /// The timeline's rows and columns on the client's screen (the region a new message moves up), or `nil` on
-    /// the other screens.
-    public static func timelineRegion(
-        _ state: ChatState, size: TerminalSize
-    ) -> (rows: Range<Int>, columns: Range<Int>)? {
-        var state = state
-        state.size = size
-        guard size.columns >= ClientLayout.minimum.columns, size.rows >= ClientLayout.minimum.rows,
-            state.models.session.presentation.screen == .client, state.overlay == nil
-        else { return nil }
-        let layout = ClientLayout(state)
-        return (layout.timelineRows, layout.channelColumns)
-    }
-
     /// When the frame's text changes next without an event (a countdown's next second), or `nil`: the program sets
     /// no timer otherwise, so an idle client costs no CPU.
     public static func nextChange(_ state: ChatState) -> Date? {

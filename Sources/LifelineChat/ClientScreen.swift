@@ -306,10 +306,14 @@ enum ClientScreen {
         if state.mode == .demo {
             // The demo's faults first: on a short screen the box shows what it can, and these matter most there.
             var demo: [[Span]] = [
-                [Span("A local demo world: its server runs in this program, its people are simulated.", ChatStyle.bold)],
+                [
+                    Span(
+                        "A local demo world: its server runs in this program, its people are simulated.", ChatStyle.bold
+                    )
+                ],
                 [Span("Faults to inject, to see every state of the session:", ChatStyle.dim)],
             ]
-            for fault in DemoFault.allCases { demo.append(key(fault.key.description, fault.summary)) }
+            for fault in DemoFault.allCases { demo.append(key(fault.key.name, fault.summary)) }
             lines = demo + [[]] + lines
         }
         lines.append([])

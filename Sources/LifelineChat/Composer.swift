@@ -1,3 +1,5 @@
+public import LifelineTerminal
+
 /// A line editor with readline's keys: the chat's composer, and each field of the login screen.
 ///
 /// The text is a list of grapheme clusters with a cursor between two of them; a newline is a cluster like any
@@ -40,10 +42,10 @@ public struct Composer: Hashable, Sendable {
     /// Ctrl-A/Home, Ctrl-E/End, Ctrl-B/←, Ctrl-F/→, Alt-B and Alt-F (a word), Backspace/Ctrl-H, Delete/Ctrl-D,
     /// Ctrl-W and Alt-Backspace (the word before), Alt-D (the word after), Ctrl-U (to the line's start), Ctrl-K (to
     /// its end), Ctrl-Y (yank), Ctrl-T (transpose), ↑ and ↓ between the lines of a multi-line text.
-    public mutating func apply(_ key: ChatKey) -> Bool {
+    public mutating func apply(_ key: KeyPress) -> Bool {
         let control = key.modifiers.contains(.control)
         let alt = key.modifiers.contains(.alt)
-        switch (key.code, control, alt) {
+        switch (key.key, control, alt) {
         case (.home, _, _), (.character("a"), true, false): cursor = lineStart(of: cursor)
         case (.end, _, _), (.character("e"), true, false): cursor = lineEnd(of: cursor)
         case (.left, false, false), (.character("b"), true, false): cursor = max(0, cursor - 1)

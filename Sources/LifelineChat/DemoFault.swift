@@ -1,3 +1,5 @@
+public import LifelineTerminal
+
 /// A fault the embedded demo world injects from a key, so that every state of the session's lifecycle is seen.
 ///
 /// The help overlay lists them with their keys (Alt-1 … Alt-0) when the program runs its own reference server.
@@ -26,7 +28,7 @@ public enum DemoFault: String, Hashable, Sendable, CaseIterable {
     case timeOut
 
     /// The key that injects it.
-    public var key: ChatKey {
+    public var key: KeyPress {
         let digit: Character =
             switch self {
             case .dropSocket: "1"

@@ -1,5 +1,6 @@
 public import LifelineStoatStore
 import LifelineTerminal
+import Synchronization
 
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
@@ -10,7 +11,11 @@ import LifelineTerminal
 /// The open channel's timeline as rows: its items (messages, gaps, markers, pending sends) in order, each laid out
 /// in the timeline's width, and the window of them a scroll position shows.
 ///
-/// Items are laid out only as far as the window needs, so a channel of thousands of messages costs a screenful.
+/// Nothing is done per message of the channel: the items are a view of the channel's messages (ordered by id)
+/// with the few markers placed among them by binary search, an item is made when it is read, and only the items
+/// a window shows are laid out — a message's rows once, kept in a small cache keyed by the message, the width and
+/// the author's name — so a channel of thousands of messages costs a screenful, and a new message costs its own
+/// rows.
 public struct Timeline: Sendable {
     /// One thing the timeline shows.
     public struct Item: Sendable {
@@ -45,20 +50,73 @@ public struct Timeline: Sendable {
         }
     }
 
+    /// The items, oldest first: the top, the messages with the gaps and markers among them, the pending sends.
+    ///
+    /// A view of the channel: each item is made when it is read.
+    public struct Items: RandomAccessCollection, Sendable {
+        fileprivate let channel: ChannelView
+        /// The markers among the messages, in order: each stands before the message at `before` (the count:
+        /// after the last).
+        fileprivate let markers: [(before: Int, kind: Item.Kind, id: String)]
+        fileprivate let top: Item.Kind
+
+        /// The first item's index (0).
+        public var startIndex: Int { 0 }
+        /// One past the last item's index.
+        public var endIndex: Int { 1 + channel.messages.count + markers.count + channel.pending.count }
+
+        /// The item at `index`.
+        public subscript(index: Int) -> Item {
+            if index == 0 { return Item(id: "top", kind: top) }
+            switch place(of: index - 1) {
+            case .message(let position):
+                let message = channel.messages[position]
+                return Item(id: "m:\(message.id)", kind: .message(message))
+            case .marker(let number):
+                return Item(id: markers[number].id, kind: markers[number].kind)
+            case .pending(let number):
+                let entry = channel.pending[number]
+                return Item(id: "p:\(entry.nonce)", kind: .pending(entry))
+            }
+        }
+
+        fileprivate enum Place {
+            case message(Int)
+            case marker(Int)
+            case pending(Int)
+        }
+
+        /// What stands at a position after the top: a message, a marker or a pending send.
+        fileprivate func place(of position: Int) -> Place {
+            for (number, marker) in markers.enumerated() {
+                let at = marker.before + number
+                if position == at { return .marker(number) }
+                if position < at { return .message(position - number) }
+            }
+            let message = position - markers.count
+            if message < channel.messages.count { return .message(message) }
+            return .pending(message - channel.messages.count)
+        }
+
+        /// The item index of the message at `position` of the channel's messages.
+        func index(ofMessageAt position: Int) -> Int {
+            1 + position + markers.count { $0.before <= position }
+        }
+    }
+
     /// The items, oldest first.
-    public let items: [Item]
+    public let items: Items
     /// The width the rows are laid out in.
     public let width: Int
     private let channel: ChannelView
     private let currentUserID: String?
     private let timeZone: TimeZone
     private let selection: String?
-    private let messageIndex: [String: Int]
 
     /// The timeline of a channel.
     ///
     /// - Parameters:
-    ///   - channel: The channel's values.
+    ///   - channel: The channel's values (its messages ordered by id, as the library gives them).
     ///   - width: The timeline's width in columns.
     ///   - currentUserID: The signed-in user (their names are drawn in their own colour; the unread divider skips
     ///     their messages).
@@ -72,38 +130,71 @@ public struct Timeline: Sendable {
         self.currentUserID = currentUserID
         self.timeZone = timeZone
         self.selection = selection
-        var items: [Item] = [
-            Item(id: "top", kind: .top(reachedStart: channel.reachedStart, isLoading: channel.isLoadingOlder))
-        ]
-        items.reserveCapacity(channel.messages.count + channel.pending.count + 4)
-        var gaps = channel.gaps.sorted { $0.after < $1.after }[...]
-        var dividerPlaced = channel.lastRead == nil
-        var catchUpPlaced = channel.catchUp == nil
-        var index: [String: Int] = [:]
-        index.reserveCapacity(channel.messages.count)
-        for (position, message) in channel.messages.enumerated() {
-            while let gap = gaps.first, gap.after < message.id, gap.before <= message.id {
-                items.append(Item(id: "g:\(gap.after)", kind: .gap(gap)))
-                gaps.removeFirst()
+        let messages = channel.messages
+        /// The first message at or after `start` whose id satisfies `condition` (monotone in the id).
+        func first(from start: Int, where condition: (String) -> Bool) -> Int {
+            var low = start
+            var high = messages.count
+            while low < high {
+                let middle = (low + high) / 2
+                if condition(messages[middle].id) { high = middle } else { low = middle + 1 }
             }
-            if !dividerPlaced, let lastRead = channel.lastRead, message.id > lastRead, message.author != currentUserID {
-                items.append(Item(id: "unread", kind: .unreadDivider))
-                dividerPlaced = true
-            }
-            if !catchUpPlaced, let catchUp = channel.catchUp, let oldest = catchUp.oldestFound, message.id >= oldest {
-                items.append(Item(id: "caught-up", kind: .catchUp(catchUp)))
-                catchUpPlaced = true
-            }
-            index[message.id] = position
-            items.append(Item(id: "m:\(message.id)", kind: .message(message)))
+            return low
         }
-        for gap in gaps { items.append(Item(id: "g:\(gap.after)", kind: .gap(gap))) }
-        if !catchUpPlaced, let catchUp = channel.catchUp {
-            items.append(Item(id: "caught-up", kind: .catchUp(catchUp)))
+        var markers: [(before: Int, kind: Item.Kind, id: String)] = []
+        // Each gap before the first message past it; a gap not placed holds back the ones after it.
+        var floor = 0
+        for gap in channel.gaps.sorted(by: { $0.after < $1.after }) {
+            floor = first(from: floor) { $0 > gap.after && $0 >= gap.before }
+            markers.append((floor, .gap(gap), "g:\(gap.after)"))
         }
-        for entry in channel.pending { items.append(Item(id: "p:\(entry.nonce)", kind: .pending(entry))) }
-        self.items = items
-        messageIndex = index
+        if let lastRead = channel.lastRead {
+            var position = first(from: 0) { $0 > lastRead }
+            while position < messages.count, messages[position].author == currentUserID { position += 1 }
+            if position < messages.count { markers.append((position, .unreadDivider, "unread")) }
+        }
+        if let catchUp = channel.catchUp {
+            let position = catchUp.oldestFound.map { oldest in first(from: 0) { $0 >= oldest } } ?? messages.count
+            markers.append((position, .catchUp(catchUp), "caught-up"))
+        }
+        // In order of place; at one place gaps first, then the divider, then the catch-up (the order appended).
+        let ordered = markers.enumerated().sorted { ($0.element.before, $0.offset) < ($1.element.before, $1.offset) }
+        items = Items(
+            channel: channel, markers: ordered.map(\.element),
+            top: .top(reachedStart: channel.reachedStart, isLoading: channel.isLoadingOlder))
+    }
+
+    /// The index of the item with `id` (``Item/id``), if the timeline has it: found by binary search for a message,
+    /// among the few markers and pending sends otherwise.
+    ///
+    /// - Parameter id: The item's id (`m:ID`, `g:AFTER`, `p:NONCE`, `top`, `unread`, `caught-up`).
+    /// - Returns: Its index in ``items``, or `nil`.
+    public func index(ofItem id: String) -> Int? {
+        if id == "top" { return 0 }
+        if id.hasPrefix("m:") {
+            let target = String(id.dropFirst(2))
+            let messages = channel.messages
+            var low = 0
+            var high = messages.count
+            while low < high {
+                let middle = (low + high) / 2
+                if messages[middle].id < target { low = middle + 1 } else { high = middle }
+            }
+            if low < messages.count, messages[low].id == target { return items.index(ofMessageAt: low) }
+            // Not in id order (it should be): look through them all.
+            return messages.firstIndex { $0.id == target }.map { items.index(ofMessageAt: $0) }
+        }
+        if id.hasPrefix("p:") {
+            guard let number = channel.pending.firstIndex(where: { "p:\($0.nonce)" == id }) else { return nil }
+            return items.endIndex - channel.pending.count + number
+        }
+        guard let number = items.markers.firstIndex(where: { $0.id == id }) else { return nil }
+        return 1 + items.markers[number].before + number
+    }
+
+    /// The item index of the channel's newest message, if it has one.
+    public var newestMessageIndex: Int? {
+        channel.messages.isEmpty ? nil : items.index(ofMessageAt: channel.messages.count - 1)
     }
 
     // MARK: - Rows
@@ -119,7 +210,7 @@ public struct Timeline: Sendable {
                 ? "── the start of this channel ──" : isLoading ? "loading older messages…" : "PgUp: older messages"
             rows = [[Span(TextLayout.truncate(text, width: width), ChatStyle.dim)]]
         case .message(let message):
-            rows = messageRows(message)
+            rows = cachedMessageRows(message)
         case .gap:
             rows = [
                 [
@@ -158,21 +249,65 @@ public struct Timeline: Sendable {
     /// How far message text is indented: after `HH:MM `.
     static let indent = 6
 
+    /// `HH:MM` of a message's id in the timeline's time zone.
     private func time(of message: Message) -> String {
         guard let date = ULID.date(of: message.id) else { return "--:--" }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.hour, .minute], from: date)
-        return String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+        let local = Int(date.timeIntervalSince1970.rounded(.down)) + timeZone.secondsFromGMT(for: date)
+        let minutes = ((local / 60) % 1440 + 1440) % 1440
+        let hour = minutes / 60
+        let minute = minutes % 60
+        return (hour < 10 ? "0" : "") + String(hour) + ":" + (minute < 10 ? "0" : "") + String(minute)
     }
 
-    private func messageRows(_ message: Message) -> [[Span]] {
+    /// The message with `id`, if the channel has it (its messages are ordered by id).
+    private func message(withID id: String) -> Message? {
+        guard let index = index(ofItem: "m:" + id), case .message(let message) = items[index].kind else { return nil }
+        return message
+    }
+
+    /// What a message's rows depend on: the message, the width, the author's name as shown, whether it is the
+    /// user's, the quoted message's line, the time zone.
+    private struct RowKey: Hashable {
+        var message: Message
+        var width: Int
+        var name: String
+        var isSelf: Bool
+        var quote: String?
+        var timeZone: String
+
+        func hash(into hasher: inout Hasher) {
+            // The id and the width tell most keys apart; equality compares the rest (an edit, a new name).
+            hasher.combine(message.id)
+            hasher.combine(width)
+        }
+    }
+
+    /// Messages' laid-out rows, kept across frames: a new frame lays out only the messages it has not shown. Bounded:
+    /// emptied when it grows past ``rowCacheLimit`` entries.
+    private static let rowCache = Mutex<[RowKey: [[Span]]]>([:])
+    static let rowCacheLimit = 4096
+
+    private func cachedMessageRows(_ message: Message) -> [[Span]] {
+        let quote = message.replies?.first.map { replied in
+            self.message(withID: replied).map { "↳ \(name(of: $0)): \($0.content ?? "")" }
+                ?? "↳ a reply to a message not shown here"
+        }
+        let key = RowKey(
+            message: message, width: width, name: name(of: message), isSelf: message.author == currentUserID,
+            quote: quote, timeZone: timeZone.identifier)
+        if let rows = Self.rowCache.withLock({ $0[key] }) { return rows }
+        let rows = messageRows(message, quote: quote)
+        Self.rowCache.withLock { cache in
+            if cache.count >= Self.rowCacheLimit { cache.removeAll(keepingCapacity: true) }
+            cache[key] = rows
+        }
+        return rows
+    }
+
+    private func messageRows(_ message: Message, quote: String?) -> [[Span]] {
         var rows: [[Span]] = []
         let textWidth = max(1, width - Self.indent)
-        if let replied = message.replies?.first {
-            let quoted = messageIndex[replied].map { channel.messages[$0] }
-            let text =
-                quoted.map { "↳ \(name(of: $0)): \($0.content ?? "")" } ?? "↳ a reply to a message not shown here"
+        if let text = quote {
             rows.append([
                 Span(String(repeating: " ", count: Self.indent)),
                 Span(TextLayout.truncate(text, width: textWidth), ChatStyle.dim),
@@ -296,7 +431,7 @@ public struct Timeline: Sendable {
             return rows
         }
         let start: RowPosition? = {
-            guard case .anchored(let id, let line) = position, let index = items.firstIndex(where: { $0.id == id })
+            guard case .anchored(let id, let line) = position, let index = index(ofItem: id)
             else { return nil }
             return move(RowPosition(item: index, line: 0), by: line, rowsOf)
         }()

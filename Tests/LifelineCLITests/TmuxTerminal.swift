@@ -55,7 +55,29 @@ final class TmuxTerminal: Sendable {
         try await run(["-L", socket, "pipe-pane", "-t", target, "-o", "cat > \(fifo)"])
     }
 
+    /// Runs `body` with a pane of `columns`×`rows` running `sh`, and ends the tmux server (and the program in the
+    /// pane) when `body` returns or throws: a `defer` cannot await, and a test process that ends first leaves the
+    /// server running.
+    static func with<Value: Sendable>(
+        columns: Int, rows: Int, environment: [String: String] = [:],
+        _ body: (TmuxTerminal) async throws -> Value
+    ) async throws -> Value {
+        let terminal = try await TmuxTerminal(columns: columns, rows: rows, environment: environment)
+        do {
+            let value = try await body(terminal)
+            await terminal.stop()
+            return value
+        } catch {
+            await terminal.stop()
+            throw error
+        }
+    }
+
     /// Runs tmux with `arguments` on a thread of its own; its standard output.
+    ///
+    /// It waits for tmux with `waitpid`, not `Process.waitUntilExit()`: Foundation learns of a child's exit when a
+    /// socket the child inherits closes, and the tmux server that `new-session` starts keeps that socket open, so
+    /// `waitUntilExit()` never returned for the command that started the server.
     @discardableResult
     func run(_ arguments: [String], readsOutput: Bool = true) async throws -> String {
         let tmux = try #require(Self.tmux)
@@ -68,7 +90,9 @@ final class TmuxTerminal: Sendable {
             process.standardError = FileHandle.nullDevice
             try process.run()
             let data = readsOutput ? pipe.fileHandleForReading.readDataToEndOfFile() : Data()
-            process.waitUntilExit()
+            var status: Int32 = 0
+            // ECHILD: Foundation reaped it first; either way it has ended.
+            while waitpid(process.processIdentifier, &status, 0) < 0, errno == EINTR {}
             return String(decoding: data, as: UTF8.self)
         }
     }
@@ -131,6 +155,9 @@ final class TmuxTerminal: Sendable {
 
     /// Ends the tmux server and everything in it.
     func stop() async {
+        // The session first: here `kill-server` alone left the server running (the pane's shell and the
+        // pipe-pane job with it); a server with no session left ends.
+        _ = try? await run(["-L", socket, "kill-session", "-t", target])
         _ = try? await run(["-L", socket, "kill-server"])
         unlink(fifo)
     }

@@ -5,7 +5,7 @@ import Testing
 
 @testable import LifelineStoat
 
-@Suite("A channel's model keeps what scrolling loaded while it is shown", .serialized, .timeLimit(.minutes(2)))
+@Suite("A channel's model keeps what scrolling loaded while it is shown", .serialized, .hangBound)
 @MainActor
 struct ChannelModelShownHistoryTests {
     @Test("older pages stay shown past the cache's bound; their deletions and the catch-up's count follow")

@@ -92,12 +92,16 @@ enum ChatFrameBenchmark {
         return state
     }
 
+    static func cursor(_ state: ChatState) -> Cursor {
+        ChatScreen.cursor(state, size: size).map { Cursor.at(row: $0.row, column: $0.column) } ?? .hidden
+    }
+
     static func measure(frames: Int) async -> Figures {
         var messages = (0..<1_000).map(message)
         var state = state(messages: messages)
-        var writer = ChatFrameWriter()
-        let first = ChatScreen.render(state, size: size)
-        _ = writer.frame(first, cursor: nil)
+        var renderer = Renderer(showing: ChatScreen.render(state, size: size))
+        var bytes: [UInt8] = []
+        var repaint: [UInt8] = []
         var figures = Figures()
         let clock = ContinuousClock()
         var incremental = Duration.zero
@@ -115,16 +119,15 @@ enum ChatFrameBenchmark {
             let began = clock.now
             _ = ChatReducer.reduce(&state, .models(models))
             let grid = ChatScreen.render(state, size: size)
-            let region = ChatScreen.timelineRegion(state, size: size)
-            let bytes = writer.frame(
-                grid, cursor: ChatScreen.cursor(state, size: size), scrollRegion: region?.rows,
-                scrollColumns: region?.columns)
+            bytes.removeAll(keepingCapacity: true)
+            renderer.render(grid, cursor: cursor(state), into: &bytes)
             incremental += began.duration(to: clock.now)
             incrementalBytes += bytes.count
-            // The baseline: the same frame built again and written whole.
+            // The baseline: the same frame built again and written whole (the renderer shows it afterwards too).
             let baselineStart = clock.now
             let again = ChatScreen.render(state, size: size)
-            let repaint = writer.repaint(again, cursor: ChatScreen.cursor(state, size: size))
+            repaint.removeAll(keepingCapacity: true)
+            renderer.repaint(again, cursor: cursor(state), into: &repaint)
             full += baselineStart.duration(to: clock.now)
             fullBytes += repaint.count
             if frame % 16 == 0 { await Task.yield() }
