@@ -110,6 +110,7 @@ public final class ChatDriver {
             models: ChatModels(session: model.snapshot), size: size, now: configuration.now(),
             timeZone: configuration.timeZone, mode: configuration.mode, email: configuration.email)
         state.login.password = Composer(configuration.password)
+        state.loginPassword = configuration.password
         state.loginHints = configuration.loginHints
     }
 

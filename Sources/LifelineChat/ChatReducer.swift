@@ -408,9 +408,10 @@ public enum ChatReducer {
         let previous = state.models
         state.models = models
         var effects: [ChatEffect] = []
-        // A new login form after the session leaves the client (a logout): the fields start empty but the email.
+        // A new login form after the session leaves the client (a logout): the fields start empty but the email
+        // (and the demo world's password, which its login screen says is filled in).
         if previous.session.presentation.screen != .login, models.session.presentation.screen == .login {
-            state.login.password.clear()
+            state.login.password = Composer(state.loginPassword)
             state.login.code.clear()
             state.login.focus = models.signIn.accounts.isEmpty || !state.login.email.isEmpty ? .email : .account
             state.openChannel = nil

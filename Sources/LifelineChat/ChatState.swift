@@ -109,6 +109,9 @@ public struct ChatState: Hashable, Sendable {
     public var username = Composer()
     /// Lines the login screen adds under its title (the demo world's accounts and passwords, which are no secret).
     public var loginHints: [String] = []
+    /// The password the login form starts with each time it shows: the demo world's (shown on screen, no secret),
+    /// else empty — a password typed for a server is never kept past its sign-in.
+    public var loginPassword = ""
 
     /// A state before any key.
     ///

@@ -20,7 +20,8 @@ public enum DemoFault: String, Hashable, Sendable, CaseIterable {
     case toggleOutage
     /// Another device logs the session out.
     case externalLogout
-    /// The account is suspended and the session revoked: ERROR with the tailored text.
+    /// The account is suspended and the session revoked: the login screen (READY) names the account's standing
+    /// ("Your account has been suspended."), as the library tells an external logout; lifted after 10 s.
     case suspendAccount
     /// A slowmode in the open channel (again to lift it).
     case toggleSlowmode

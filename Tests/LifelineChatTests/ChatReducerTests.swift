@@ -251,6 +251,20 @@ struct ChatReducerTests {
         #expect(ChatReducer.reduce(&down, .tick(F.now)).isEmpty)
     }
 
+    @Test("after a logout the login form is empty but the email; the demo world's shown password is filled in again")
+    func loginAfterLogout() {
+        for mode in [ChatState.Mode.demo, .server] {
+            var state = F.state(.connected, mode: mode)
+            state.loginPassword = mode == .demo ? "lifeline-demo" : ""
+            state.login.password = Composer("typed before")
+            var models = state.models
+            models.session = F.snapshot(.ready)
+            _ = ChatReducer.reduce(&state, .models(models))
+            #expect(state.login.password.text == (mode == .demo ? "lifeline-demo" : ""))
+            #expect(state.openChannel == nil)
+        }
+    }
+
     @Test("the login form: fields, the stored account picker, the second factor")
     func login() {
         var state = F.state(.ready)
