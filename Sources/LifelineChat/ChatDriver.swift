@@ -92,8 +92,8 @@ public final class ChatDriver {
     /// A driver for a client.
     ///
     /// - Parameters:
-    ///   - client: The client (its ``StoatClient/run()`` runs beside the driver).
-    ///   - model: The client's model (its ``StoatClientModel/run()`` runs beside the driver).
+    ///   - client: The client (its `StoatClient/run()` runs beside the driver).
+    ///   - model: The client's model (its `StoatClientModel/run()` runs beside the driver).
     ///   - store: The account store, when the client keeps one: the login signs in through it.
     ///   - size: The terminal's size.
     ///   - configuration: The mode, the form's defaults, the demo's faults.

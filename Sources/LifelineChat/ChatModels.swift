@@ -6,12 +6,12 @@ public import LifelineStoatStore
     public import Foundation
 #endif
 
-/// The library's values a screen shows, read from its models (``StoatClientModel``, ``ChannelModel``,
-/// ``MemberListModel``, `SignInModel`) each time they change: the part of ``ChatState`` the client does not own.
+/// The library's values a screen shows, read from its models (`StoatClientModel`, `ChannelModel`,
+/// `MemberListModel`, `SignInModel`) each time they change: the part of ``ChatState`` the client does not own.
 public struct ChatModels: Hashable, Sendable {
     /// The session's latest snapshot: its state, presentation, failures, last error.
     public var session: SessionSnapshot
-    /// When the session retries, on the device's clock, while DISCONNECTED waits (``StoatClientModel/retryDate``).
+    /// When the session retries, on the device's clock, while DISCONNECTED waits (`StoatClientModel/retryDate`).
     public var retryDate: Date?
     /// The signed-in user's id, once known.
     public var currentUserID: String?
@@ -46,16 +46,16 @@ public struct ChatModels: Hashable, Sendable {
     }
 }
 
-/// One channel's screen as ``ChannelModel`` gives it: its shown history with gaps, the user's pending sends,
+/// One channel's screen as `ChannelModel` gives it: its shown history with gaps, the user's pending sends,
 /// who is typing, the deadlines, the last catch-up.
 public struct ChannelView: Hashable, Sendable {
     /// The channel's id.
     public var id: String
-    /// The shown history, oldest first (``ChannelModel/messages``).
+    /// The shown history, oldest first (`ChannelModel/messages`).
     public var messages: [Message]
-    /// The holes in it (``ChannelModel/gaps``).
+    /// The holes in it (`ChannelModel/gaps`).
     public var gaps: [HistoryGap]
-    /// Whether it may miss messages no gap records (``ChannelModel/isStale``).
+    /// Whether it may miss messages no gap records (`ChannelModel/isStale`).
     public var isStale: Bool
     /// Whether an older page is being fetched.
     public var isLoadingOlder: Bool
@@ -71,11 +71,11 @@ public struct ChannelView: Hashable, Sendable {
     public var timeoutUntil: Date?
     /// The last failure of a send or a page, for a line under the timeline.
     public var lastError: String?
-    /// What the last catch-up found in this channel (``ChannelModel/lastCatchUp``).
+    /// What the last catch-up found in this channel (`ChannelModel/lastCatchUp`).
     public var catchUp: ChatCatchUp?
     /// The newest message the user had read when the channel was opened: the unread divider goes after it.
     public var lastRead: String?
-    /// The name to show for each message's author, by message id (``ChannelModel/authorName(of:)``).
+    /// The name to show for each message's author, by message id (`ChannelModel/authorName(of:)`).
     public var authorNames: [String: String]
 
     /// A channel's view from its parts.
@@ -102,7 +102,7 @@ public struct ChannelView: Hashable, Sendable {
     }
 }
 
-/// A server's member list as ``MemberListModel`` gives it.
+/// A server's member list as `MemberListModel` gives it.
 public struct MemberListView: Hashable, Sendable {
     /// The server's id.
     public var serverID: String

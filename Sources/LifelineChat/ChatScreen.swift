@@ -7,7 +7,7 @@ public import LifelineTerminal
     public import Foundation
 #endif
 
-/// The screens of `lifeline chat`: pure functions of a ``ChatState`` and a size to a ``Grid``.
+/// The screens of `lifeline chat`: pure functions of a ``ChatState`` and a size to a `Grid`.
 ///
 /// The screen follows the session's presentation: the login (READY), a loading screen (LOGGING_IN, DISPOSE), the
 /// username selection (ONBOARDING), the permanent error (ERROR), and the client (the five logged-in states), whose

@@ -2,7 +2,7 @@ public import LifelineTerminal
 
 /// A run of text in one style: a piece of a row.
 public struct Span: Hashable, Sendable {
-    /// The text (made visible when drawn: ``Grid/write(_:row:column:style:limit:)`` sanitizes it).
+    /// The text (made visible when drawn: `Grid/write(_:row:column:style:limit:)` sanitizes it).
     public var text: String
     /// Its style.
     public var style: TextStyle
@@ -16,7 +16,7 @@ public struct Span: Hashable, Sendable {
 
 /// Text laid out in columns: wrapping by display width, cluster by cluster, and truncating with an ellipsis.
 ///
-/// Server text is made visible first (``VisibleText``), so that what is measured is what the grid draws: an
+/// Server text is made visible first (`VisibleText`), so that what is measured is what the grid draws: an
 /// escape sequence is as wide as its visible stand-ins, and a bidi override cannot turn a row around.
 public enum TextLayout {
     /// The lines `text` takes in `width` columns: its own newlines kept, each line wrapped at the last space that
