@@ -60,6 +60,10 @@ public enum TextLayout {
     /// `text` made visible and cut to `width` columns, an ellipsis standing for what was cut.
     public static func truncate(_ text: String, width: Int) -> String {
         guard width > 0 else { return "" }
+        // Printable ASCII, most of a screen's own text, is a column a byte: nothing to replace or measure.
+        if isPrintableASCII(text) {
+            return text.utf8.count <= width ? text : String(text.utf8.prefix(width - 1))! + "…"
+        }
         let visible = VisibleText.sanitized(text.replacing("\n", with: " "))
         guard DisplayWidth.columns(of: visible) > width else { return visible }
         var result = ""
@@ -75,7 +79,12 @@ public enum TextLayout {
 
     /// The columns a text takes once made visible.
     public static func columns(of text: String) -> Int {
-        DisplayWidth.columns(of: VisibleText.sanitized(text))
+        isPrintableASCII(text) ? text.utf8.count : DisplayWidth.columns(of: VisibleText.sanitized(text))
+    }
+
+    /// Whether every byte of `text` is printable ASCII (a space to a tilde).
+    static func isPrintableASCII(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
     }
 }
 
