@@ -32,8 +32,11 @@ struct ChatEndToEndTests {
             // A message typed and sent reaches the server.
             try await terminal.type("hi from the terminal ✓")
             try await terminal.press("Enter")
+            // On the timeline under the user's name, as the server's echo puts it (typed text alone is still in the
+            // composer, and a pending send is drawn without a name).
             try await terminal.waitFor("the message sent") { screen in
-                screen.contains("hi from the terminal ✓") && !screen.contains("sending…") && !screen.contains("queued")
+                screen.contains("demo hi from the terminal ✓") && !screen.contains("sending…")
+                    && !screen.contains("queued")
             }
             let stored = await server.messages(in: server.lobbyChannelID)
             #expect(stored.contains { $0.content == "hi from the terminal ✓" && $0.author == account.userID })
