@@ -130,6 +130,15 @@ extension ReferenceServer {
         await state.suspendAccount(userID: userID)
     }
 
+    /// Lifts a suspension or a disabling (``suspendAccount(userID:)``, ``disableAccount(userID:)``): logins are
+    /// accepted again and the user's flags are 0. Sessions deleted meanwhile stay deleted.
+    ///
+    /// - Returns: Whether the account exists.
+    @discardableResult
+    public func reinstateAccount(userID: String) async -> Bool {
+        await state.reinstateAccount(userID: userID)
+    }
+
     /// Makes session-token lookups fail, as stoatchat's do when its database fails during the lookup: the
     /// socket answers `Error{InvalidSession}` (then drops) to valid tokens, and REST session checks answer the
     /// framework's 401, for `duration` of the server's clock or, when nil, until

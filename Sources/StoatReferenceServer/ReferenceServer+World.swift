@@ -42,6 +42,15 @@ extension ReferenceServer {
         try await state.setTimeout(userID: userID, serverID: serverID, until: until)
     }
 
+    /// Shows `userID` typing in `channelID`, or stops showing it, as that user's own socket would (`BeginTyping`,
+    /// `EndTyping`): `ChannelStartTyping` or `ChannelStopTyping` to the channel's sockets. For simulated users
+    /// that do not hold a socket.
+    ///
+    /// - Throws: ``ReferenceServerError`` with ``ReferenceServerError/Code/notFound`` for an unknown user or channel.
+    public func setTyping(userID: String, channelID: String, typing: Bool) async throws(ReferenceServerError) {
+        try await state.setTyping(userID: userID, channelID: channelID, typing: typing)
+    }
+
     /// Makes two users friends: each sees the other in Ready's users, may message them directly, and receives
     /// `UserRelationship` now.
     ///
@@ -129,6 +138,11 @@ extension ReferenceServer {
     /// - Throws: ``ReferenceServerError`` with ``ReferenceServerError/Code/notFound`` for an unknown message.
     public func deleteMessage(id: String) async throws(ReferenceServerError) {
         try await state.deleteMessage(id: id)
+    }
+
+    /// The messages of a channel as stored now, oldest first: what a test finds on the server after a client sent.
+    public func messages(in channelID: String) async -> [StoatMessage] {
+        await state.messages.values.filter { $0.channel == channelID }.sorted { $0.id < $1.id }
     }
 
     /// The channel `id` as stored now (its `last_message_id` included), or nil.

@@ -236,6 +236,23 @@ extension ServerState {
         return true
     }
 
+    /// Lifts a suspension or a disabling: the account logs in again and the user's flags are 0 (announced as
+    /// `UserUpdate` when they change).
+    func reinstateAccount(userID: String) -> Bool {
+        guard var account = accounts[userID] else { return false }
+        account.disabled = false
+        upsert(account: account)
+        if var user = users[userID], user.flags != 0 {
+            user.flags = 0
+            upsert(user: user)
+            publish(
+                .userUpdate(
+                    id: userID, data: .object(["flags": .uint(0)]), clear: [], eventID: Identifiers.ulid(at: now())),
+                to: userTopics(userID))
+        }
+        return true
+    }
+
     func setFlags(_ flags: UInt32, userID: String) -> Bool {
         guard var user = users[userID] else { return false }
         user.flags = flags

@@ -73,6 +73,18 @@ extension ServerState {
         publish(.serverMemberLeave(server: serverID, user: userID, reason: reason), to: [serverID])
     }
 
+    /// A user starts or stops typing in a channel, as their own socket's `BeginTyping`/`EndTyping` would: the
+    /// channel's viewers receive `ChannelStartTyping` or `ChannelStopTyping`.
+    func setTyping(userID: String, channelID: String, typing: Bool) throws(ReferenceServerError) {
+        guard user(id: userID) != nil, channels[channelID] != nil else {
+            throw ReferenceServerError(code: .notFound, message: "no user \(userID) or channel \(channelID)")
+        }
+        publish(
+            typing
+                ? .channelStartTyping(channel: channelID, user: userID)
+                : .channelStopTyping(channel: channelID, user: userID), to: [channelID])
+    }
+
     /// Times a member out until `until` (stoatchat's `Member::update`), or clears the timeout when nil:
     /// `ServerMemberUpdate` with `data.timeout`, or with `clear: ["Timeout"]`.
     func setTimeout(userID: String, serverID: String, until: Date?) throws(ReferenceServerError) {

@@ -167,6 +167,25 @@ struct CatchUpTests {
         await world.stop()
     }
 
+    @Test("A report names what each chat's catch-up found: how many messages, and the oldest, where a marker goes")
+    func reportPerChat() async throws {
+        let world = try await CatchUpWorld()
+        world.client.open(world.general)
+        await world.connect()
+        let disconnected = try await world.dropped()
+        var missed: [StoatMessage] = []
+        for (index, channel) in [world.general, world.random, world.general].enumerated() {
+            missed.append(try await world.post("missed \(index)", in: channel))
+        }
+        let report = try #require(try await world.reconnect(after: disconnected))
+        #expect(report.chats[world.general] == ChatCatchUp(messages: 2, oldestFound: missed[0].id))
+        #expect(report.chats[world.random] == ChatCatchUp(messages: 1, oldestFound: missed[1].id))
+        // A chat fetched that held nothing new is named too, with nothing found.
+        #expect(report.chats[world.dm].map { $0.messages == 0 && $0.oldestFound == nil } ?? true)
+        #expect(report.chats.values.reduce(0) { $0 + $1.messages } == report.messages)
+        await world.stop()
+    }
+
     @Test(
         "Past the page budget the newest page is fetched and a gap recorded; paging into the gap fills it and delivers what it held"
     )

@@ -220,22 +220,7 @@ extension AccountCache {
     /// the present): the gaps shrink by it, and those it covers whole are filled.
     mutating func cover(_ channel: String, from: String?, through: String?) {
         guard let list = gaps[channel], !list.isEmpty else { return }
-        var remaining: [HistoryGap] = []
-        for gap in list {
-            // What stays below the page: ids in (gap.after, from].
-            if let from, from > gap.after {
-                let upper = min(gap.before, ULID.successor(of: from) ?? gap.before)
-                if gap.after < upper { remaining.append(HistoryGap(after: gap.after, before: upper)) }
-            }
-            // What stays above it: ids in (through, gap.before).
-            if let through, through < gap.before {
-                let lower = max(gap.after, through)
-                if lower < gap.before, ULID.successor(of: lower) != gap.before {
-                    remaining.append(HistoryGap(after: lower, before: gap.before))
-                }
-            }
-        }
-        let cleaned = remaining.filter { $0.after < $0.before && ULID.successor(of: $0.after) != $0.before }
+        let cleaned = HistoryGap.remaining(of: list, coveredFrom: from, through: through)
         guard cleaned != list else { return }
         gaps[channel] = cleaned.isEmpty ? nil : cleaned.sorted { $0.after < $1.after }
         pending.chatStates.insert(channel)

@@ -75,10 +75,14 @@ public struct CatchUpReport: Sendable, Hashable {
     /// Which pass of the CONNECTED's catch-up this is: 1 right after CONNECTED, 2 once `last_message_id` has
     /// settled (``CatchUpPolicy/settleDelay``). Only the last can be complete.
     public var pass: Int
+    /// What the catch-up found in each chat it fetched, by channel id: where a screen draws "caught up: N
+    /// messages" in the chat's timeline.
+    public var chats: [String: ChatCatchUp]
 
     /// Creates a report.
     public init(
-        channels: Int, messages: Int, isComplete: Bool, gaps: Int, verifiedChanges: Int = 0, pass: Int = 1
+        channels: Int, messages: Int, isComplete: Bool, gaps: Int, verifiedChanges: Int = 0, pass: Int = 1,
+        chats: [String: ChatCatchUp] = [:]
     ) {
         self.pass = pass
         self.channels = channels
@@ -86,5 +90,20 @@ public struct CatchUpReport: Sendable, Hashable {
         self.isComplete = isComplete
         self.gaps = gaps
         self.verifiedChanges = verifiedChanges
+        self.chats = chats
+    }
+}
+
+/// What one catch-up found in one chat (``CatchUpReport/chats``, ``ChannelModel/lastCatchUp``).
+public struct ChatCatchUp: Sendable, Hashable {
+    /// The messages it added that the client had not seen (each reached ``StoatClient/messages`` as caught up).
+    public var messages: Int
+    /// The oldest of them: a timeline's "caught up" marker goes above it. `nil` when it found none.
+    public var oldestFound: String?
+
+    /// Creates a chat's part of a report.
+    public init(messages: Int, oldestFound: String? = nil) {
+        self.messages = messages
+        self.oldestFound = oldestFound
     }
 }

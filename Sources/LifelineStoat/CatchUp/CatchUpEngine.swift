@@ -94,6 +94,7 @@ final class CatchUpEngine: Sendable {
         var channels = 0
         var messages = 0
         var verifiedChanges = 0
+        var chats: [String: ChatCatchUp] = [:]
         var failed = false
     }
 
@@ -238,7 +239,7 @@ final class CatchUpEngine: Sendable {
             CatchUpReport(
                 channels: progress.channels, messages: progress.messages,
                 isComplete: !progress.failed && !Task.isCancelled && progress.next >= progress.plan.order.count,
-                gaps: 0, verifiedChanges: progress.verifiedChanges)
+                gaps: 0, verifiedChanges: progress.verifiedChanges, chats: progress.chats)
         }
         report.gaps = cache.read { $0.gapCount }
         return report
@@ -315,7 +316,10 @@ final class CatchUpEngine: Sendable {
             }
             if !counted {
                 counted = true
-                shared.progress.withLock { $0.channels += 1 }
+                shared.progress.withLock { progress in
+                    progress.channels += 1
+                    progress.chats[chat] = ChatCatchUp(messages: 0)
+                }
             }
             let outcome: CatchUpPlan.Outcome
             do {
@@ -343,18 +347,25 @@ final class CatchUpEngine: Sendable {
                 return cache.applyCatchUp(outcome, fetch: token, generation: generation)
             }
             var received = 0
+            var oldest: String?
             var changed = 0
             for event in changes.messageEvents {
                 switch event {
-                case .received(_, .caughtUp): received += 1
+                case .received(let message, .caughtUp):
+                    received += 1
+                    if oldest.map({ message.id < $0 }) ?? true { oldest = message.id }
                 case .updated(let change) where change.origin == .caughtUp: changed += 1
                 case .deleted(_, _, .caughtUp): changed += 1
                 default: break
                 }
             }
-            shared.progress.withLock {
-                $0.messages += received
-                $0.verifiedChanges += changed
+            shared.progress.withLock { progress in
+                progress.messages += received
+                progress.verifiedChanges += changed
+                var found = progress.chats[chat] ?? ChatCatchUp(messages: 0)
+                found.messages += received
+                if let oldest, found.oldestFound.map({ oldest < $0 }) ?? true { found.oldestFound = oldest }
+                progress.chats[chat] = found
             }
             request = outcome.next
             delay = .seconds(1)

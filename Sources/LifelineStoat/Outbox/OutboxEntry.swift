@@ -60,6 +60,21 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
 
     /// The ``nonce``.
     public var id: String { nonce }
+
+    /// An entry as the outbox reports it: for an app's previews and the tests of its screens (only the outbox
+    /// makes the entries it delivers, through ``StoatClient/send(_:to:)-(OutgoingMessage,_)``).
+    ///
+    /// - Parameters:
+    ///   - nonce: The entry's identity.
+    ///   - channel: The channel it is sent to.
+    ///   - message: The message.
+    ///   - state: Where its delivery stands.
+    public init(nonce: String, channel: String, message: OutgoingMessage, state: State) {
+        self.nonce = nonce
+        self.channel = channel
+        self.message = message
+        self.state = state
+    }
 }
 
 /// What the outbox reports, in order (``StoatClient/outboxEvents``).
