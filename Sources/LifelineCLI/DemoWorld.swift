@@ -133,7 +133,14 @@ struct DemoWorld: Sendable {
                 await server.connections().filter { $0.userID == account.userID && $0.isOpen }.compactMap(\.token))
             for token in tokens { await server.revokeSession(token: token) }
         case .suspendAccount:
-            await server.suspendAccount(userID: account.userID)
+            // As `lifeline demo` does it: the socket drops first and the session is revoked while it is down, so
+            // the reconnect is refused and the account's lookup finds the suspension — ERROR with its tailored
+            // text and a dismiss key. (A revocation seen on the open socket is an external logout: READY.)
+            let tokens = Set(
+                await server.connections().filter { $0.userID == account.userID && $0.isOpen }.compactMap(\.token))
+            _ = await server.setUserFlags(1, userID: account.userID)
+            _ = await server.dropSockets(userIDs: [account.userID])
+            for token in tokens { await server.revokeSession(token: token) }
             // The demo lifts it again, so the person can sign in once they have seen the error.
             try? await Task.sleep(for: .seconds(10))
             await server.reinstateAccount(userID: account.userID)

@@ -20,8 +20,9 @@ public enum DemoFault: String, Hashable, Sendable, CaseIterable {
     case toggleOutage
     /// Another device logs the session out.
     case externalLogout
-    /// The account is suspended and the session revoked: the login screen (READY) names the account's standing
-    /// ("Your account has been suspended."), as the library tells an external logout; lifted after 10 s.
+    /// The account is suspended and the session revoked while its socket is down: the reconnect is refused and the
+    /// account's lookup finds the suspension, so the permanent error (ERROR) names it ("Your account has been
+    /// suspended.") with its dismiss key; lifted after 10 s, so the person can sign in again.
     case suspendAccount
     /// A slowmode in the open channel (again to lift it).
     case toggleSlowmode

@@ -67,7 +67,7 @@ struct ChatEndToEndTests {
         await server.stop()
     }
 
-    @Test("the demo world: signed in at once, the screen says it is a local demo world, a fault key shows its state")
+    @Test("the demo world: signed in at once, the screen says it is a local demo world, fault keys show the device offline and a suspended account's permanent error")
     func demoWorld() async throws {
         let binary = try Executable.url.path
         try await TmuxTerminal.with(columns: 120, rows: 36) { terminal in
@@ -87,6 +87,14 @@ struct ChatEndToEndTests {
             try await terminal.waitFor("the device offline") { $0.hasPrefix(" ○ Device offline") }
             try await terminal.press("M-3")
             try await terminal.waitFor("the session back") { $0.hasPrefix(" ● Connected") }
+            try await terminal.press("M-8")
+            try await terminal.waitFor("the suspended account's permanent error") {
+                $0.contains("Your account has been suspended.") && $0.contains("Enter: dismiss")
+            }
+            try await terminal.press("Enter")
+            try await terminal.waitFor("the login screen after the dismissal") {
+                $0.contains("Password") && !$0.contains("Enter: dismiss")
+            }
             try await terminal.press("C-c")
             try await terminal.waitFor("the main screen") { !$0.contains("local demo world") }
             #expect(try await terminal.display("#{alternate_on}") == "0")
