@@ -141,8 +141,10 @@ struct DemoWorld: Sendable {
             _ = await server.setUserFlags(1, userID: account.userID)
             _ = await server.dropSockets(userIDs: [account.userID])
             for token in tokens { await server.revokeSession(token: token) }
-            // The demo lifts it again, so the person can sign in once they have seen the error.
-            try? await Task.sleep(for: .seconds(10))
+            // Its flags alone do not refuse a login, so the person signs in again at once after dismissing; the
+            // demo clears them a minute later — not sooner, as the lifecycle confirms a refused session before it
+            // looks the account up, and a lookup after the lift would find the account fine ("logged out").
+            try? await Task.sleep(for: .seconds(60))
             await server.reinstateAccount(userID: account.userID)
         case .toggleSlowmode:
             guard let channel else { return }

@@ -22,7 +22,7 @@ public enum DemoFault: String, Hashable, Sendable, CaseIterable {
     case externalLogout
     /// The account is suspended and the session revoked while its socket is down: the reconnect is refused and the
     /// account's lookup finds the suspension, so the permanent error (ERROR) names it ("Your account has been
-    /// suspended.") with its dismiss key; lifted after 10 s, so the person can sign in again.
+    /// suspended.") with its dismiss key; a login is not refused, so the person signs in again at once.
     case suspendAccount
     /// A slowmode in the open channel (again to lift it).
     case toggleSlowmode
@@ -57,7 +57,7 @@ public enum DemoFault: String, Hashable, Sendable, CaseIterable {
         case .deafSocket: "a deaf socket: Pongs, but no events"
         case .toggleOutage: "an outage with the health alert (again: it ends)"
         case .externalLogout: "log this session out from another device"
-        case .suspendAccount: "suspend the account (lifted after 10 s)"
+        case .suspendAccount: "suspend the account (a permanent error)"
         case .toggleSlowmode: "a 10 s slowmode in this channel (again: lift it)"
         case .timeOut: "time the user out in this server for 30 s"
         }

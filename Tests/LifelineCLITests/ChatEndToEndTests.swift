@@ -67,7 +67,11 @@ struct ChatEndToEndTests {
         await server.stop()
     }
 
-    @Test("the demo world: signed in at once, the screen says it is a local demo world, fault keys show the device offline and a suspended account's permanent error")
+    @Test(
+        """
+        the demo world: signed in at once, the screen says it is a local demo world, fault keys show the device \
+        offline and a suspended account's permanent error
+        """)
     func demoWorld() async throws {
         let binary = try Executable.url.path
         try await TmuxTerminal.with(columns: 120, rows: 36) { terminal in
