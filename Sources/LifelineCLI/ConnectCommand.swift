@@ -54,7 +54,7 @@ struct Connect: AsyncParsableCommand {
     @Flag(help: "Read the session token from the first line of standard input.")
     var tokenStdin = false
 
-    @Option(help: "The token's user id, for tailoring a permanent error (looked up when omitted).")
+    @Option(help: "The token's user id, for tailoring a permanent error (taken from Ready when omitted).")
     var userId: String?
 
     @Option(help: "Log in with this email (LOGIN_UNCACHED), or find the store's account by it.")
@@ -293,11 +293,9 @@ struct Connect: AsyncParsableCommand {
             return await signIn(store: store, password: password, totp: secrets.totp, client: client, printer: printer)
         }
         if let token = secrets.token {
-            var userID = userId
-            if userID == nil {
-                userID = try? await client.api.currentUser(SessionCredentials(token: token)).id
-            }
-            return await client.resume(SessionCredentials(token: token, userID: userID))
+            // Without --user-id the client learns the viewer from `Ready` (the user whose relationship is `User`):
+            // no `GET /users/@me` first, whose rate limit could hold the session back.
+            return await client.resume(SessionCredentials(token: token, userID: userId))
         }
         guard let email, let password = secrets.password else { return false }
         var outcome = await client.logIn(email: email, password: password)

@@ -224,10 +224,22 @@ extension AccountCache {
             var state = readStates[channel] ?? ReadState()
             if let last = unread.lastID, state.lastRead.map({ $0 < last }) ?? true { state.lastRead = last }
             var mentions = state.mentions
-            for id in unread.mentions where !mentions.contains(id) { mentions.append(id) }
+            // The user's own `@everyone` is in their own read state too (pushd adds it for every member).
+            for id in unread.mentions where !mentions.contains(id) && !isOwnMessage(id, in: channel) {
+                mentions.append(id)
+            }
             state.mentions = mentions.filter { id in state.lastRead.map { id > $0 } ?? true }.sorted()
             setReadState(state, channel: channel)
         }
+    }
+
+    /// Whether the cache holds `id` in `channel` as a message of the signed-in user.
+    private func isOwnMessage(_ id: String, in channel: String) -> Bool {
+        guard let userID else { return false }
+        if let last = chats[channel]?.lastMessage, last.id == id { return last.author == userID }
+        guard let messages = histories[channel]?.messages else { return false }
+        let index = Self.insertionIndex(of: id, in: messages)
+        return index < messages.count && messages[index].id == id && messages[index].author == userID
     }
 
     /// The user acknowledged `message` in `channel`, here or on another device (`ChannelAck`).
@@ -247,18 +259,34 @@ extension AccountCache {
         return refreshUnread(channel)
     }
 
-    /// A message the user had not seen counts as a mention when stoatchat counts it so: not the user's own, not
-    /// silent (`SuppressNotifications`, bit 1: the value 2), newer than the marker, and in a direct message or a
-    /// group, or naming the user.
+    /// A message the user had not seen counts as a mention when it is not the user's own, not silent
+    /// (``MessageFlags/suppressNotifications``), newer than the marker, and in a direct message or a group, or it
+    /// mentions the user (``mentionsViewer(_:)``).
     mutating func noteMention(_ message: Message) {
-        guard let userID, message.author != userID, message.flags & 2 == 0 else { return }
+        guard let userID, message.author != userID, !message.flags.contains(.suppressNotifications) else { return }
         let kind = channels[message.channel]?.kind ?? chats[message.channel]?.kind
-        guard kind == .directMessage || kind == .group || (message.mentions ?? []).contains(userID) else { return }
+        guard kind == .directMessage || kind == .group || mentionsViewer(message) else { return }
         var state = readStates[message.channel] ?? ReadState()
         guard state.lastRead.map({ message.id > $0 }) ?? true, !state.mentions.contains(message.id) else { return }
         state.mentions.append(message.id)
         state.mentions.sort()
         setReadState(state, channel: message.channel)
+    }
+
+    /// Whether a message mentions the signed-in user: by name (`mentions`), everyone (``MessageFlags/mentionsEveryone``),
+    /// everyone online (``MessageFlags/mentionsOnline``: a message that reaches the client reaches it online), or a
+    /// role the user's membership of the channel's server holds (`role_mentions`, the roles from `Ready`'s members
+    /// and `ServerMemberUpdate`). stoatchat's own read state (`GET /sync/unreads`) records only the names and
+    /// `@everyone` (pushd's mass-mention consumer); the rest is counted here, live, and kept with the chat's state.
+    func mentionsViewer(_ message: Message) -> Bool {
+        guard let userID else { return false }
+        if (message.mentions ?? []).contains(userID) { return true }
+        if !message.flags.isDisjoint(with: [.mentionsEveryone, .mentionsOnline]) { return true }
+        guard let mentioned = message.roleMentions, !mentioned.isEmpty,
+            let server = channels[message.channel]?.server,
+            let held = members[server]?[userID]?.roles
+        else { return false }
+        return mentioned.contains(where: held.contains)
     }
 
     /// Recomputes a chat's unread flag and mention count; whether they changed.

@@ -33,6 +33,7 @@ package struct Outbox: Sendable {
         var attachments: [String]?
         var replies: [OutgoingMessage.Reply]?
         var masquerade: Message.Masquerade?
+        /// The message's flags' bits (``MessageFlags/rawValue``), as the record was first written.
         var flags: Int?
         /// The queue's order.
         package var position: Int64
@@ -48,13 +49,16 @@ package struct Outbox: Sendable {
         struct Failure: Sendable, Hashable, Codable {
             var code: String
             var message: String
+            /// Whether the server may have the message (``OutboxEntry/Failure/mayHaveBeenSent``); absent in records
+            /// written before it.
+            var mayHaveBeenSent: Bool?
         }
 
         /// The message, as the outbox posts it: the record's key, no body `nonce`.
         var message: OutgoingMessage {
             OutgoingMessage(
-                content: content, attachments: attachments, replies: replies, masquerade: masquerade, flags: flags,
-                idempotencyKey: key)
+                content: content, attachments: attachments, replies: replies, masquerade: masquerade,
+                flags: flags.map(MessageFlags.init(rawValue:)), idempotencyKey: key)
         }
 
         /// The `Idempotency-Key` in use.
@@ -236,7 +240,8 @@ package struct Outbox: Sendable {
         lastPosition += 1
         return Record(
             nonce: nonce, channel: channel, content: message.content, attachments: message.attachments,
-            replies: message.replies, masquerade: message.masquerade, flags: message.flags, position: lastPosition,
+            replies: message.replies, masquerade: message.masquerade, flags: message.flags?.rawValue,
+            position: lastPosition,
             floor: floor)
     }
 
