@@ -15,15 +15,95 @@ extension AccountCache {
         }
     }
 
+    // MARK: - Messages known on their own
+
+    /// Messages of a channel known one by one above the history known whole (``AccountCache/unconfirmed``).
+    struct Unconfirmed: Sendable, Hashable {
+        /// Where the history was whole before the first of them.
+        var floor: CatchUpPlan.Cursor
+        /// Their ids: the socket's echo of any of them proves the socket delivered what came before it.
+        var messages: Set<String>
+
+        /// The newest message the history was whole up to, if it held one.
+        var floorMessage: String? {
+            if case .message(let id) = floor { return id }
+            return nil
+        }
+
+        /// The id pages start after to cover everything above the floor: the floor's message, or from below the
+        /// channel's creation for a channel known to have had none; nil when the history was never held.
+        var floorID: String? {
+            switch floor {
+            case .message(let id): id
+            case .start(let channel): ULID.floor(of: channel) ?? CatchUpPlan.smallestULID
+            case .unknown: nil
+            }
+        }
+    }
+
+    /// A message known on its own — a post's answer, the outbox's look-up — is not evidence that the history is
+    /// whole up to it: a message posted before it may never have reached the client (a deaf socket delivers
+    /// nothing, and the user's own send would hide the hole). Above everything the history holds, it is noted with
+    /// where the history was whole before it; the next catch-up starts there (also after a restart: the chat's
+    /// stored cursor), a page that reaches down to it, or the socket's echo of it, settles it. While a catch-up is
+    /// planned or under way, its own cursor already lies below.
+    mutating func noteAlone(_ message: Message) {
+        let channel = message.channel
+        if var entry = unconfirmed[channel] {
+            entry.messages.insert(message.id)
+            unconfirmed[channel] = entry
+            return
+        }
+        guard !awaitingCatchUp, catchUpCursors[channel] == nil else { return }
+        let floor = wholeCursor(of: channel)
+        if case .message(let newest) = floor, newest >= message.id { return }
+        unconfirmed[channel] = Unconfirmed(floor: floor, messages: [message.id])
+        pending.chatStates.insert(channel)
+    }
+
+    /// The socket delivered `message`: one known on its own is settled — the socket delivered what came before it.
+    mutating func confirmLive(_ message: Message) {
+        guard var entry = unconfirmed[message.channel], entry.messages.remove(message.id) != nil else { return }
+        unconfirmed[message.channel] = entry.messages.isEmpty ? nil : entry
+        pending.chatStates.insert(message.channel)
+    }
+
+    /// A page covered `channel` from below the floor up to `through` (nil: an empty page, up to the present): the
+    /// messages known on their own up to there are settled.
+    mutating func confirmPage(_ channel: String, through: String?) {
+        guard var entry = unconfirmed[channel] else { return }
+        if let through {
+            entry.messages = entry.messages.filter { $0 > through }
+            entry.floor = .message(max(through, entry.floorMessage ?? through))
+        } else {
+            entry.messages = []
+        }
+        unconfirmed[channel] = entry.messages.isEmpty ? nil : entry
+        pending.chatStates.insert(channel)
+    }
+
+    /// What a chat's history is known whole up to, from what the cache holds: its newest message; a channel known
+    /// to have none (`last_message_id` absent, or an empty history known whole) from its start; else unknown.
+    func wholeCursor(of id: String) -> CatchUpPlan.Cursor {
+        if let newest = [histories[id]?.messages.last?.id, chats[id]?.lastMessage?.id].compactMap({ $0 }).max() {
+            return .message(newest)
+        }
+        if knownWhole.contains(id) || (channels[id].map { $0.lastMessageID == nil } ?? false) { return .start(id) }
+        return .unknown
+    }
+
     // MARK: - Catch-up
 
     /// `Ready` came: notes what each chat's history was known whole up to before this connection, and the
-    /// newest message the cache knew; live messages are noted from now until the plan is made.
+    /// newest message the cache knew; live messages are noted from now until the plan is made. A chat holding
+    /// messages known on their own is whole only up to below them (``noteAlone(_:)``).
     mutating func noteCatchUpStart() {
         deliveryBaseline = newestKnownMessage ?? deliveryBaseline
         readyCursors = [:]
         for (id, chat) in chats {
-            if let newest = [histories[id]?.messages.last?.id, chat.lastMessage?.id].compactMap({ $0 }).max() {
+            if let entry = unconfirmed[id] {
+                if entry.floor != .unknown { readyCursors[id] = entry.floor }
+            } else if let newest = [histories[id]?.messages.last?.id, chat.lastMessage?.id].compactMap({ $0 }).max() {
                 readyCursors[id] = .message(newest)
             } else if let channel = channels[id], channel.lastMessageID == nil {
                 readyCursors[id] = .start(id)
@@ -34,13 +114,16 @@ extension AccountCache {
         awaitingCatchUp = true
     }
 
-    /// The newest message id the cache holds anywhere.
+    /// The newest message id the cache holds anywhere (of a chat with messages known on their own, what its
+    /// history was whole up to).
     private var newestKnownMessage: String? {
         var newest: String?
-        for chat in chats.values { if let id = chat.lastMessage?.id, newest.map({ id > $0 }) ?? true { newest = id } }
-        for history in histories.values {
-            if let id = history.messages.last?.id, newest.map({ id > $0 }) ?? true { newest = id }
+        func note(_ id: String?) {
+            if let id, newest.map({ id > $0 }) ?? true { newest = id }
         }
+        for chat in chats.values where unconfirmed[chat.id] == nil { note(chat.lastMessage?.id) }
+        for (id, history) in histories where unconfirmed[id] == nil { note(history.messages.last?.id) }
+        for entry in unconfirmed.values { note(entry.floorMessage) }
         return newest
     }
 
@@ -52,9 +135,13 @@ extension AccountCache {
         inputs.reserveCapacity(chats.count)
         for (id, chat) in chats {
             let cursor = catchUpCursors[id].map(CatchUpPlan.Cursor.message) ?? readyCursors[id] ?? .unknown
+            // What the cache holds is on the server too: a cursor below it (an interrupted catch-up, messages known
+            // on their own) has something newer to fetch, whatever a lagging `last_message_id` says.
+            let serverLast = [channels[id]?.lastMessageID, histories[id]?.messages.last?.id, chat.lastMessage?.id]
+                .compactMap { $0 }.max()
             inputs.append(
                 CatchUpPlan.Chat(
-                    id: id, serverLast: channels[id]?.lastMessageID, cursor: cursor, isOpen: open.contains(id),
+                    id: id, serverLast: serverLast, cursor: cursor, isOpen: open.contains(id),
                     lastActivity: chat.lastActivity))
         }
         let plan = CatchUpPlan(chats: inputs, policy: policy)
@@ -74,6 +161,10 @@ extension AccountCache {
         }
         let planned = Set(plan.order)
         deliveredDuringCatchUp = deliveredDuringCatchUp.filter { planned.contains($0.key) }
+        // The plan starts each chat below its messages known on their own, and keeps its cursor till it is done.
+        for id in planned.union(plan.wholeWithoutFetch) where unconfirmed.removeValue(forKey: id) != nil {
+            pending.chatStates.insert(id)
+        }
         awaitingCatchUp = false
         readyCursors = [:]
         return (plan, changes)
@@ -316,11 +407,12 @@ extension AccountCache {
 
     // MARK: - The store
 
-    /// What the store keeps of a chat besides its messages; nil when there is nothing to keep.
+    /// What the store keeps of a chat besides its messages; nil when there is nothing to keep. Messages known on
+    /// their own are kept as the catch-up cursor below them, so a restart catches up from there.
     func chatState(_ channel: String) -> ChatState? {
         let state = ChatState(
             chatID: channel, readState: readStates[channel] ?? ReadState(), gaps: gaps[channel] ?? [],
-            catchUpCursor: catchUpCursors[channel])
+            catchUpCursor: catchUpCursors[channel] ?? unconfirmed[channel]?.floorID)
         let empty = state.readState == ReadState() && state.gaps.isEmpty && state.catchUpCursor == nil
         return empty ? nil : state
     }
