@@ -22,11 +22,12 @@ struct Connect: AsyncParsableCommand {
             to the server that issued it, and --account LABEL@HOST picks the account of one server when a label \
             is on several. Commands on standard \
             input, one per line: logout, retry, offline, online, subscribe ID, unsubscribe ID, typing CHANNEL, \
-            send CHANNEL TEXT, discard NONCE, resend NONCE, history CHANNEL, open CHANNEL, ack CHANNEL \
-            (acknowledges the newest message the cache knows), older CHANNEL (the page before the oldest cached \
-            message, the newest gap first), username NAME, cancel, dismiss, quit. send goes through the outbox: \
-            it is queued (kept in the store with --store, so it is sent on the next run after quit, a signal or \
-            a crash), posted when CONNECTED, looked for rather than posted again when an answer is lost, and \
+            send CHANNEL TEXT, discard NONCE, resend NONCE, history CHANNEL, open CHANNEL, \
+            ack CHANNEL [ID] (acknowledges ID, or the newest message the cache knows; answered at once), \
+            older CHANNEL (the page before the oldest cached message, the newest gap first), username NAME, \
+            cancel, dismiss, quit. send goes through the outbox: it is queued (kept in the store with --store, \
+            so it is sent on the next run after quit, a signal or a crash), posted whenever the API may answer \
+            (not offline), looked for rather than posted again when an answer is lost, and \
             printed at every change of its state (queued, sending, sent, failed); discard drops a queued or \
             failed message, resend posts a failed one again with a new key. A socket that answers Pings but does \
             not deliver the user's own message within --delivery-deadline is dropped (deliveryStalled) and \
@@ -492,17 +493,19 @@ struct Connect: AsyncParsableCommand {
         case ("history", let channel?):
             printer.history(await client.history(of: channel))
         case ("ack", let channel?):
-            guard let newest = client.newestMessage(in: channel) else {
+            // `ack CHANNEL [ID]`: the newest message the cache knows when no id is given. Marked read at once;
+            // the request follows (debounced per channel), so the answer does not wait for the server.
+            guard let message = words.count == 3 ? words[2] : client.newestMessage(in: channel) else {
                 accepted = false
                 reason = "the cache knows no message in \(channel)"
                 break
             }
             do {
-                try await client.ack(channel: channel, message: newest)
+                try client.ack(channel: channel, message: message)
                 printer.firstScreen()
             } catch {
                 accepted = false
-                reason = "\(error.cause.map { "\($0)" } ?? error.message)"
+                reason = error.message
             }
         case ("older", let channel?):
             do {

@@ -131,6 +131,8 @@ public final class StoatClient: Sendable {
     let deadlineEngine: DeadlineEngine
     /// The messages the user sent that the server has not confirmed (``outbox``).
     let outboxEngine: OutboxEngine
+    /// The acknowledgements on their way to the server (``ack(channel:message:)``).
+    let ackEngine: AckEngine
     /// The catch-up after each CONNECTED (``catchUps``).
     let catchUpEngine: CatchUpEngine
     /// Whether the client catches up after each CONNECTED.
@@ -193,6 +195,8 @@ public final class StoatClient: Sendable {
             api: api, cache: cache, credentials: credentials, deadlines: deadlineEngine, clock: clock,
             deliveryCheck: configuration.deliveryCheck, logger: logger)
         outboxEngine = outbox
+        let acks = AckEngine(api: api, cache: cache, credentials: credentials, clock: clock, logger: logger)
+        ackEngine = acks
         catchUpPolicy = configuration.catchUp
         let openChannels = openChannels
         let loader = StoredHistoryLoader(cache: cache, logger: logger)
@@ -224,7 +228,7 @@ public final class StoatClient: Sendable {
         session = Session(
             connections: connections, authenticator: StoatAuthenticator(api: api),
             health: configuration.healthURL.map { StoatHealthService(api: api, url: $0) },
-            caches: ClientCaches(cache: cache, credentials: credentials, outbox: outbox),
+            caches: ClientCaches(cache: cache, credentials: credentials, outbox: outbox, acks: acks),
             network: network ?? SystemNetworkMonitor.make(logger: logger),
             clock: clock, random: random, configuration: sessionConfiguration, logger: logger)
     }
@@ -245,6 +249,7 @@ public final class StoatClient: Sendable {
                 await self.outboxEngine.run(session: self.session) { self.openChannels.withLock { $0 } }
             }
             group.addTask { await self.catchUpEngine.run(states: self.session.states) }
+            group.addTask { await self.ackEngine.run() }
         }
         // The writes left over are made outside the cancelled task: GRDB refuses to start work in a
         // cancelled one, and these changes must not be lost. Decision: each is a task awaited at once, so
@@ -376,6 +381,8 @@ struct ClientCaches: CacheInvalidation {
     let credentials: Credentials
     /// The outbox, forgotten in memory on DISPOSE (its store keeps its entries for the next sign-in).
     var outbox: OutboxEngine?
+    /// The acknowledgements on their way, dropped on DISPOSE.
+    var acks: AckEngine?
 
     func invalidateCaches() async {
         await cache.invalidateCaches()
@@ -385,6 +392,7 @@ struct ClientCaches: CacheInvalidation {
         credentials.value = nil
         await cache.discardCaches()
         outbox?.disposed()
+        acks?.disposed()
     }
 }
 

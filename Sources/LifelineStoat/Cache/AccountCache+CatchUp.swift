@@ -341,6 +341,25 @@ extension AccountCache {
         if setReadState(state, channel: channel) { changes.chats = true }
     }
 
+    /// The server refused the user's acknowledgements of `channel` up to `upTo`: the read state goes back to
+    /// `restore` (with the mentions seen since), unless the marker moved past `upTo` meanwhile — another device's
+    /// `ChannelAck`, or the server's read states — which stays.
+    mutating func ackRefused(channel: String, upTo: String, restore: ReadState, into changes: inout Changes) {
+        // Its `ChannelAck` may still be on its way: it went out before the write failed.
+        refusedAcks[channel] = upTo
+        let current = readStates[channel] ?? ReadState()
+        guard current.lastRead.map({ $0 <= upTo }) ?? true else { return }
+        var state = restore
+        for id in current.mentions where !state.mentions.contains(id) { state.mentions.append(id) }
+        state.mentions = state.mentions.filter { id in state.lastRead.map { id > $0 } ?? true }.sorted()
+        if setReadState(state, channel: channel) { changes.chats = true }
+    }
+
+    /// The read state of `channel` (the last message acknowledged, the mentions above it).
+    func readState(of channel: String) -> ReadState {
+        readStates[channel] ?? ReadState()
+    }
+
     /// Sets a channel's read state; whether its chat's unread state changed.
     @discardableResult
     private mutating func setReadState(_ state: ReadState, channel: String) -> Bool {

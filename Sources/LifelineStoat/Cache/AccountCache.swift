@@ -413,6 +413,8 @@ package struct AccountCache: Sendable {
             }
         case .channelAck(let channel, let user, let messageID):
             guard user == userID || userID == nil else { return changes }
+            // The announcement of an ack the server then failed to write (stoatchat publishes before it writes).
+            if let refused = refusedAcks.removeValue(forKey: channel), refused == messageID { return changes }
             acknowledged(channel: channel, message: messageID, into: &changes)
 
         case .channelCreate(let channel):
