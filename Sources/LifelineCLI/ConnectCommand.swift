@@ -567,8 +567,9 @@ struct Connect: AsyncParsableCommand {
 /// - `{"type":"slowmode","channel":ID,"retry_after":S}` when a channel's slowmode holds the user back, and
 ///   `{"type":"slowmode_ended","channel":ID}` when the server says it is over;
 /// - `{"type":"outbox","channel":ID,"nonce":N,"state":"queued"|"sending"|"sent"|"failed","id":ID,"reason":CODE,
-///   "retry_after":S}` at every change of a sent message's state (`id` once sent, `reason` once failed,
-///   `retry_after` while a slowmode is waited out), and for each entry the store gives back at sign-in;
+///   "may_have_been_sent":true,"retry_after":S}` at every change of a sent message's state (`id` once sent, `reason`
+///   once failed, `may_have_been_sent` when the server may have it after all, `retry_after` while a slowmode is
+///   waited out), and for each entry the store gives back at sign-in;
 ///   `{"type":"warning","text":…}` for a stored entry that cannot be read.
 struct AccountPrinter: Sendable {
     let client: StoatClient
@@ -747,6 +748,7 @@ struct AccountPrinter: Sendable {
             human += " as \(terminalSafe(id))"
         case .failed(let failure):
             line["reason"] = .string(failure.code)
+            if failure.mayHaveBeenSent { line["may_have_been_sent"] = .bool(true) }
             human += " (\(terminalSafe(failure.code)): \(terminalSafe(failure.message)))"
         case .queued, .sending:
             break

@@ -19,6 +19,15 @@ extension StoatClient {
         openChannels.withLock { _ = $0.remove(channel) }
     }
 
+    /// The channels the delivery check reads (``Configuration/deliveryCheck``), in turn: the open ones, then the two
+    /// most recently active chats.
+    func deliveryCheckCandidates() -> [String] {
+        var candidates = openChannels.withLock { $0 }.sorted()
+        let recent = cache.read { cache in cache.sortedChats.prefix(2).map(\.id) }
+        for id in recent where !candidates.contains(id) { candidates.append(id) }
+        return candidates
+    }
+
     // MARK: - Reading through the cache
 
     /// A channel's latest messages: from the cache, refetched from the server first when stale (never
