@@ -211,6 +211,23 @@ extension HTTPRoutes {
                 try body.bool("enabled"), rejections: try body.optionalInt("rejections", in: AdminLimits.count) ?? 0)
             return Response(status: .noContent)
         }
+        admin(router, .post, "last-message-id-lag") { body, _ in
+            await state.setLastMessageIDLag(try body.bool("enabled"))
+            return Response(status: .noContent)
+        }
+        admin(router, .post, "restart-session") { body, _ in
+            let userID = try body.string("user_id")
+            let down = try body.optionalInt("down_milliseconds", in: AdminLimits.delayMilliseconds) ?? 0
+            let crashed = await state.crashGatewaySessions(userID: userID)
+            // The supervisor's restart takes this long; what is published meanwhile is lost.
+            if down > 0 { try? await Task.sleep(for: .milliseconds(down)) }
+            let restarted = await state.restoreGatewaySessions(userID: userID)
+            return Self.json(.object(["crashed": .integer(crashed), "restarted": .integer(restarted)]))
+        }
+        admin(router, .post, "reorder-events") { body, _ in
+            await state.reorderMessages(try body.int("count", in: AdminLimits.count))
+            return Response(status: .noContent)
+        }
         admin(router, .post, "reset") { _, _ in
             await state.resetFaults()
             return Response(status: .noContent)
@@ -307,6 +324,14 @@ extension HTTPRoutes {
                 try await state.postMessage(
                     as: try body.string("user_id"), channelID: try body.string("channel_id"),
                     content: try body.string("content"), nonce: body["nonce"]?.stringValue)
+            }
+            return Self.json(message.wire)
+        }
+        admin(router, .post, "webhook-messages") { body, _ in
+            let message = try await Self.world {
+                try await state.postWebhookMessage(
+                    channelID: try body.string("channel_id"), name: body["name"]?.stringValue ?? "Webhook",
+                    content: try body.string("content"))
             }
             return Self.json(message.wire)
         }

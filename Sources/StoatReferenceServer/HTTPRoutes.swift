@@ -113,6 +113,20 @@ struct HTTPRoutes: Sendable {
                     try await state.fetchUser(context.parameters.get("id") ?? "", as: user)
                 })
         }
+        route(router, .get, "/users/:id/profile") { request, context throws(RouteFailure) in
+            let user = try await Self.user(request, state)
+            return Self.json(
+                try await Self.stoat { () async throws(APIError) in
+                    try await state.fetchProfile(context.parameters.get("id") ?? "", as: user)
+                })
+        }
+        route(router, .get, "/users/:id/dm") { request, context throws(RouteFailure) in
+            let user = try await Self.user(request, state)
+            return Self.json(
+                try await Self.stoat { () async throws(APIError) in
+                    try await state.openDirectMessage(with: context.parameters.get("id") ?? "", as: user)
+                })
+        }
         route(router, .get, "/users/:id/flags") { _, context throws(RouteFailure) in
             let flags = await state.flags(userID: context.parameters.get("id") ?? "")
             return Self.json(.object(["flags": .uint(UInt64(flags))]))
@@ -157,6 +171,14 @@ struct HTTPRoutes: Sendable {
                 try? await context.channel.close().get()
             }
             return Self.json(sent.wire)
+        }
+        route(router, .get, "/channels/:id/messages/:message") { request, context throws(RouteFailure) in
+            let user = try await Self.user(request, state)
+            return Self.json(
+                try await Self.stoat { () async throws(APIError) in
+                    try await state.fetchMessage(
+                        context.parameters.get("message") ?? "", in: context.parameters.get("id") ?? "", as: user)
+                })
         }
         route(router, .patch, "/channels/:id/messages/:message") { request, context throws(RouteFailure) in
             let user = try await Self.user(request, state)

@@ -63,6 +63,12 @@ extension ReferenceServer {
         /// name it `localhost` (no TLS client may send an IP address as the server name): issue the certificate
         /// for `localhost`.
         public var tlsIdentity: ReferenceServerIdentity?
+        /// A second port to listen on (0 picks a free one) whose events socket behaves as the gateway, for the
+        /// same world — one database behind both of Stoat's events servers, as stoatchat runs them side by side;
+        /// nil (the default) listens once. REST is served on both, and `GET /` on each states that port's events
+        /// URL, so a client pointed at ``ReferenceServer/gatewayAPIURL`` meets the gateway while others meet
+        /// ``events``. `lifeline serve --gateway-port`; the soak runs some of its sessions through it.
+        public var gatewayPort: Int?
 
         /// A configuration for tests: loopback, a free port, in memory, no login delay, Stoat's rules.
         public init(
@@ -105,6 +111,7 @@ extension ReferenceServer {
             self.logger = logger
             self.events = events
             self.gatewayIdleTimeout = gatewayIdleTimeout
+            self.gatewayPort = nil
         }
     }
 }

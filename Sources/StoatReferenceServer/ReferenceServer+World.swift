@@ -133,7 +133,7 @@ extension ReferenceServer {
 
     /// The channel `id` as stored now (its `last_message_id` included), or nil.
     public func channel(id: String) async -> StoatChannel? {
-        await state.channels[id]
+        await state.settledChannel(id)
     }
 
     /// The member `userID` of `serverID` as stored now, or nil.

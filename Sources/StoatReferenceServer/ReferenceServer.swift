@@ -43,6 +43,9 @@ public final class ReferenceServer: Sendable {
     /// The events socket, e.g. `ws://127.0.0.1:PORT/events`, as `GET /` states it. Add
     /// `?version=1&format=json`.
     public let eventsURL: URL
+    /// The API base of the second port, whose events socket behaves as the gateway
+    /// (``Configuration/gatewayPort``); nil when the server listens once.
+    public let gatewayAPIURL: URL?
     /// The admin API base, e.g. `http://127.0.0.1:PORT/admin`; only loopback peers may call it.
     public let adminURL: URL
     /// The health endpoint, `GET <apiURL>/api/health`.
@@ -62,7 +65,7 @@ public final class ReferenceServer: Sendable {
 
     private init(
         state: ServerState, configuration: Configuration, serviceGroup: ServiceGroup, runTask: Task<Void, Never>,
-        expiryTask: Task<Void, Never>, port: Int, world: SeededWorld
+        expiryTask: Task<Void, Never>, port: Int, gatewayPort: Int?, world: SeededWorld
     ) {
         self.state = state
         self.configuration = configuration
@@ -74,10 +77,12 @@ public final class ReferenceServer: Sendable {
         // Over TLS, loopback is named: a client may not send an IP address as the TLS server name (SNI), and
         // swift-websocket 1.6 sends the URL's host as it is, so `wss://127.0.0.1` fails before it is verified.
         if configuration.tlsIdentity != nil, host == "127.0.0.1" { host = "localhost" }
-        let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        func hostAndPort(_ port: Int) -> String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+        let authority = hostAndPort(port)
         // These strings are well-formed URLs by construction.
         let (http, ws) = configuration.tlsIdentity == nil ? ("http", "ws") : ("https", "wss")
         self.apiURL = URL(string: "\(http)://\(authority)")!
+        self.gatewayAPIURL = gatewayPort.map { URL(string: "\(http)://\(hostAndPort($0))")! }
         self.eventsURL = URL(string: "\(ws)://\(authority)/events")!
         self.adminURL = URL(string: "\(http)://\(authority)/admin")!
         self.healthURL = URL(string: "\(http)://\(authority)/api/health")!
@@ -102,9 +107,71 @@ public final class ReferenceServer: Sendable {
             defaultCredentials: configuration.defaultCredentials,
             pendingCredentials: configuration.pendingCredentials)
         let responder = HTTPRoutes(state: state, configuration: configuration).router().buildResponder()
-        let events = EventsEndpoint(state: state, configuration: configuration)
+        let (ports, portContinuation) = AsyncThrowingStream.makeStream(of: (EventsServer, Int).self)
+        var listeners: [EventsServer: Int] = [configuration.events: configuration.port]
+        if let gatewayPort = configuration.gatewayPort, configuration.events != .gateway {
+            listeners[.gateway] = gatewayPort
+        }
+        var services: [any Service] = []
+        for (events, port) in listeners {
+            var listening = configuration
+            listening.events = events
+            services.append(
+                try listener(
+                    listening, port: port, state: state, responder: responder,
+                    running: { portContinuation.yield((events, $0)) }))
+        }
+        let logger = configuration.logger
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: [], logger: logger)
+        // A graceful shutdown waits for every open connection; past two seconds it is escalated to cancellation.
+        // Neither closes an HTTP/1 connection that has not carried a request yet (Hummingbird gives it no
+        // request state until then): one a client's pool opened and left idle holds `stop()` until the client
+        // closes it — Lifeline's clients after 4 s (`StoatAPI.httpClientConfiguration()`).
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(2)
+        let serviceGroup = ServiceGroup(configuration: groupConfiguration)
+        let runTask = Task {
+            do {
+                try await serviceGroup.run()
+                portContinuation.finish()
+            } catch {
+                portContinuation.finish(throwing: error)
+            }
+        }
+        var bound: [EventsServer: Int] = [:]
+        do {
+            var iterator = ports.makeAsyncIterator()
+            while bound.count < listeners.count {
+                guard let (events, port) = try await iterator.next() else { throw CancellationError() }
+                bound[events] = port
+            }
+        } catch {
+            await serviceGroup.triggerGracefulShutdown()
+            await runTask.value
+            throw error
+        }
+        let interval = configuration.expiryCheckInterval
+        let expiryTask = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                _ = await state.expireOperations()
+            }
+        }
+        let port = bound[configuration.events] ?? configuration.port
+        let gatewayPort = configuration.events == .gateway ? nil : bound[.gateway]
+        logger.info("Reference server started", metadata: ["stoat.port": "\(port)"])
+        return ReferenceServer(
+            state: state, configuration: configuration, serviceGroup: serviceGroup, runTask: runTask,
+            expiryTask: expiryTask, port: port, gatewayPort: gatewayPort, world: world)
+    }
 
-        let (ports, portContinuation) = AsyncThrowingStream.makeStream(of: Int.self)
+    /// One listener: REST through `responder`, and the events socket as `configuration.events`; `running` is
+    /// given the port once it accepts connections.
+    private static func listener(
+        _ configuration: Configuration, port: Int, state: ServerState, responder: RouterResponder<ServerRequestContext>,
+        running: @escaping @Sendable (Int) -> Void
+    ) throws -> any Service {
+        let events = EventsEndpoint(state: state, configuration: configuration)
         var builder = HTTPServerBuilder.http1WebSocketUpgrade(
             configuration: .init(
                 http1: .init(),
@@ -126,9 +193,8 @@ public final class ReferenceServer: Sendable {
             builder = try .tls(builder, tlsConfiguration: tls)
         }
         let logger = configuration.logger
-        let server = try builder.buildServer(
-            configuration: ServerConfiguration(
-                address: .hostname(configuration.host, port: configuration.port), backlog: 1024),
+        return try builder.buildServer(
+            configuration: ServerConfiguration(address: .hostname(configuration.host, port: port), backlog: 1024),
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             logger: logger,
             responder: { request, responseWriter, channel in
@@ -145,47 +211,8 @@ public final class ReferenceServer: Sendable {
                 response.headers[.date] = HTTPDate.string(await state.now())
                 try await responseWriter.write(response: response.head, body: response.body)
             },
-            onServerRunning: { channel in
-                portContinuation.yield(channel.localAddress?.port ?? configuration.port)
-            }
+            onServerRunning: { channel in running(channel.localAddress?.port ?? port) }
         )
-        var groupConfiguration = ServiceGroupConfiguration(
-            services: [server], gracefulShutdownSignals: [], logger: logger)
-        // A graceful shutdown waits for every open connection; past two seconds it is escalated to cancellation.
-        // Neither closes an HTTP/1 connection that has not carried a request yet (Hummingbird gives it no
-        // request state until then): one a client's pool opened and left idle holds `stop()` until the client
-        // closes it — Lifeline's clients after 4 s (`StoatAPI.httpClientConfiguration()`).
-        groupConfiguration.maximumGracefulShutdownDuration = .seconds(2)
-        let serviceGroup = ServiceGroup(configuration: groupConfiguration)
-        let runTask = Task {
-            do {
-                try await serviceGroup.run()
-                portContinuation.finish()
-            } catch {
-                portContinuation.finish(throwing: error)
-            }
-        }
-        let port: Int
-        do {
-            var iterator = ports.makeAsyncIterator()
-            guard let bound = try await iterator.next() else { throw CancellationError() }
-            port = bound
-        } catch {
-            await serviceGroup.triggerGracefulShutdown()
-            await runTask.value
-            throw error
-        }
-        let interval = configuration.expiryCheckInterval
-        let expiryTask = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                _ = await state.expireOperations()
-            }
-        }
-        logger.info("Reference server started", metadata: ["stoat.port": "\(port)"])
-        return ReferenceServer(
-            state: state, configuration: configuration, serviceGroup: serviceGroup, runTask: runTask,
-            expiryTask: expiryTask, port: port, world: world)
     }
 
     /// Stops the server: every socket is closed with 1001 (going away), then the listener shuts down.

@@ -12,12 +12,31 @@ extension ServerState {
     /// Publishes `event` to `topics`: every listening socket subscribed to one of them receives it once, then
     /// its listener wakes (which renews or expires its subscriptions).
     func publish(_ event: ServerEvent, to topics: [String]) {
+        // The reorder fault: a held `Message` goes out after the next event, which overtakes it.
+        if holdForReorder(event, to: topics) { return }
+        fanOut(event, to: topics)
+        for held in releaseHeld() { fanOut(held.event, to: held.topics) }
+    }
+
+    /// Delivers `event` to the listening sockets of `topics`.
+    func fanOut(_ event: ServerEvent, to topics: [String]) {
+        // The gateway fans a server channel's `Message` out to the server only when it carries a member
+        // (`consumer.ex`); a webhook's has none, and the channel's direct-message group has no subscriber.
+        var webhookInServer = false
+        if case .message(let message, _, _) = event, message.webhook != nil,
+            channels[message.channel]?.serverID != nil
+        {
+            webhookInServer = true
+        }
         var targets = Set<Int>()
         for topic in Set(topics) { targets.formUnion(connectionsByTopic[topic] ?? []) }
         for id in targets.sorted() {
             guard let connection = connections[id], connection.phase == .listening else { continue }
             // A deaf socket (the deaf fault) misses the event, as a socket of a stalled events bus does.
             guard !faults.deaf, !connection.deaf else { continue }
+            // A crashed gateway session process loses what is published until it restarts.
+            guard !connection.sessionDown else { continue }
+            if webhookInServer, connection.dialect.server == .gateway { continue }
             deliver(event, to: id)
             wake(id)
         }

@@ -152,6 +152,7 @@ extension ServerState {
     /// messages; `policy_changes` are a user's, never a bot's. A gateway socket hears its servers' member
     /// events without subscribing (the server process fans them out to every linked session).
     func gatewayReady(for user: StoatUser, fields: GatewayReadyFields) -> (Wire, Set<String>) {
+        settleLastMessageIDs()
         let isBot = user.botOwner != nil
         let serverIDs = serverIDsByUser[user.id] ?? []
         let memberServers = serverIDs.compactMap { servers[$0] }

@@ -271,10 +271,9 @@ extension ServerState {
             mentions: mentions.isEmpty ? nil : mentions, roleMentions: roleMentions.isEmpty ? nil : roleMentions,
             replies: replies.isEmpty ? nil : replies, flags: flags)
         upsert(message: message)
-        var updated = channel
-        updated.lastMessageID = message.id
-        if updated.kind == .directMessage { updated.active = true }
-        upsert(channel: updated)
+        // `Message::send` queues the channel's `last_message_id` (and a direct message's `active`) on the
+        // debounced task; it is committed about 6 s later (``LastMessageIDQueue``).
+        queueLastMessageID(message.id, in: channel)
         let author = view(user, by: nil)
         let authorMember = channel.serverID.flatMap { member(server: $0, user: user.id) }
         publish(.message(message, user: author, member: authorMember), to: [channel.id])

@@ -261,6 +261,7 @@ extension ServerState {
     /// and themselves last, their servers, their direct messages then the server channels they may view, their
     /// own memberships and their servers' emojis.
     func readyPayload(for user: StoatUser, filter: ReadyFilter) -> (ReadyPayload, Set<String>) {
+        settleLastMessageIDs()
         let isBot = user.botOwner != nil
         let serverIDs = serverIDsByUser[user.id] ?? []
         let memberServers = serverIDs.compactMap { servers[$0] }

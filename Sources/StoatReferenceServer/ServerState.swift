@@ -76,6 +76,12 @@ struct Faults: Sendable {
     var failAckWrites = 0
     /// Absurd numbers wherever Stoat states one (`ServerState+Hostile`).
     var hostile = HostileFault()
+    /// `last_message_id` is committed by stoatchat's debounced task (``LastMessageIDQueue``), about 6 s after a
+    /// channel's last message and 31 s at most for a busy one; off, a send writes it at once.
+    var lastMessageIDLag = true
+    /// The next this many `Message` events are overtaken by the event published after each (the gateway's
+    /// parallel processors).
+    var reorderMessages = 0
 }
 
 /// What `GET /api/health` answers.
@@ -122,6 +128,9 @@ actor ServerState {
         var inPresence = false
         /// Made deaf by ``ServerState/deafenListeningSockets()``: it answers `Pong` and receives no event.
         var deaf = false
+        /// The gateway's session process behind this socket crashed and has not sent its new `Ready` yet: the
+        /// events published meanwhile are lost (``ServerState/crashGatewaySessions(userID:)``).
+        var sessionDown = false
     }
 
     let configuration: ReferenceServer.Configuration
@@ -157,6 +166,10 @@ actor ServerState {
     /// Slowmodes in force: user → channel → until when (stoatchat keeps them in Redis with a TTL).
     var slowmodes: [String: [String: Date]] = [:]
     var messageIDs = MonotonicULID()
+    /// stoatchat's debounced `last_message_id` updates not yet committed; made at the first send.
+    var lastMessageIDQueue: LastMessageIDQueue?
+    /// `Message` events held back by the reorder fault, with their topics, released after the next event.
+    var heldMessages: [(event: ServerEvent, topics: [String])] = []
     /// Nonces and idempotency keys seen lately (stoatchat's LRU of 1000), least recently used first: a key
     /// looked up again moves to the end, as `lru::LruCache::get` promotes it.
     var recentNonces: [String] = []

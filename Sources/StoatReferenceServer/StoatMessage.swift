@@ -7,8 +7,9 @@
 /// A message in a channel.
 ///
 /// Written in stoatchat's field order: `_id`, `nonce`, `channel`, `author`, then `user` and `member` where the
-/// answer includes them (the `Message` event and the answer to a send), `content`, `edited`, `embeds`,
-/// `mentions`, `role_mentions`, `replies`, `reactions` (left out when empty) and `flags` (left out when 0). Its id is a ULID whose time part is when it was sent
+/// answer includes them, `webhook` for a webhook's message (the `Message` event and the answer to a send), `content`,
+/// `edited`, `embeds`, `mentions`, `role_mentions`, `replies`, `reactions` (left out when empty) and `flags` (left out
+/// when 0). Its id is a ULID whose time part is when it was sent
 /// in the server's clock.
 public struct StoatMessage: Sendable, Equatable, Codable {
     /// The message's id.
@@ -17,8 +18,10 @@ public struct StoatMessage: Sendable, Equatable, Codable {
     public var nonce: String?
     /// The channel it was sent in.
     public var channel: String
-    /// The author's user id.
+    /// The author's user id, or a webhook's id for a webhook's message.
     public var author: String
+    /// The webhook that sent it, for a webhook's message (stoatchat's `MessageWebhook`).
+    public var webhook: Webhook?
     /// The text, if any.
     public var content: String?
     /// When it was last edited, if it was.
@@ -52,6 +55,20 @@ public struct StoatMessage: Sendable, Equatable, Codable {
         }
     }
 
+    /// The webhook a message came from: its name and avatar, as the message carries them.
+    public struct Webhook: Sendable, Equatable, Codable {
+        /// The webhook's name (1–32 characters).
+        public var name: String
+        /// Its avatar's file id, if it has one.
+        public var avatar: String?
+
+        /// Creates a webhook's signature.
+        public init(name: String, avatar: String?) {
+            self.name = name
+            self.avatar = avatar
+        }
+    }
+
     /// Creates a message.
     public init(
         id: String, nonce: String? = nil, channel: String, author: String, content: String?, edited: Date? = nil,
@@ -79,6 +96,7 @@ public struct StoatMessage: Sendable, Equatable, Codable {
             "author": .string(author),
             "user": user?.wire,
             "member": member?.wire,
+            "webhook": webhook.map { .object(["name": .string($0.name), "avatar": .str($0.avatar)]) },
             "content": .str(content),
             "edited": edited.map { .timestamp($0) },
             "embeds": embeds.map { list in .array(list.map(\.wire)) },

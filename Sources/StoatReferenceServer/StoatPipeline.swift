@@ -33,6 +33,8 @@ struct StoatPipeline: RouterMiddleware {
                 return AdminFailure.notFound.response
             }
         }
+        // What stoatchat's debounced tasks committed by now is what this request reads.
+        await state.settleLastMessageIDs()
         await state.countRequest(method: request.method.rawValue, path: path)
         let hostile = await state.hostileAnswer()
         if hostile == .refuse {

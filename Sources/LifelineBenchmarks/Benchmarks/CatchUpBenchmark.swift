@@ -5,11 +5,14 @@ import LifelineCore
 import LifelineStoat
 import StoatReferenceServer
 
-/// `catch-up`: 50 chats, 20 of them with new messages after an outage (one with 250): the REST requests and the
-/// time until every chat's last message is right, against refetching every chat's latest page (the same client
-/// with catch-up off, 4 requests in flight). Every request counts — `GET /sync/unreads` and the re-verifications
-/// included — from the network's return to the last answer. Goal: at most half the baseline's requests, and the
-/// first screen (the 10 most recent chats) right before the baseline has finished.
+/// `catch-up`: 50 chats, 20 of them with new messages after an outage of a few seconds (one with 250), against
+/// the reference server as late as stoatchat: `Ready`'s `last_message_id` does not show what was posted in the
+/// half-minute before it, so the client catches up in two passes, the second 33 s after CONNECTED. The REST
+/// requests of both passes and the time until every chat's last message is right, against refetching every
+/// chat's latest page (the same client with catch-up off, 4 requests in flight). Every request counts —
+/// `GET /sync/unreads`, the re-verifications and the second pass's chat lists included — from the network's
+/// return to the last answer. Goal: at most half the baseline's requests, and every chat right within 40 s of
+/// the network's return (the promise of the second pass).
 enum CatchUpBenchmark {
     static let chats = 50
     static let chatsWithNews = 20
@@ -22,9 +25,12 @@ enum CatchUpBenchmark {
         var all: Duration
     }
 
+    /// The longest every chat may take to be right after the network's return (the 40 s).
+    static let promise: Duration = .seconds(40)
+
     @Sendable
     static func run(quick: Bool) async throws -> BenchmarkResult {
-        let rounds = quick ? 1 : 7
+        let rounds = quick ? 1 : 5
         var lifeline: [Measurement] = []
         var baseline: [Measurement] = []
         for _ in 0..<rounds {
@@ -35,25 +41,28 @@ enum CatchUpBenchmark {
         let theirs = baseline.min { $0.requests < $1.requests } ?? baseline[0]
         let firstScreen = median(lifeline.map(\.firstScreen))
         let all = median(lifeline.map(\.all))
+        let slowest = lifeline.map(\.all).max() ?? all
         let baselineAll = median(baseline.map(\.all))
         func ms(_ duration: Duration) -> String { String(format: "%.0f ms", duration.milliseconds) }
         return BenchmarkResult(
             name: "catch-up", unit: "requests", lifeline: Double(ours.requests), baseline: Double(theirs.requests),
             goal: .ratioAtMost(0.5),
-            detail: "\(chats) chats, \(chatsWithNews) with news (one with \(busy)); every last message right in "
-                + "\(ms(all)) (baseline \(ms(baselineAll))), the first screen in \(ms(firstScreen)); "
-                + "median of \(rounds)",
+            detail: "\(chats) chats, \(chatsWithNews) with news (one with \(busy)), last_message_id lagging as "
+                + "stoatchat's; every last message right in \(ms(all)) (slowest \(ms(slowest)), baseline "
+                + "\(ms(baselineAll))), the first screen in \(ms(firstScreen)); median of \(rounds)",
             extra: [
                 "first_screen_ms": .number(firstScreen.milliseconds), "all_ms": .number(all.milliseconds),
-                "baseline_all_ms": .number(baselineAll.milliseconds),
+                "slowest_all_ms": .number(slowest.milliseconds), "baseline_all_ms": .number(baselineAll.milliseconds),
             ],
-            alsoMet: firstScreen < baselineAll)
+            alsoMet: slowest <= promise)
     }
 
-    /// One outage and return: a fresh server and client, the chats filled, the news posted while the device is
-    /// offline, then the network back.
+    /// One outage and return: a fresh server and client, the chats filled and caught up, the news posted while
+    /// the device is offline — with stoatchat's lag on, so `Ready` does not show them — then the network back.
     static func scenario(catchUp: Bool) async throws -> Measurement {
         let server = try await ReferenceServer.start()
+        // The client has been connected a while before the outage: what came before it is committed.
+        await server.setLastMessageIDLag(false)
         let http = HTTPClient(
             eventLoopGroup: .singletonMultiThreadedEventLoopGroup, configuration: StoatAPI.httpClientConfiguration())
         let network = ManualNetworkMonitor(.online)
@@ -71,8 +80,12 @@ enum CatchUpBenchmark {
         for index in 1..<chats {
             channels.append(try await server.addTextChannel(serverID: server.lobbyServerID, name: "chat-\(index)").id)
         }
+        var newest: [String: String] = [:]
         for channel in channels {
-            for index in 0..<5 { try await server.postMessage(as: friend.userID, in: channel, content: "old \(index)") }
+            for index in 0..<5 {
+                newest[channel] = try await server.postMessage(as: friend.userID, in: channel, content: "old \(index)")
+                    .id
+            }
         }
         var states = client.session.states.makeAsyncIterator()
         func reach(_ state: SessionState) async {
@@ -81,25 +94,31 @@ enum CatchUpBenchmark {
             {}
         }
         let reports = client.catchUps
+        var passes = reports.makeAsyncIterator()
         await client.resume(SessionCredentials(token: account.token, userID: account.userID))
         await reach(.connected)
         if catchUp {
-            for await _ in reports { break }
+            _ = await passes.next()
         } else {
             try await refetchAll(channels, client)
         }
-        // The outage: the device offline, the news posted meanwhile.
+        // The outage: the device offline, the news posted meanwhile, and stoatchat's debounce back on.
+        await server.setLastMessageIDLag(true)
         network.set(.offline)
         _ = await server.dropAllSockets()
         await reach(.offline)
         for channel in channels.prefix(chatsWithNews - 1) {
-            for index in 0..<3 { try await server.postMessage(as: friend.userID, in: channel, content: "new \(index)") }
+            for index in 0..<3 {
+                newest[channel] = try await server.postMessage(as: friend.userID, in: channel, content: "new \(index)")
+                    .id
+            }
         }
+        let busyChannel = channels[chatsWithNews - 1]
         for index in 0..<busy {
-            try await server.postMessage(as: friend.userID, in: channels[chatsWithNews - 1], content: "busy \(index)")
+            newest[busyChannel] = try await server.postMessage(
+                as: friend.userID, in: busyChannel, content: "busy \(index)"
+            ).id
         }
-        var newest: [String: String] = [:]
-        for channel in channels { newest[channel] = await server.channel(id: channel)?.lastMessageID }
         let expected = newest
         // The first screen as the chat list orders it: by the last message's millisecond, then by chat id.
         func activity(_ channel: String) -> Int64 { expected[channel].flatMap(ULID.milliseconds(of:)) ?? 0 }
@@ -129,7 +148,8 @@ enum CatchUpBenchmark {
         watcher.start()
         await reach(.connected)
         if catchUp {
-            for await _ in reports { break }
+            // Both passes: the requests of the second count too.
+            while let report = await passes.next(), report.pass < 2 {}
         } else {
             try await refetchAll(client.chats.map(\.id).filter(Set(channels).contains), client)
         }

@@ -111,6 +111,7 @@ extension AccountCache {
         }
         // What was delivered live since an interrupted catch-up's cursor stays: its pages come again.
         deliveredDuringCatchUp = deliveredDuringCatchUp.filter { catchUpCursors[$0.key] != nil }
+        settleCursors = [:]
         awaitingCatchUp = true
     }
 
@@ -146,9 +147,12 @@ extension AccountCache {
         }
         let plan = CatchUpPlan(chats: inputs, policy: policy)
         let changes = Changes()
+        let trusted = Dictionary(inputs.map { ($0.id, $0.cursor) }, uniquingKeysWith: { $1 })
         for id in plan.wholeWithoutFetch {
-            // Nothing newer by `last_message_id` — which stoatchat writes 5–30 s late: a message posted just
-            // before `Ready` may not show in it. The history stays stale, so it is refetched when opened.
+            // Nothing newer by `last_message_id` — which stoatchat commits about 6 s late, 31 s for a busy channel:
+            // a message posted just before `Ready` may not show in it. The second pass looks again once it has
+            // settled (``planSettle(_:policy:)``); until then the history stays stale.
+            settleCursors[id] = trusted[id]
             deliveredDuringCatchUp[id] = nil
             if catchUpCursors.removeValue(forKey: id) != nil { pending.chatStates.insert(id) }
         }
@@ -167,6 +171,45 @@ extension AccountCache {
         }
         awaitingCatchUp = false
         readyCursors = [:]
+        return (plan, changes)
+    }
+
+    /// The second pass: `channels` are the chats as the server stores them now (`GET /servers/{id}?include_channels`,
+    /// `GET /users/dms`), their `last_message_id` committed since `Ready`. Each chat the first pass knew whole
+    /// without a request is planned again from the cursor it trusted, against the field as it is now; those with
+    /// nothing newer need no request (no re-verification: the first pass did that for the open and first-screen
+    /// chats).
+    mutating func planSettle(_ refreshed: [Channel], policy: CatchUpPolicy) -> (CatchUpPlan, Changes) {
+        var changes = Changes()
+        for channel in refreshed {
+            guard var known = channels[channel.id], let last = channel.lastMessageID,
+                known.lastMessageID.map({ $0 < last }) ?? true
+            else { continue }
+            known.lastMessageID = last
+            upsert(known)
+            changes.chats = true
+        }
+        var inputs: [CatchUpPlan.Chat] = []
+        for (id, cursor) in settleCursors {
+            guard let chat = chats[id] else { continue }
+            inputs.append(
+                CatchUpPlan.Chat(
+                    id: id, serverLast: channels[id]?.lastMessageID, cursor: cursor, isOpen: false,
+                    lastActivity: chat.lastActivity))
+        }
+        var second = policy
+        second.firstScreen = 0
+        let plan = CatchUpPlan(chats: inputs, policy: second)
+        let cursors = Dictionary(inputs.map { ($0.id, $0.cursor) }, uniquingKeysWith: { $1 })
+        for id in plan.order {
+            if case .message(let cursor) = cursors[id], catchUpCursors[id] != cursor {
+                catchUpCursors[id] = cursor
+                pending.chatStates.insert(id)
+            }
+        }
+        let planned = Set(plan.order)
+        for id in cursors.keys where !planned.contains(id) { deliveredDuringCatchUp[id] = nil }
+        settleCursors = [:]
         return (plan, changes)
     }
 
@@ -243,7 +286,7 @@ extension AccountCache {
 
     /// Notes a message delivered to ``StoatClient/messages`` while its chat's catch-up is planned or under way.
     mutating func noteDelivered(_ message: Message, channel: String) {
-        guard awaitingCatchUp || catchUpCursors[channel] != nil else { return }
+        guard awaitingCatchUp || catchUpCursors[channel] != nil || settleCursors[channel] != nil else { return }
         deliveredDuringCatchUp[channel, default: []].insert(message.id)
     }
 

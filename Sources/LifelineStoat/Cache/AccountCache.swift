@@ -116,6 +116,8 @@ package struct AccountCache: Sendable {
     private(set) var staleMembers: Set<String> = []
     /// Fetches in flight, by channel, then by the token ``historyFetchStarted(channel:)`` gave.
     private(set) var fetches: [String: [Int: HistoryFetch]] = [:]
+    /// Deletions and changes that overtook their message (``EarlyMessageEvents``).
+    private(set) var earlyEvents = EarlyMessageEvents()
     private var nextFetchToken = 0
     /// How many times the cache was invalidated (or discarded): a fetch that began in an earlier generation
     /// merges its data but leaves the history or member list stale.
@@ -147,6 +149,9 @@ package struct AccountCache: Sendable {
     /// Between `Ready` and the catch-up's plan: live messages are noted so the plan's pages do not deliver
     /// them again.
     var awaitingCatchUp = false
+    /// The chats the first pass knew whole without a request, by the cursor it trusted (`Ready`'s
+    /// `last_message_id`, which lags): the second pass checks them against the field as committed later.
+    var settleCursors: [String: CatchUpPlan.Cursor] = [:]
     /// Message ids delivered to ``StoatClient/messages`` while a chat's catch-up is planned or under way.
     var deliveredDuringCatchUp: [String: Set<String>] = [:]
     /// The newest message id the cache knew when `Ready` came: of a chat new to the cache, only messages newer
@@ -506,6 +511,12 @@ package struct AccountCache: Sendable {
     /// Notes a live change of a message for every fetch of its channel in flight.
     mutating func noteUpdate(_ update: HistoryFetch.Update, channel: String) {
         forEachFetch(of: channel) { $0.updates.append(update) }
+        if !holds(update.id, in: channel) { earlyEvents.changed(update) }
+    }
+
+    /// Whether `channel`'s history holds message `id`.
+    private func holds(_ id: String, in channel: String) -> Bool {
+        histories[channel]?.messages.contains { $0.id == id } ?? false
     }
 
     private mutating func forEachFetch(of channel: String, _ body: (inout HistoryFetch) -> Void) {
@@ -667,6 +678,12 @@ package struct AccountCache: Sendable {
     mutating func insert(
         _ message: Message, origin: MessageOrigin, deliver: Bool = true, into changes: inout Changes
     ) {
+        var message = message
+        if let early = earlyEvents.take(message.id) {
+            // Its deletion overtook it: it never reaches the history or the app.
+            if early.deleted { return }
+            for update in early.updates { update.apply(to: &message) }
+        }
         let channel = message.channel
         forEachFetch(of: channel) { fetch in
             fetch.arrived.insert(message.id)
@@ -755,7 +772,11 @@ package struct AccountCache: Sendable {
             fetch.deleted.insert(id)
             fetch.arrived.remove(id)
         }
-        guard let index = histories[channel]?.messages.firstIndex(where: { $0.id == id }) else { return }
+        guard let index = histories[channel]?.messages.firstIndex(where: { $0.id == id }) else {
+            // Not held: it may be on its way still (the deletion overtook it), so it is remembered.
+            earlyEvents.deleted(id)
+            return
+        }
         histories[channel]?.messages.remove(at: index)
         pending.messages[channel]?.remove(id)
         pending.deletedMessages[channel, default: []].insert(id)
@@ -801,7 +822,7 @@ package struct AccountCache: Sendable {
         }
     }
 
-    private mutating func upsert(_ channel: Channel) {
+    mutating func upsert(_ channel: Channel) {
         channels[channel.id] = channel
         guard var chat = chat(for: channel) else {
             if chats.removeValue(forKey: channel.id) != nil { pending.deletedChats.insert(channel.id) }

@@ -540,7 +540,17 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
                 return (isFirst, apply(action, in: &state))
             }
             perform(effect, on: socket)
-            guard isFirst else { return nil }  // a second Ready changes nothing
+            guard isFirst else {
+                // The gateway's session process restarted under this socket (`session.ex`: a transient restart,
+                // then `handle_continue(:ready)`) and lost what was published meanwhile. Applying this Ready in
+                // place would leave those events missing and no gap recorded: the session leaves the socket and
+                // reconnects instead, so the catch-up after the next CONNECTED runs (see StoatProtocol).
+                factory.logger.info("a second Ready on the open socket: reconnecting to catch up")
+                return .temporary(
+                    TemporaryFailureCause(
+                        code: .sessionRestarted,
+                        message: "a second Ready arrived on the open socket (the events server's session restarted)"))
+            }
             await factory.onEvent(event)
             await report(.ready)
         case .pong(let data):
