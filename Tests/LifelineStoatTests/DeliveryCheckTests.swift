@@ -16,7 +16,12 @@ struct DeliveryCheckTests {
 
     /// A client with the default check, the lobby's general channel open, connected and caught up.
     func connected(_ harness: OutboxHarness) async throws -> (StoatClient, SnapshotRecorder) {
-        let (client, recorder) = harness.client(check: StoatClient.Configuration().deliveryCheck)
+        // The check waits for the connection's catch-up to complete; these tests are not about its second pass
+        // (LaggingCatchUpTests are), so the server writes `last_message_id` at once and the client makes one pass.
+        await harness.server.setLastMessageIDLag(false)
+        var catchUp = CatchUpPolicy.standard
+        catchUp.settleDelay = .zero
+        let (client, recorder) = harness.client(check: StoatClient.Configuration().deliveryCheck, catchUp: catchUp)
         client.open(harness.server.lobbyChannelID)
         let reports = client.catchUps
         await client.resume(harness.credentials)
@@ -104,6 +109,38 @@ struct DeliveryCheckTests {
         #expect(await harness.server.requestCounts()[Self.query] == 4)
         #expect(client.session.snapshot.state == .connected, "every message was delivered: nothing owed")
         _ = recorder
+        await harness.stop()
+    }
+
+    @Test(
+        "On the gateway a webhook's message reaches no socket: found by the check, it joins the history and is never owed, so the session stays CONNECTED"
+    )
+    func webhookNeverOwed() async throws {
+        let harness = try await OutboxHarness(events: .gateway)
+        let general = harness.server.lobbyChannelID
+        let (client, recorder) = try await connected(harness)
+        await harness.server.resetRequestCounts()
+        // The first check (15 s after Ready) notes where the open channel stands.
+        await check(at: 15, harness, expecting: 1)
+        await harness.clock.waitForSleep(until: .init(offset: .seconds(30)))
+        let hook = try await harness.server.postWebhookMessage(in: general, name: "CI", content: "build passed")
+        // The checks read the open channel and the recent chats in turn: one of them finds the webhook's message.
+        var tick = 30.0
+        while !client.cachedHistory(of: general).messages.contains(where: { $0.id == hook.id }), tick <= 120 {
+            harness.advance(to: tick)
+            await harness.clock.waitForSleep(until: .init(offset: .milliseconds(Int64((tick + 15) * 1000))))
+            tick += 15
+        }
+        let found = try #require(client.cachedHistory(of: general).messages.first { $0.id == hook.id })
+        #expect(found.webhook?.name == "CI")
+        // Three more intervals, well past the delivery deadline (15 s ± 20 %) a message owed would have.
+        for _ in 0..<3 {
+            harness.advance(to: tick)
+            await harness.clock.waitForSleep(until: .init(offset: .milliseconds(Int64((tick + 15) * 1000))))
+            tick += 15
+        }
+        #expect(!(await recorder.stateTrail).contains(.disconnected), "never owed: the socket was not left")
+        #expect(client.session.snapshot.state == .connected)
         await harness.stop()
     }
 }

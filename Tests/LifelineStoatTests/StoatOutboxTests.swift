@@ -23,12 +23,16 @@ final class OutboxHarness: Sendable {
     let api: StoatAPI
     private let running = Mutex<[Task<Void, Never>]>([])
 
-    init() async throws {
+    /// A harness whose server's events server is `events` (the gateway's idle timeout off: the test clock
+    /// stands still between the test's steps).
+    init(events: ReferenceServer.EventsServer = .bonfire) async throws {
         let clock = clock
-        let configuration = ReferenceServer.Configuration(now: {
+        var configuration = ReferenceServer.Configuration(now: {
             let (seconds, attoseconds) = clock.now.offset.components
             return SharedClockHarness.start.addingTimeInterval(Double(seconds) + Double(attoseconds) * 1e-18)
         })
+        configuration.events = events
+        if events == .gateway { configuration.gatewayIdleTimeout = nil }
         server = try await ReferenceServer.start(configuration)
         account = try await server.addUser(username: "member")
         try await server.join(userID: account.userID, serverID: server.lobbyServerID)
@@ -38,8 +42,12 @@ final class OutboxHarness: Sendable {
     var credentials: SessionCredentials { SessionCredentials(token: account.token, userID: account.userID) }
 
     /// A client, running; `watch` is its delivery deadline, `check` its idle delivery check.
-    func client(watch: DeliveryWatchPolicy = .standard, check: Duration? = nil) -> (StoatClient, SnapshotRecorder) {
+    /// `catchUp` is its catch-up policy.
+    func client(
+        watch: DeliveryWatchPolicy = .standard, check: Duration? = nil, catchUp: CatchUpPolicy = .standard
+    ) -> (StoatClient, SnapshotRecorder) {
         var configuration = StoatClient.Configuration()
+        configuration.catchUp = catchUp
         configuration.connection.heartbeatInterval = .seconds(86_400)
         configuration.session.deliveryWatch = watch
         configuration.deliveryCheck = check
