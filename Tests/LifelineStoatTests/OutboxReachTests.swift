@@ -63,6 +63,8 @@ struct OutboxReachTests {
         await harness.server.refuseNextUpgrades(1_000_000)
         _ = await harness.server.dropAllSockets()
         await recorder.next(.disconnected)
+        // The outbox follows the session's states on its own: the send goes once it, too, knows the socket gone.
+        await waitUntil { !client.outboxEngine.knowsConnected }
         let general = harness.server.lobbyChannelID
         let entry = try await client.send(OutgoingMessage(content: "through an outage"), to: general)
         guard case .sent(let id)? = await client.delivery(of: entry.nonce) else {

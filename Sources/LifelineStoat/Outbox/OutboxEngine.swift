@@ -108,6 +108,9 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
     /// Whether posts may go, as the outbox last heard of the session (it follows the session's states on its own).
     var mayPost: Bool { state.withLock { $0.outbox.mayPost } }
 
+    /// Whether the outbox takes the session as CONNECTED, as it last heard of it.
+    var knowsConnected: Bool { state.withLock { $0.outbox.connection != nil } }
+
     /// Every change from now on.
     func subscribe() -> AsyncStream<OutboxEvent> { announcements.subscribe() }
 
