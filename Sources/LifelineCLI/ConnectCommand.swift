@@ -22,11 +22,12 @@ struct Connect: AsyncParsableCommand {
             to the server that issued it, and --account LABEL@HOST picks the account of one server when a label \
             is on several. Commands on standard \
             input, one per line: logout, retry, offline, online, subscribe ID, unsubscribe ID, typing CHANNEL, \
-            send CHANNEL TEXT, discard NONCE, resend NONCE, history CHANNEL, open CHANNEL, ack CHANNEL \
-            (acknowledges the newest message the cache knows), older CHANNEL (the page before the oldest cached \
-            message, the newest gap first), username NAME, cancel, dismiss, quit. send goes through the outbox: \
-            it is queued (kept in the store with --store, so it is sent on the next run after quit, a signal or \
-            a crash), posted when CONNECTED, looked for rather than posted again when an answer is lost, and \
+            send CHANNEL TEXT, discard NONCE, resend NONCE, history CHANNEL, open CHANNEL, \
+            ack CHANNEL [ID] (acknowledges ID, or the newest message the cache knows; answered at once), \
+            older CHANNEL (the page before the oldest cached message, the newest gap first), username NAME, \
+            cancel, dismiss, quit. send goes through the outbox: it is queued (kept in the store with --store, \
+            so it is sent on the next run after quit, a signal or a crash), posted whenever the API may answer \
+            (not offline), looked for rather than posted again when an answer is lost, and \
             printed at every change of its state (queued, sending, sent, failed); discard drops a queued or \
             failed message, resend posts a failed one again with a new key. A socket that answers Pings but does \
             not deliver the user's own message within --delivery-deadline is dropped (deliveryStalled) and \
@@ -54,7 +55,7 @@ struct Connect: AsyncParsableCommand {
     @Flag(help: "Read the session token from the first line of standard input.")
     var tokenStdin = false
 
-    @Option(help: "The token's user id, for tailoring a permanent error (looked up when omitted).")
+    @Option(help: "The token's user id, for tailoring a permanent error (taken from Ready when omitted).")
     var userId: String?
 
     @Option(help: "Log in with this email (LOGIN_UNCACHED), or find the store's account by it.")
@@ -305,11 +306,9 @@ struct Connect: AsyncParsableCommand {
             return await signIn(store: store, password: password, totp: secrets.totp, client: client, printer: printer)
         }
         if let token = secrets.token {
-            var userID = userId
-            if userID == nil {
-                userID = try? await client.api.currentUser(SessionCredentials(token: token)).id
-            }
-            return await client.resume(SessionCredentials(token: token, userID: userID))
+            // Without --user-id the client learns the viewer from `Ready` (the user whose relationship is `User`):
+            // no `GET /users/@me` first, whose rate limit could hold the session back.
+            return await client.resume(SessionCredentials(token: token, userID: userId))
         }
         guard let email, let password = secrets.password else { return false }
         var outcome = await client.logIn(email: email, password: password)
@@ -506,17 +505,19 @@ struct Connect: AsyncParsableCommand {
         case ("history", let channel?):
             printer.history(await client.history(of: channel))
         case ("ack", let channel?):
-            guard let newest = client.newestMessage(in: channel) else {
+            // `ack CHANNEL [ID]`: the newest message the cache knows when no id is given. Marked read at once;
+            // the request follows (debounced per channel), so the answer does not wait for the server.
+            guard let message = words.count == 3 ? words[2] : client.newestMessage(in: channel) else {
                 accepted = false
                 reason = "the cache knows no message in \(channel)"
                 break
             }
             do {
-                try await client.ack(channel: channel, message: newest)
+                try client.ack(channel: channel, message: message)
                 printer.firstScreen()
             } catch {
                 accepted = false
-                reason = "\(error.cause.map { "\($0)" } ?? error.message)"
+                reason = error.message
             }
         case ("older", let channel?):
             do {
@@ -580,8 +581,9 @@ struct Connect: AsyncParsableCommand {
 /// - `{"type":"slowmode","channel":ID,"retry_after":S}` when a channel's slowmode holds the user back, and
 ///   `{"type":"slowmode_ended","channel":ID}` when the server says it is over;
 /// - `{"type":"outbox","channel":ID,"nonce":N,"state":"queued"|"sending"|"sent"|"failed","id":ID,"reason":CODE,
-///   "retry_after":S}` at every change of a sent message's state (`id` once sent, `reason` once failed,
-///   `retry_after` while a slowmode is waited out), and for each entry the store gives back at sign-in;
+///   "may_have_been_sent":true,"retry_after":S}` at every change of a sent message's state (`id` once sent, `reason`
+///   once failed, `may_have_been_sent` when the server may have it after all, `retry_after` while a slowmode is
+///   waited out), and for each entry the store gives back at sign-in;
 ///   `{"type":"warning","text":…}` for a stored entry that cannot be read.
 struct AccountPrinter: Sendable {
     let client: StoatClient
@@ -761,6 +763,7 @@ struct AccountPrinter: Sendable {
             human += " as \(terminalSafe(id))"
         case .failed(let failure):
             line["reason"] = .string(failure.code)
+            if failure.mayHaveBeenSent { line["may_have_been_sent"] = .bool(true) }
             human += " (\(terminalSafe(failure.code)): \(terminalSafe(failure.message)))"
         case .queued, .sending:
             break

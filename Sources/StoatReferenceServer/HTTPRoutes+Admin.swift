@@ -102,6 +102,10 @@ extension HTTPRoutes {
             await state.loseSendAnswers(try body.int("count", in: AdminLimits.count))
             return Response(status: .noContent)
         }
+        admin(router, .post, "fail-ack-writes") { body, _ in
+            await state.failAckWrites(try body.int("count", in: AdminLimits.count))
+            return Response(status: .noContent)
+        }
         admin(router, .post, "ignore-pings") { body, _ in
             await state.setIgnorePings(try body.bool("enabled"))
             return Response(status: .noContent)

@@ -65,6 +65,13 @@ extension ReferenceServer {
         await state.loseSendAnswers(count)
     }
 
+    /// Fails the next `count` acknowledgements after their `ChannelAck` went out to the user's sockets and before
+    /// the read state is written, with stoatchat's `InternalError` (500): `Channel::ack` publishes first, then
+    /// `ack_channel` fails on Redis or AMQP. The user's devices saw the chat read; the server did not record it.
+    public func failNextAckWrites(_ count: Int) async {
+        await state.failAckWrites(count)
+    }
+
     /// While on, no socket is answered `Pong` (everything else works).
     public func setIgnoresPings(_ ignores: Bool) async {
         await state.setIgnorePings(ignores)

@@ -70,6 +70,37 @@ extension ReferenceServer {
         try await state.setDefaultPermissions(serverID: serverID, permissions: Int64(bitPattern: permissions.rawValue))
     }
 
+    /// Creates a role in a server: `ServerRoleUpdate` to the server. A member holds it once
+    /// ``setMemberRoles(serverID:userID:roles:)`` gives it to them; a message mentions it as `<%ID>`, which needs
+    /// `MentionRoles` (``StoatPermission/mentionRoles``).
+    ///
+    /// - Returns: The role's id.
+    /// - Throws: ``ReferenceServerError`` with ``ReferenceServerError/Code/notFound`` for an unknown server.
+    @discardableResult
+    public func addRole(serverID: String, _ role: StoatRole) async throws(ReferenceServerError) -> String {
+        try await state.addRole(serverID: serverID, role: role)
+    }
+
+    /// Sets the roles a member holds (replacing theirs): `ServerMemberUpdate {roles}` to the server.
+    ///
+    /// - Throws: ``ReferenceServerError`` with ``ReferenceServerError/Code/notFound`` for a user who is not a
+    ///   member, or a role the server does not have.
+    public func setMemberRoles(serverID: String, userID: String, roles: [String]) async throws(ReferenceServerError) {
+        try await state.setMemberRoles(serverID: serverID, userID: userID, roles: roles)
+    }
+
+    /// Sets a text channel's override of its server's default permissions (nil removes it): `ChannelUpdate
+    /// {default_permissions}` to the channel. For instance `StoatOverride(deny: .readMessageHistory)` makes a
+    /// channel where members may send but not read what was sent (`GET /channels/{id}/messages` answers
+    /// `MissingPermission`).
+    ///
+    /// - Throws: ``ReferenceServerError`` with ``ReferenceServerError/Code/notFound`` for an unknown text channel.
+    public func setChannelDefaultPermissions(
+        channelID: String, _ override: StoatOverride?
+    ) async throws(ReferenceServerError) {
+        try await state.setChannelDefaultPermissions(channelID: channelID, override)
+    }
+
     /// Deletes a server with its channels, their messages and its members: `ServerDelete` to its sockets.
     ///
     /// - Throws: ``ReferenceServerError`` with ``ReferenceServerError/Code/notFound`` for an unknown server.

@@ -43,6 +43,8 @@ enum ServerEvent: Sendable {
     case channelAck(channel: String, user: String, messageID: String)
     /// A server was deleted.
     case serverDelete(id: String)
+    /// A server's role was created or changed (`ServerRoleUpdate`).
+    case serverRoleUpdate(server: String, role: String, data: Wire, clear: [String])
 
     /// One channel's slowmode for a user (`ChannelSlowmode`).
     struct Slowmode: Sendable, Equatable {
@@ -86,6 +88,7 @@ enum ServerEvent: Sendable {
         case .bulkMessageDelete: "BulkMessageDelete"
         case .channelAck: "ChannelAck"
         case .serverDelete: "ServerDelete"
+        case .serverRoleUpdate: "ServerRoleUpdate"
         }
     }
 
@@ -195,6 +198,11 @@ enum ServerEvent: Sendable {
             add("message_id", .string(messageID))
         case .serverDelete(let id):
             add("id", .string(id))
+        case .serverRoleUpdate(let server, let role, let data, let clear):
+            add("id", .string(server))
+            add("role_id", .string(role))
+            add("data", data)
+            add("clear", .strings(clear))
         }
         return .object(fields)
     }

@@ -19,6 +19,12 @@ extension ServerState {
 
     func resetRequestCounts() { requestCounts = [:] }
 
+    /// Fails the next `count` acknowledgements' writes (after their `ChannelAck`), replacing any count pending.
+    func failAckWrites(_ count: Int) {
+        faults.failAckWrites = max(0, count)
+        changed()
+    }
+
     func setSilent(_ silent: Bool) { faults.silent = silent }
 
     /// Deafens the whole server (every socket, and every new one) while `deaf` holds.

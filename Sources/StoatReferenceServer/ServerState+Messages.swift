@@ -34,14 +34,25 @@ extension ServerState {
         }
     }
 
-    /// Who a message mentions for the read state, as `Message::send` queues it (`tasks::ack`): nobody when
+    /// Who a message mentions for the read state, as `Message::send` queues it (`tasks::ack`) and pushd's mass
+    /// mention consumer adds it (`crates/daemons/pushd/src/consumers/inbound/mass_mention.rs`): nobody when
     /// notifications are suppressed (`SuppressNotifications`, bit 1: the value 2); in a direct message or a
-    /// group, every recipient but the author; in a server channel, the users it mentions.
+    /// group, every recipient but the author; in a server channel, the users it mentions, and with
+    /// `MentionsEveryone` (the value 4) every member of the server — the author too, as pushd's
+    /// `add_mention_to_many_unreads` does. Role mentions and `@online` only push: they add no mention to the read
+    /// state.
     func mentionRecipients(of message: StoatMessage, in channel: StoatChannel) -> [String] {
         guard message.flags & 2 == 0 else { return [] }
         switch channel.kind {
         case .directMessage, .group: return channel.recipients.filter { $0 != message.author }
-        case .textChannel: return message.mentions ?? []
+        case .textChannel:
+            var recipients = message.mentions ?? []
+            if message.flags & 4 != 0, let serverID = channel.serverID {
+                for member in memberIDsByServer[serverID] ?? [] where !recipients.contains(member) {
+                    recipients.append(member)
+                }
+            }
+            return recipients
         default: return []
         }
     }
@@ -61,13 +72,19 @@ extension ServerState {
 
     /// `PUT /channels/{id}/ack/{message}`: not for bots (`IsBot`), needs `ViewChannel`; `ChannelAck` to the
     /// user's sockets, then the read state moves to `messageID` (any id: stoatchat does not look it up) and the
-    /// mentions up to it are dropped, as MongoDB's `$set` and `$pull … $lte` do.
+    /// mentions up to it are dropped, as MongoDB's `$set` and `$pull … $lte` do — unconditionally: an ack of an
+    /// older message moves the marker back. The event goes out before the write (`Channel::ack`), so a write that
+    /// fails (the ack-write fault: `InternalError`) leaves a `ChannelAck` for a read state that never moved.
     func acknowledge(_ messageID: String, in channelID: String, as user: StoatUser) throws(APIError) {
         let location = "crates/delta/src/routes/channels/channel_ack.rs"
         if user.botOwner != nil { throw APIError(.isBot, at: location) }
         let channel = try channel(channelID, at: "crates/core/database/src/models/channels/ops/mongodb.rs")
         try require(.viewChannel, of: user, in: channel, at: location)
         publish(.channelAck(channel: channelID, user: user.id, messageID: messageID), to: ["\(user.id)!"])
+        if faults.failAckWrites > 0 {
+            faults.failAckWrites -= 1
+            throw APIError(.internalError, at: "crates/core/database/src/util/acker.rs")
+        }
         var record =
             unreads["\(channelID):\(user.id)"]
             ?? UnreadRecord(channel: channelID, user: user.id, lastID: nil, mentions: nil)

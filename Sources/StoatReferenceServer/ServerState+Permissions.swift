@@ -5,8 +5,8 @@
 #endif
 
 /// The permissions facet: stoatchat's permission calculation (`crates/core/permissions/src/impl.rs`) over the
-/// data this server keeps (server default permissions, owners, timeouts, group permissions, friendships; no
-/// roles or channel overrides).
+/// data this server keeps (server default permissions, a text channel's `default_permissions`, the member's
+/// roles in rank order, owners, timeouts, group permissions, friendships; no per-channel role overrides).
 extension ServerState {
     /// stoatchat's user permission bits (`UserPermission`).
     struct UserPermission: OptionSet {
@@ -66,6 +66,10 @@ extension ServerState {
             if server.owner == user.id { return .grantAllSafe }
             guard let member = member(server: serverID, user: user.id) else { return [] }
             var permissions = StoatPermission(rawValue: UInt64(bitPattern: server.defaultPermissions))
+            if let channelDefault = channel.defaultPermissions { permissions = channelDefault.applied(to: permissions) }
+            // The member's roles, highest rank number first: the highest role (lowest rank) is applied last.
+            let roles = member.roles.compactMap { server.roles[$0] }.sorted { $0.rank > $1.rank }
+            for role in roles { permissions = role.permissions.applied(to: permissions) }
             if member.isTimedOut(at: now) { permissions.formIntersection(.viewOnly) }
             return permissions.contains(.viewChannel) ? permissions : []
         }

@@ -211,19 +211,35 @@ extension ServerState {
             key = nonce
         }
         guard let content = request.content, !content.isEmpty else { throw APIError(.emptyMessage, at: modelLocation) }
-        var flags: UInt32 = 0
+        // stoatchat's `MessageFlags` are bit positions: 2 suppresses notifications, 4 mentions everyone, 8 everyone
+        // online; a value above 7 is refused outright, so 8 can only come from `@online` in the text.
+        var suppressNotifications = false
+        var mentionsEveryone = false
+        var mentionsOnline = false
         if let raw = request.flags {
             guard raw <= 7 else { throw APIError(.invalidProperty, at: modelLocation) }
-            if raw & 4 != 0 {
-                guard user.botOwner != nil else { throw APIError(.isNotBot, at: modelLocation) }
-                guard permissions.contains(.mentionEveryone) else {
-                    throw .missing(.mentionEveryone, at: modelLocation)
-                }
-                flags |= 4
-            }
-            if raw & 2 != 0 { flags |= 2 }
+            suppressNotifications = raw & 2 != 0
+            mentionsEveryone = raw & 4 != 0
+            if user.botOwner == nil, mentionsEveryone { throw APIError(.isNotBot, at: modelLocation) }
         }
         var mentions = Self.mentions(in: content)
+        var roleMentions = Self.roleMentions(in: content)
+        mentionsEveryone = mentionsEveryone || content.contains("@everyone")
+        mentionsOnline = content.contains("@online")
+        if let serverID = channel.serverID, !roleMentions.isEmpty {
+            let roles = servers[serverID]?.roles ?? [:]
+            roleMentions = roleMentions.filter { roles[$0] != nil }
+        }
+        if mentionsEveryone || mentionsOnline, !permissions.contains(.mentionEveryone) {
+            throw .missing(.mentionEveryone, at: modelLocation)
+        }
+        if !roleMentions.isEmpty, !permissions.contains(.mentionRoles) {
+            throw .missing(.mentionRoles, at: modelLocation)
+        }
+        var flags: UInt32 = 0
+        if suppressNotifications { flags |= 2 }
+        if mentionsEveryone { flags |= 4 }
+        if mentionsOnline { flags |= 8 }
         var replies: [String] = []
         if let entries = request.replies {
             guard entries.count <= Self.maximumReplies else {
@@ -252,7 +268,8 @@ extension ServerState {
         }
         let message = StoatMessage(
             id: messageIDs.next(at: instant), nonce: key, channel: channel.id, author: user.id, content: content,
-            mentions: mentions.isEmpty ? nil : mentions, replies: replies.isEmpty ? nil : replies, flags: flags)
+            mentions: mentions.isEmpty ? nil : mentions, roleMentions: roleMentions.isEmpty ? nil : roleMentions,
+            replies: replies.isEmpty ? nil : replies, flags: flags)
         upsert(message: message)
         // `Message::send` queues the channel's `last_message_id` (and a direct message's `active`) on the
         // debounced task; it is committed about 6 s later (``LastMessageIDQueue``).
@@ -266,9 +283,19 @@ extension ServerState {
 
     /// The user ids a text mentions as `<@ID>`, in order, without repeats.
     static func mentions(in content: String) -> [String] {
+        ids(in: content, after: "<@")
+    }
+
+    /// The role ids a text mentions as `<%ID>`, in order, without repeats (stoatchat's parser's `RoleMention`).
+    static func roleMentions(in content: String) -> [String] {
+        ids(in: content, after: "<%")
+    }
+
+    /// The 26-character ids a text names between `opening` and `>`, in order, without repeats.
+    private static func ids(in content: String, after opening: String) -> [String] {
         var result: [String] = []
         var rest = Substring(content)
-        while let start = rest.range(of: "<@") {
+        while let start = rest.range(of: opening) {
             let afterStart = rest[start.upperBound...]
             guard let end = afterStart.firstIndex(of: ">") else { break }
             let id = String(afterStart[..<end])

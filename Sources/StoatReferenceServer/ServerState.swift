@@ -71,6 +71,9 @@ struct Faults: Sendable {
     var deaf = false
     /// The next this many sends that the server stores are never answered: the connection drops instead.
     var loseSendAnswers = 0
+    /// The next this many acknowledgements fail after their `ChannelAck` went out, before the read state is
+    /// written: stoatchat's `ack_channel` failing on Redis or AMQP (`InternalError`, 500).
+    var failAckWrites = 0
     /// Absurd numbers wherever Stoat states one (`ServerState+Hostile`).
     var hostile = HostileFault()
     /// `last_message_id` is committed by stoatchat's debounced task (``LastMessageIDQueue``), about 6 s after a

@@ -1,7 +1,8 @@
 /// A Stoat channel: saved notes, a direct message, a group or a server's text channel.
 ///
 /// Written as stoatchat tags it: `channel_type` first, then the fields of its kind in stoatchat's order
-/// (`last_message_id`, `permissions`, `nsfw` and `slowmode` only where they apply and are set). Build one with
+/// (`last_message_id`, `permissions`, `default_permissions`, `nsfw` and `slowmode` only where they apply and are
+/// set). Build one with
 /// the factory of its kind (``textChannel(id:server:name:description:slowmode:)``, …).
 public struct StoatChannel: Sendable, Equatable, Codable {
     /// What kind of channel it is (`channel_type` on the wire).
@@ -49,12 +50,16 @@ public struct StoatChannel: Sendable, Equatable, Codable {
     public var permissions: Int64?
     /// A text channel's slowmode, in seconds: a member without `BypassSlowmode` may send once per period.
     public var slowmode: UInt64?
+    /// A text channel's override of its server's default permissions (`default_permissions`), applied before the
+    /// member's roles: for instance `SendMessage` without `ReadMessageHistory`.
+    public var defaultPermissions: StoatOverride?
 
     /// Creates a channel; prefer the factory of its kind.
     public init(
         id: String, kind: Kind, user: String? = nil, active: Bool = false, recipients: [String] = [],
         name: String? = nil, owner: String? = nil, description: String? = nil, serverID: String? = nil,
-        lastMessageID: String? = nil, permissions: Int64? = nil, slowmode: UInt64? = nil
+        lastMessageID: String? = nil, permissions: Int64? = nil, slowmode: UInt64? = nil,
+        defaultPermissions: StoatOverride? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -68,6 +73,7 @@ public struct StoatChannel: Sendable, Equatable, Codable {
         self.lastMessageID = lastMessageID
         self.permissions = permissions
         self.slowmode = slowmode
+        self.defaultPermissions = defaultPermissions
     }
 
     /// A user's saved notes.
@@ -105,6 +111,7 @@ public struct StoatChannel: Sendable, Equatable, Codable {
         case user, active, recipients, name, owner, description, server
         case lastMessageID = "last_message_id"
         case permissions, slowmode
+        case defaultPermissions = "default_permissions"
     }
 
     /// Decodes a channel from Stoat's wire shape.
@@ -122,6 +129,7 @@ public struct StoatChannel: Sendable, Equatable, Codable {
         lastMessageID = try container.decodeIfPresent(String.self, forKey: .lastMessageID)
         permissions = try container.decodeIfPresent(Int64.self, forKey: .permissions)
         slowmode = try container.decodeIfPresent(UInt64.self, forKey: .slowmode)
+        defaultPermissions = try container.decodeIfPresent(StoatOverride.self, forKey: .defaultPermissions)
     }
 
     /// Encodes every field that is set.
@@ -139,6 +147,7 @@ public struct StoatChannel: Sendable, Equatable, Codable {
         try container.encodeIfPresent(lastMessageID, forKey: .lastMessageID)
         try container.encodeIfPresent(permissions, forKey: .permissions)
         try container.encodeIfPresent(slowmode, forKey: .slowmode)
+        try container.encodeIfPresent(defaultPermissions, forKey: .defaultPermissions)
     }
 }
 
@@ -170,6 +179,7 @@ extension StoatChannel: WireEncodable {
             add("name", .str(name))
             add("description", .str(description))
             add("last_message_id", .str(lastMessageID))
+            add("default_permissions", defaultPermissions?.wire)
             add("slowmode", slowmode.map { .uint($0) })
         }
         return .object(fields)

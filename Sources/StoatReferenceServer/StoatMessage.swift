@@ -7,8 +7,9 @@
 /// A message in a channel.
 ///
 /// Written in stoatchat's field order: `_id`, `nonce`, `channel`, `author`, then `user` and `member` where the
-/// answer includes them, `webhook` for a webhook's message (the `Message` event and the answer to a send), `content`, `edited`, `embeds`,
-/// `mentions`, `replies`, `reactions` (left out when empty) and `flags` (left out when 0). Its id is a ULID whose time part is when it was sent
+/// answer includes them, `webhook` for a webhook's message (the `Message` event and the answer to a send), `content`,
+/// `edited`, `embeds`, `mentions`, `role_mentions`, `replies`, `reactions` (left out when empty) and `flags` (left out
+/// when 0). Its id is a ULID whose time part is when it was sent
 /// in the server's clock.
 public struct StoatMessage: Sendable, Equatable, Codable {
     /// The message's id.
@@ -27,10 +28,12 @@ public struct StoatMessage: Sendable, Equatable, Codable {
     public var edited: Date?
     /// The ids of the users it mentions.
     public var mentions: [String]?
+    /// The ids of the server's roles it mentions (`<%ROLE>` in the text, kept when the server has the role).
+    public var roleMentions: [String]?
     /// The ids of the messages it replies to.
     public var replies: [String]?
-    /// Message flag bits (2 suppresses notifications, 4 mentions everyone: stoatchat's `MessageFlags` are bit
-    /// positions); left out on the wire when 0.
+    /// Message flag bits (2 suppresses notifications, 4 mentions everyone, 8 mentions everyone online:
+    /// stoatchat's `MessageFlags` are bit positions); left out on the wire when 0.
     public var flags: UInt32
     /// The embeds; an edit leaves an empty list, as stoatchat's does.
     var embeds: [JSONValue]?
@@ -69,7 +72,7 @@ public struct StoatMessage: Sendable, Equatable, Codable {
     /// Creates a message.
     public init(
         id: String, nonce: String? = nil, channel: String, author: String, content: String?, edited: Date? = nil,
-        mentions: [String]? = nil, replies: [String]? = nil, flags: UInt32 = 0
+        mentions: [String]? = nil, roleMentions: [String]? = nil, replies: [String]? = nil, flags: UInt32 = 0
     ) {
         self.id = id
         self.nonce = nonce
@@ -78,6 +81,7 @@ public struct StoatMessage: Sendable, Equatable, Codable {
         self.content = content
         self.edited = edited
         self.mentions = mentions
+        self.roleMentions = roleMentions
         self.replies = replies
         self.flags = flags
     }
@@ -97,6 +101,7 @@ public struct StoatMessage: Sendable, Equatable, Codable {
             "edited": edited.map { .timestamp($0) },
             "embeds": embeds.map { list in .array(list.map(\.wire)) },
             "mentions": mentions.map { .strings($0) },
+            "role_mentions": roleMentions.map { .strings($0) },
             "replies": replies.map { .strings($0) },
             "reactions": reactions.flatMap { list in
                 list.isEmpty ? nil : .object(list.map { Wire.Field(key: $0.emoji, value: .strings($0.users)) })

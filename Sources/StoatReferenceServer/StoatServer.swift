@@ -1,7 +1,7 @@
 /// A Stoat server (a "guild").
 ///
 /// Written in stoatchat's field order: `_id`, `owner`, `name`, `description` (left out when nil), `channels`
-/// (ids), `default_permissions`, `flags` (left out when 0) and `approximate_member_count`, which the server
+/// (ids), `roles` (left out when empty), `default_permissions`, `flags` (left out when 0) and `approximate_member_count`, which the server
 /// counts when it writes the server.
 public struct StoatServer: Sendable, Equatable, Codable {
     /// The server's id.
@@ -14,6 +14,8 @@ public struct StoatServer: Sendable, Equatable, Codable {
     public var description: String?
     /// The ids of the server's channels, in order.
     public var channels: [String]
+    /// The server's roles by id (see ``StoatRole``).
+    public var roles: [String: StoatRole]
     /// The permission bits every member has by default (see ``StoatPermission``).
     public var defaultPermissions: Int64
     /// Server flag bits (1 official, 2 verified); left out on the wire when 0.
@@ -29,6 +31,7 @@ public struct StoatServer: Sendable, Equatable, Codable {
         name: String,
         description: String? = nil,
         channels: [String] = [],
+        roles: [String: StoatRole] = [:],
         defaultPermissions: Int64 = Int64(StoatPermission.defaultServer.rawValue),
         flags: UInt32 = 0
     ) {
@@ -37,13 +40,14 @@ public struct StoatServer: Sendable, Equatable, Codable {
         self.name = name
         self.description = description
         self.channels = channels
+        self.roles = roles
         self.defaultPermissions = defaultPermissions
         self.flags = flags
     }
 
     enum CodingKeys: String, CodingKey {
         case id = "_id"
-        case owner, name, description, channels
+        case owner, name, description, channels, roles
         case defaultPermissions = "default_permissions"
         case flags
     }
@@ -56,6 +60,7 @@ public struct StoatServer: Sendable, Equatable, Codable {
         name = try container.decode(String.self, forKey: .name)
         description = try container.decodeIfPresent(String.self, forKey: .description)
         channels = try container.decodeIfPresent([String].self, forKey: .channels) ?? []
+        roles = try container.decodeIfPresent([String: StoatRole].self, forKey: .roles) ?? [:]
         defaultPermissions = try container.decodeIfPresent(Int64.self, forKey: .defaultPermissions) ?? 0
         flags = try container.decodeIfPresent(UInt32.self, forKey: .flags) ?? 0
     }
@@ -68,6 +73,7 @@ public struct StoatServer: Sendable, Equatable, Codable {
         try container.encode(name, forKey: .name)
         try container.encodeIfPresent(description, forKey: .description)
         try container.encode(channels, forKey: .channels)
+        if !roles.isEmpty { try container.encode(roles, forKey: .roles) }
         try container.encode(defaultPermissions, forKey: .defaultPermissions)
         if flags != 0 { try container.encode(flags, forKey: .flags) }
     }
@@ -82,6 +88,10 @@ extension StoatServer: WireEncodable {
         ]
         if let description { fields.append(.init(key: "description", value: .string(description))) }
         fields.append(.init(key: "channels", value: .strings(channels)))
+        if !roles.isEmpty {
+            let sorted = roles.sorted { $0.key < $1.key }
+            fields.append(.init(key: "roles", value: .object(sorted.map { .init(key: $0.key, value: $0.value.wire) })))
+        }
         fields.append(.init(key: "default_permissions", value: .int(defaultPermissions)))
         if flags != 0 { fields.append(.init(key: "flags", value: .uint(UInt64(flags)))) }
         fields.append(.init(key: "approximate_member_count", value: .integer(approximateMemberCount)))

@@ -47,7 +47,10 @@ struct ConnectCatchUpTests {
             line["type"] as? String == "chats" && chat(line, random)?["unread"] as? Bool == false
         }
         #expect(read != nil)
-        #expect(await server.unreads(userID: account.userID).first { $0.channel == random }?.lastID == deleted.id)
+        // The request follows 1.5 s later (the client's debounce, on the process's clock).
+        await waitUntil {
+            await server.unreads(userID: account.userID).first { $0.channel == random }?.lastID == deleted.id
+        }
 
         // The device goes offline; meanwhile the friend posts, edits and deletes.
         run.send("offline")

@@ -265,12 +265,16 @@ struct CatchUpTests {
         await world.streamed(1) { $0.id == hello.id }
         #expect(chat(world.dm)?.isUnread == true)
         #expect(chat(world.dm)?.mentionCount == 1)
-        // This client acknowledges: the server's read state moves, the chat is read.
-        try await world.client.ack(channel: world.dm, message: hello.id)
+        // This client acknowledges: the chat is read at once; the server's read state moves 1.5 s later.
+        let asked = world.clock.now
+        try world.client.ack(channel: world.dm, message: hello.id)
         #expect(chat(world.dm)?.isUnread == false)
-        #expect(
+        await world.clock.waitForSleep(until: asked.advanced(by: .milliseconds(1500)))
+        world.clock.advance(to: asked.advanced(by: .milliseconds(1500)))
+        await waitUntil {
             await world.server.unreads(userID: world.account.userID).first { $0.channel == world.dm }?.lastID
-                == hello.id)
+                == hello.id
+        }
         // Another device acknowledges random: ChannelAck reaches this client.
         let news = try await world.post("news", in: world.random)
         await world.streamed(1) { $0.id == news.id }

@@ -32,7 +32,8 @@ enum SoakTimings {
 
     /// The delivery deadline (default 15 s ± 20 %): a deafened socket is noticed by the session's own message.
     static let deliveryWatch = try! DeliveryWatchPolicy(deadline: .milliseconds(1_500))
-    /// The idle delivery check (off by default): a deafened socket is noticed by a message another user posts.
+    /// The idle delivery check (default every 15 s, the shortest an app may ask for): a deafened socket is noticed
+    /// by a message another user posts, its check allowed this often by the soak's compressed time.
     static let deliveryCheck: Duration = .seconds(3)
 
     /// The longest a fault can still act after the faults stop: a connection accepted silent or with a late
@@ -46,7 +47,7 @@ enum SoakTimings {
     /// The client configuration every soak session uses. Subscriptions are not renewed, so that every
     /// `Subscribe` the server records is a replay (or the first play).
     static var client: StoatClient.Configuration {
-        StoatClient.Configuration(
+        var configuration = StoatClient.Configuration(
             connection: .init(
                 heartbeatInterval: heartbeat, pongTimeout: pongTimeout, connectTimeout: connectTimeout,
                 readyTimeout: readyTimeout, maximumFrameSize: maximumFrameSize),
@@ -54,6 +55,8 @@ enum SoakTimings {
                 retryPolicy: retry, sessionCheck: sessionCheck, replayTimeout: replayTimeout,
                 replayRetryDelay: replayRetryDelay, subscriptionRenewal: nil, deliveryWatch: deliveryWatch),
             friendlyName: "lifeline soak", historyLimit: historyLimit, deliveryCheck: deliveryCheck, catchUp: catchUp)
+        configuration.shortestDeliveryCheck = deliveryCheck
+        return configuration
     }
 
     /// The catch-up (default: 5 pages of 100): pages of 25, at most 2 per chat, so that a long outage meets the
