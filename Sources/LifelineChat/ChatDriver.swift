@@ -296,8 +296,9 @@ public final class ChatDriver {
             guard let channel, channel.channelID == id else { return }
             spawn { await channel.loadOlder() }
         case .ack(let id, let message):
-            let client = client
-            spawn { try? await client.ack(channel: id, message: message) }
+            // The library marks the chat read at once and sends the ack itself, coalesced; without a session there
+            // is nothing to mark.
+            try? client.ack(channel: id, message: message)
         case .typing(let id):
             let session = client.session
             spawn { await session.beginTyping(channel: id) }
