@@ -41,11 +41,12 @@ extension ReferenceServer {
     /// the server observes (a frame received, a socket opened or closed, an upgrade counted…). Never polls.
     ///
     /// - Parameters:
-    ///   - timeout: A failure bound, not a way to let time pass.
+    ///   - timeout: A failure bound, not a way to let time pass: 300 s unless given, so that a test on a slow,
+    ///     loaded machine fails only when the state never comes.
     ///   - condition: Checked against the records and counters.
     /// - Throws: ``ObservationTimeout`` when the condition does not hold within `timeout`.
     public func waitUntil(
-        timeout: Duration = .seconds(10),
+        timeout: Duration = .seconds(300),
         _ condition: @escaping @Sendable (_ connections: [ConnectionRecord], _ counters: SocketCounters) -> Bool
     ) async throws {
         let state = state
