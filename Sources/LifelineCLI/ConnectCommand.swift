@@ -34,7 +34,8 @@ struct Connect: AsyncParsableCommand {
             reconnected. After every reconnect the client catches up over REST and prints what it found \
             (message lines with caught_up, message_update, message_delete, catch_up). The end of input does not \
             end the session; quit, SIGINT and SIGTERM do (exit 0). A login refused in READY prints why and exits \
-            1. With --json, standard output carries one JSON object per line and nothing else (format: README).
+            1. With --json, standard output carries one JSON object per line and nothing else (format: \
+            Sources/LifelineCLI/LifelineCLI.docc/ConnectCommand.md).
             """
     )
 
