@@ -122,7 +122,7 @@ final class TmuxTerminal: Sendable {
     /// test with the last screen when `timeout` (a failure bound) passes first.
     @discardableResult
     func waitFor(
-        _ what: String, timeout: Duration = .seconds(90), sourceLocation: SourceLocation = #_sourceLocation,
+        _ what: String, timeout: Duration = .failureBound, sourceLocation: SourceLocation = #_sourceLocation,
         _ condition: @escaping @Sendable (String) -> Bool
     ) async throws -> String {
         let output = output
