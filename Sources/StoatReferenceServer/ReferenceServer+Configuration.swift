@@ -20,7 +20,12 @@ extension ReferenceServer {
         public var maxInboundFrameSize: Int
         /// The size of the fragments a large outbound message (a big Ready) is split into.
         public var outboundFragmentSize: Int
-        /// How long a closing socket waits for the client's close frame.
+        /// How long a closing socket waits for the client's close frame (or, after a drop, its end) before the
+        /// server closes the TCP connection.
+        ///
+        /// Generous (10 s) because closing earlier than a slow client reads turns its late frames into a reset,
+        /// and a reset makes the client's kernel discard the close frame it has not read yet: at 1 s a client on
+        /// a loaded machine saw a refused `Subscribe` as a dropped socket.
         public var closeTimeout: Duration
         /// The wall clock the server's clock is based on (before ``ReferenceServer/setClockSkew(_:)``). Every
         /// rule that tells time reads the server's clock: lockouts, MFA tickets, member timeouts, slowmodes,
@@ -77,7 +82,7 @@ extension ReferenceServer {
             dataFile: String? = nil,
             maxInboundFrameSize: Int = 64 * 1024,
             outboundFragmentSize: Int = 16 * 1024,
-            closeTimeout: Duration = .seconds(1),
+            closeTimeout: Duration = .seconds(10),
             now: @escaping @Sendable () -> Date = { Date() },
             expiryCheckInterval: Duration = .milliseconds(250),
             lockoutPolicy: LoginLockoutPolicy = .stoat,

@@ -62,7 +62,9 @@ struct ConnectGatewayTests {
         }
         #expect(failed?["reason"] as? String == "unsupported")
         #expect(failed?["events"] as? [String] == ["subscribe(\(server.lobbyServerID))"])
-        #expect((disconnected?["cause"] as? [String: Any])?["code"] as? String == "frameRefused")
+        #expect(
+            (disconnected?["cause"] as? [String: Any])?["code"] as? String == "frameRefused",
+            "\(String(describing: disconnected))")
         #expect(await run.transition(to: "CONNECTED") != nil)
         // Ten heartbeats answered on the second socket (0.4 s apart): it stays.
         try await server.waitUntil(timeout: .failureBound) { records, _ in

@@ -60,7 +60,11 @@ package struct NIOStoatConnectionFactory: ConnectionFactory {
         self.clock = clock
         timer = SocketTimer(clock: clock, eventLoop: eventLoopGroup.any())
         connector = WebSocketConnector(
-            configuration: .init(maximumMessageSize: configuration.maximumFrameSize, tls: configuration.tls),
+            configuration: .init(
+                maximumMessageSize: configuration.maximumFrameSize, tls: configuration.tls,
+                // The session's timeout (on its clock) decides; the TCP connect's own is only a backstop that
+                // never cuts it short.
+                connectTimeout: max(configuration.connectTimeout, .seconds(10))),
             group: eventLoopGroup)
         self.logger = logger
         self.statistics = statistics ?? StoatConnectionFactory.Statistics()
