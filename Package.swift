@@ -112,6 +112,8 @@ let package = Package(
                 "StoatReferenceServer",
                 "LifelineCLIOutput",
                 "LifelineBenchmarks",
+                "LifelineChat",
+                "LifelineTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -130,6 +132,21 @@ let package = Package(
             name: "TerminalProbe", dependencies: ["LifelineTerminal"], path: "Tests/TerminalProbe",
             swiftSettings: lifelineSettings
         ),
+        // `lifeline chat`'s screens, key reducer and driver: pure functions of the library's public values and the
+        // client's own UI state, drawn on LifelineTerminal's grid. Public API only: what the client needs and the
+        // library lacks is added to the library.
+        .target(
+            name: "LifelineChat",
+            dependencies: ["LifelineTerminal", "LifelineStoatStore"],
+            swiftSettings: lifelineSettings
+        ),
+        .testTarget(
+            name: "LifelineChatTests",
+            dependencies: ["LifelineChat", "LifelineTerminal", "LifelineStoatStore"],
+            // The screens' text snapshots, read by the tests from the source tree.
+            exclude: ["Snapshots"],
+            swiftSettings: lifelineSettings
+        ),
         // What every command writes: JSON lines and tables on a standard output that never blocks a task.
         .target(name: "LifelineCLIOutput", swiftSettings: lifelineSettings),
         // `lifeline bench` and `lifeline soak` (with the benchmarks' child-process commands): the measurements,
@@ -144,6 +161,8 @@ let package = Package(
                 "LifelineStoatStore",
                 "StoatReferenceServer",
                 "LifelineCLIOutput",
+                "LifelineChat",
+                "LifelineTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 // Only for the benchmarks' bare baseline socket.

@@ -331,6 +331,14 @@ public actor Session {
         for action in machine.deliverySeen(key).actions { perform(action) }
     }
 
+    /// The server named the session's user (a client reads it from its first `Ready`): a session that began
+    /// without a user id carries it from now on, so an ending it meets later is looked up and named (see
+    /// `SessionMachine.userIdentified(_:)`). A session that names its user keeps it.
+    public func userIdentified(_ userID: String) {
+        guard !stopping else { return }
+        _ = machine.userIdentified(userID)
+    }
+
     /// Shows why a login at the login interface failed (READY only): wrong password, blocked, disabled.
     ///
     /// - Parameters:

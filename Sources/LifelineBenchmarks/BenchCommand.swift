@@ -145,5 +145,7 @@ enum Benchmarks {
         Benchmark(name: "expiry-reschedule", run: ExpiryBenchmark.runReschedules),
         Benchmark(name: "storm", run: StormBenchmark.run),
         Benchmark(name: "catch-up", run: CatchUpBenchmark.run),
+        Benchmark(name: "chat-frame", run: ChatFrameBenchmark.runTime),
+        Benchmark(name: "chat-frame-bytes", run: ChatFrameBenchmark.runBytes),
     ]
 }

@@ -25,13 +25,16 @@ package struct Soak: AsyncParsableCommand {
             own device network) run in this one. For --seconds, a schedule drawn from --seed drops sockets, \
             refuses upgrades, makes the server silent or deaf to pings, delays Ready, sends garbage and oversized \
             frames, fails session lookups for a moment, takes devices offline, deafens some sockets (Pong only, no \
-            events), loses the answers to some sends and states absurd numbers, while other users post messages in \
-            both channels of each group, edit and delete some, and the sessions send through their outboxes. After \
-            each reconnect the sessions catch up (pages of 25, 2 per chat, so a long outage leaves a gap). Then the \
-            faults stop and every session must be CONNECTED within the retry formula's bound, and every outbox \
-            message sent exactly once on the server (or failed with a reason). Timings are scaled down (retry unit \
-            0.2 s, Ping every 2 s, 1–2 s deadlines, a 1.5 s delivery deadline and a delivery check every 3 s) so \
-            that a short run holds many cycles. \
+            events), loses the answers to some sends, states absurd numbers, lets events overtake each other and \
+            restarts the gateway's session process under some sockets (every tenth session runs against the \
+            server's gateway port, the others against bonfire), while other users post messages in both channels \
+            of each group, edit and delete some, and the sessions send through their outboxes. last_message_id \
+            lags as stoatchat's does throughout. After each reconnect the sessions catch up (pages of 25, 2 per \
+            chat, so a long outage leaves a gap; a second pass 33 s after CONNECTED). Then the faults stop and \
+            every session must be CONNECTED within the retry formula's bound, caught up by its second pass, and \
+            every outbox message sent exactly once on the server (or failed with a reason). Timings are scaled \
+            down (retry unit 0.2 s, Ping every 2 s, 1–2 s deadlines, a 1.5 s delivery deadline and a delivery \
+            check every 3 s) so that a short run holds many cycles; stoatchat's lag is not. \
             Build in release mode for long runs: swift run -c release lifeline soak --sessions 1000 --seconds 600.
             """
     )

@@ -9,7 +9,8 @@ public struct LifelineCommand: AsyncParsableCommand {
         commandName: "lifeline",
         abstract: "Keep a Stoat chat session alive, and show how.",
         subcommands: [
-            Demo.self, Connect.self, Serve.self, Spec.self, Network.self, Operations.self, Bench.self, BenchIdle.self,
+            ChatCommand.self, Demo.self, Connect.self, Serve.self, Spec.self, Network.self, Operations.self, Bench.self,
+            BenchIdle.self,
             BenchStorm.self, Soak.self,
         ]
     )

@@ -21,7 +21,8 @@ import UnixSignals
 /// exactly one JSON line once it accepts connections:
 /// `{"api":…,"events":…,"admin":…,"files":…,"email":…,"password":…,"token":…,"user_id":…,"bot_token":…,"bot_id":…,
 /// "servers":[{"id":…,"name":…,"channels":[{"id":…,"name":…}]}]}` — the seeded world, so a script knows where to
-/// post (through the admin API, whose examples `serve --help` prints).
+/// post (through the admin API, whose examples `serve --help` prints); with `--gateway-port`, `"gateway_api":…`
+/// follows `events`.
 /// Printing the demo account's password and the tokens is the point of the command (they are a local
 /// fixture); nothing else logs them. The server follows stoatchat's rules, rate limits included, unless
 /// `--no-rate-limits` is given.
@@ -52,6 +53,17 @@ public struct Serve: AsyncParsableCommand {
           curl -X POST ADMIN/reset -H "$JSON" -d '{}'
           curl ADMIN/state
 
+        As late and lossy as stoatchat: last_message_id is committed ~6 s after a
+        channel's last message (31 s at most), by the server's clock, unless
+        turned off; the rest are faults:
+
+          curl -X POST ADMIN/last-message-id-lag -H "$JSON" -d '{"enabled":false}'
+          curl -X POST ADMIN/webhook-messages -H "$JSON" \
+            -d '{"channel_id":"CHANNEL","content":"hook","name":"CI"}'
+          curl -X POST ADMIN/restart-session -H "$JSON" \
+            -d '{"user_id":"USER","down_milliseconds":500}'
+          curl -X POST ADMIN/reorder-events -H "$JSON" -d '{"count":1}'
+
         The file server is at the URL GET / names under features.autumn (its own
         port). Every route and its body: StoatReferenceServer.md (Faults, A world
         with several users, Load, The admin API, The file server).
@@ -79,6 +91,14 @@ public struct Serve: AsyncParsableCommand {
             "The events server the socket behaves as: bonfire (stoatchat's, the default) or gateway (Stoat's new Elixir server, which refuses Subscribe).",
             valueName: "bonfire|gateway"))
     public var events: String = "bonfire"
+
+    /// A second port whose events socket behaves as the gateway, for the same world.
+    @Option(
+        help: """
+            Also listen on this port (0 picks a free one) as Stoat's gateway, for the same world: a client given \
+            its API (gateway_api) meets the gateway, others the --events server.
+            """)
+    public var gatewayPort: Int?
 
     /// Print one JSON line instead of text.
     @Flag(help: "Print one JSON line with the URLs and the demo account once the server accepts connections.")
@@ -149,32 +169,42 @@ public struct Serve: AsyncParsableCommand {
         guard ReferenceServer.EventsServer(named: events) != nil else {
             throw ValidationError("--events must be bonfire or gateway, not \(events)")
         }
+        if let gatewayPort {
+            guard (0...65_535).contains(gatewayPort) else {
+                throw ValidationError("--gateway-port must be 0–65535, got \(gatewayPort)")
+            }
+            guard events == ReferenceServer.EventsServer.bonfire.name else {
+                throw ValidationError("--gateway-port is a second port beside bonfire's: give it without --events")
+            }
+        }
     }
 
     /// Starts the server, prints where it is, and stops it cleanly on SIGINT or SIGTERM.
     public func run() async throws {
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
-        let server = try await ReferenceServer.start(
-            .init(
-                host: host, port: port, dataFile: data, rateLimits: noRateLimits ? .disabled : .stoat,
-                events: ReferenceServer.EventsServer(named: events) ?? .bonfire))
+        var configuration = ReferenceServer.Configuration(
+            host: host, port: port, dataFile: data, rateLimits: noRateLimits ? .disabled : .stoat,
+            events: ReferenceServer.EventsServer(named: events) ?? .bonfire)
+        configuration.gatewayPort = gatewayPort
+        let server = try await ReferenceServer.start(configuration)
         let account = server.defaultAccount
         let bot = server.defaultBot
         if json {
-            let fields: [(String, String)] = [
+            var fields: [(String, String)] = [
                 ("api", server.apiURL.absoluteString), ("events", server.eventsURL.absoluteString),
                 ("admin", server.adminURL.absoluteString), ("files", server.fileServerURL.absoluteString),
                 ("email", account.email),
                 ("password", account.password), ("token", account.token), ("user_id", account.userID),
                 ("bot_token", bot.token), ("bot_id", bot.userID),
             ]
+            if let gateway = server.gatewayAPIURL { fields.insert(("gateway_api", gateway.absoluteString), at: 2) }
             let world = try await Self.worldJSON(server)
             emit(String(try Self.jsonLine(fields).dropLast()) + ",\"servers\":" + world + "}")
         } else {
             emit(
                 """
                 Stoat reference server (events server: \(events))
-                  API:     \(server.apiURL.absoluteString)
+                  API:     \(server.apiURL.absoluteString)\(server.gatewayAPIURL.map { "\n  Gateway: \($0.absoluteString) (its API; the events socket is the gateway)" } ?? "")
                   Events:  \(server.eventsURL.absoluteString)?version=1&format=json (or format=msgpack)
                   Health:  \(server.healthURL.absoluteString)
                   Admin:   \(server.adminURL.absoluteString) (loopback only; examples in serve --help)

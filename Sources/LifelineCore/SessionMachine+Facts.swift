@@ -127,4 +127,50 @@ extension SessionMachine {
         noticeLookup = (lookup, .disabled)
         return .updated(actions: [.fetchAccountStanding(userID: userID, lookup: lookup)])
     }
+
+    /// The server named the session's user — the client read it from `Ready` (the user whose relationship is
+    /// `User`) — for a session that began without one (a token alone): its credentials carry it from now on, so
+    /// that an ending the session meets later (a suspension, a ban) is looked up and named. A session that already
+    /// names its user keeps it: the user id it signed in with is the one source of who the user is.
+    ///
+    /// - Parameter userID: The user the server named.
+    /// - Returns: Whether the credentials changed.
+    @discardableResult
+    public mutating func userIdentified(_ userID: String) -> Bool {
+        func named(_ credentials: SessionCredentials) -> SessionCredentials? {
+            guard credentials.userID == nil else { return nil }
+            var named = credentials
+            named.userID = userID
+            return named
+        }
+        switch current {
+        case .ready, .dispose:
+            return false
+        case .loggingIn(let c, let attempt):
+            guard let n = named(c) else { return false }
+            current = .loggingIn(n, attempt)
+        case .onboarding(let c):
+            guard let n = named(c) else { return false }
+            current = .onboarding(n)
+        case .error(let error, let c, let lookup):
+            guard let n = named(c) else { return false }
+            current = .error(error, n, lookup: lookup)
+        case .connecting(let c, let attempt):
+            guard let n = named(c) else { return false }
+            current = .connecting(n, attempt)
+        case .connected(let c, let generation):
+            guard let n = named(c) else { return false }
+            current = .connected(n, generation: generation)
+        case .disconnected(let c, let delay, let timer):
+            guard let n = named(c) else { return false }
+            current = .disconnected(n, retryDelay: delay, timer: timer)
+        case .reconnecting(let c, let attempt):
+            guard let n = named(c) else { return false }
+            current = .reconnecting(n, attempt)
+        case .offline(let c):
+            guard let n = named(c) else { return false }
+            current = .offline(n)
+        }
+        return true
+    }
 }

@@ -47,6 +47,10 @@ public struct TemporaryFailureCause: LifelineError, Sendable, Hashable {
         /// The socket answered its heartbeat but did not deliver the event of a message the server had stored
         /// within the delivery deadline (``DeliveryWatchPolicy``): it is deaf, and a reconnect is the cure.
         public static let deliveryStalled = Code(rawValue: "deliveryStalled")
+        /// The events server sent a second `Ready` on the open socket: Stoat's gateway restarted the session
+        /// process behind it and lost the events published meanwhile. The client leaves the socket and
+        /// reconnects, so that the catch-up after it finds what was lost (a gap is never silent).
+        public static let sessionRestarted = Code(rawValue: "sessionRestarted")
     }
 
     /// What kind of failure this is.

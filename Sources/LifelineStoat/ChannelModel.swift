@@ -12,6 +12,9 @@ public import Observation
 ///
 /// Made by ``StoatClientModel/channel(_:)``; run it while the screen shows (`.task { await channel.run() }`): the
 /// channel is ``StoatClient/open(_:)`` meanwhile, so it is caught up first after every reconnect.
+///
+/// The history shown is a ``ShownHistory``: the pages ``loadOlder()`` loaded stay shown while the model lives —
+/// the cache's bound limits what is stored, not what is shown — with their gaps, their edits and deletions.
 @MainActor
 @Observable
 public final class ChannelModel {
@@ -28,6 +31,9 @@ public final class ChannelModel {
     public private(set) var isLoadingOlder = false
     /// Whether the last older page came back short: the channel's first message is shown.
     public private(set) var reachedStart = false
+    /// What the last catch-up found in this channel (``CatchUpReport/chats``), once one fetched it while the model
+    /// ran: where a timeline draws "caught up: N messages".
+    public private(set) var lastCatchUp: ChatCatchUp?
     /// The user's messages in this channel the server has not confirmed — `queued`, `sending`, `failed` — in
     /// order: shown below the history, a failed one with "resend" and "discard".
     public private(set) var pending: [OutboxEntry]
@@ -51,15 +57,18 @@ public final class ChannelModel {
     /// The client the model follows.
     @ObservationIgnored public let client: StoatClient
     @ObservationIgnored let now: @Sendable () -> Date
+    /// The history shown; its values are published to the properties above when they change.
+    @ObservationIgnored private var shown: ShownHistory
 
     init(client: StoatClient, channel: String, now: @escaping @Sendable () -> Date) {
         self.client = client
         channelID = channel
         self.now = now
         let history = client.cachedHistory(of: channel)
-        messages = history.messages
-        gaps = history.gaps
-        isStale = history.isStale
+        shown = ShownHistory(history)
+        messages = shown.messages
+        gaps = shown.gaps
+        isStale = shown.isStale
         pending = client.pendingMessages(in: channel)
         typing = []
         slowmodeUntil = nil
@@ -77,6 +86,8 @@ public final class ChannelModel {
             group.addTask { await self.followOutbox() }
             group.addTask { await self.followDeadlines() }
             group.addTask { await self.followTyping() }
+            group.addTask { await self.followMessageEvents() }
+            group.addTask { await self.followCatchUps() }
             // A stale history is refetched once now; after each reconnect the catch-up refreshes it.
             group.addTask { _ = await self.client.history(of: self.channelID) }
         }
@@ -120,25 +131,27 @@ public final class ChannelModel {
     }
 
     /// Loads the page before the oldest message shown — before the newest gap first, when there is one — and
-    /// shows it (``StoatClient/history(of:before:limit:)``).
+    /// shows it (``StoatClient/history(of:before:limit:)``, ``ShownHistory/olderPage(_:before:limit:)``).
     public func loadOlder() async {
-        guard !isLoadingOlder else { return }
-        let before = gaps.last?.before ?? messages.first?.id
-        guard let before else { return }
+        guard !isLoadingOlder, let before = shown.nextPage else { return }
         isLoadingOlder = true
         defer { isLoadingOlder = false }
         do {
             let page = try await client.history(of: channelID, before: before, limit: 50)
-            if page.messages.count < 50, gaps.isEmpty { reachedStart = true }
-            let known = Set(messages.map(\.id))
-            let older = page.messages.filter { !known.contains($0.id) }
-            if !older.isEmpty { messages = (older + messages).sorted { $0.id < $1.id } }
-            let current = client.cachedHistory(of: channelID).gaps
-            if current != gaps { gaps = current }
+            shown.olderPage(page.messages, before: before, limit: 50)
+            publish()
             if lastError != nil { lastError = nil }
         } catch {
             lastError = error
         }
+    }
+
+    /// Assigns what changed in the shown history, and only that.
+    private func publish() {
+        if shown.messages != messages { messages = shown.messages }
+        if shown.gaps != gaps { gaps = shown.gaps }
+        if shown.isStale != isStale { isStale = shown.isStale }
+        if shown.reachedStart != reachedStart { reachedStart = shown.reachedStart }
     }
 
     /// The name to show for a message's author, from what the client knows without asking: the masquerade, the
@@ -163,16 +176,33 @@ public final class ChannelModel {
     private func followHistory() async {
         for await history in client.historyUpdates(of: channelID) {
             // Older pages the cache does not keep stay shown.
-            let newest = history.messages
-            let floor = newest.first?.id
-            let older = floor.map { floor in messages.filter { $0.id < floor } } ?? []
-            let shown = older + newest
-            if shown != messages { messages = shown }
-            if history.gaps != gaps { gaps = history.gaps }
-            if history.isStale != isStale { isStale = history.isStale }
+            shown.update(history)
+            publish()
             // A user whose message arrived has stopped typing.
-            let authors = Set(newest.suffix(5).map(\.author))
+            let authors = Set(history.messages.suffix(5).map(\.author))
             if typing.contains(where: authors.contains) { typing.removeAll(where: authors.contains) }
+        }
+    }
+
+    /// Edits and deletions of the messages shown below the cache's range.
+    private func followMessageEvents() async {
+        while !Task.isCancelled {
+            do {
+                for try await event in client.messages where event.channel == channelID {
+                    shown.apply(event)
+                    publish()
+                }
+                return
+            } catch {
+                // The observer fell behind: the cache's range is whole; older shown pages may keep a stale copy.
+                continue
+            }
+        }
+    }
+
+    private func followCatchUps() async {
+        for await report in client.catchUps {
+            if let found = report.chats[channelID], found != lastCatchUp { lastCatchUp = found }
         }
     }
 

@@ -17,6 +17,20 @@ public final class MemberListModel {
         public var member: Member
         /// The user, when the client knows them.
         public var user: User?
+
+        /// A row from its parts (the model makes its own; an app's previews and tests make theirs).
+        ///
+        /// - Parameters:
+        ///   - id: The user's id.
+        ///   - name: The name to show.
+        ///   - member: The membership.
+        ///   - user: The user, when known.
+        public init(id: String, name: String, member: Member, user: User? = nil) {
+            self.id = id
+            self.name = name
+            self.member = member
+            self.user = user
+        }
     }
 
     /// The server's id.

@@ -27,6 +27,19 @@ extension StoatClient {
         cache.read { $0.users[id] }
     }
 
+    /// A server the cache knows (from `Ready`, the socket's events or the store): its name for a chat list's
+    /// headings, its channels, its roles.
+    public func server(_ id: String) -> Server? {
+        cache.read { $0.servers[id] }
+    }
+
+    /// The newest message the user acknowledged in a channel, here or on another device (`ChannelAck`, `GET
+    /// /sync/unreads`, ``ack(channel:message:)``), if any: an app draws its "new messages" divider after it. Kept
+    /// with the account, so it is known before any network.
+    public func lastRead(in channel: String) -> String? {
+        cache.read { $0.readStates[channel]?.lastRead }
+    }
+
     // MARK: - Histories
 
     /// A channel's latest messages as the cache holds them now, without asking anyone.

@@ -109,30 +109,29 @@ extension StoatClient {
 
     // MARK: - Read state
 
-    /// Acknowledges `message` in `channel`: the user has read the channel up to it
-    /// (`PUT /channels/{id}/ack/{message}`). The chat's ``Chat/isUnread`` and ``Chat/mentionCount`` follow at
-    /// once; the user's other devices receive `ChannelAck`, and so does this one (which changes nothing more).
+    /// Acknowledges `message` in `channel`: the user has read the channel up to it. The chat's ``Chat/isUnread``
+    /// and ``Chat/mentionCount`` follow at once, and the call returns without waiting for the server.
+    ///
+    /// The request (`PUT /channels/{id}/ack/{message}`) follows on the client's clock: per channel only the newest
+    /// id asked for is sent, 1.5 s after the last ack and 4 s after the first at the latest, one request in flight
+    /// and at least 1.5 s between two, never an id at or below one already sent or accepted — stoatchat writes the
+    /// marker unconditionally, so an older id would mark the channel unread again on the user's other devices. An
+    /// id the chat is already read past (here, on another device, or by the server's read states) sends nothing.
+    /// The user's other devices receive `ChannelAck`, and so does this one (which changes nothing more). A refusal
+    /// — a bot (``StoatAPIError/Code/isBot``), a missing permission, or a server that failed after announcing the
+    /// ack — takes the chat back to the read state it had, unless a newer ack is on its way; a request that fails
+    /// without an answer is sent again later.
     ///
     /// - Parameters:
     ///   - channel: The channel's id.
     ///   - message: The newest message read; ``newestMessage(in:)`` is the newest the cache knows.
-    /// - Throws: ``StoatClientError`` with ``StoatClientError/Code/notSignedIn``, or
-    ///   ``StoatClientError/Code/requestFailed`` with the ``StoatAPIError`` (a bot cannot acknowledge:
-    ///   ``StoatAPIError/Code/isBot``).
-    public func ack(channel: String, message: String) async throws(StoatClientError) {
-        guard let credentials = currentCredentials else {
+    /// - Throws: ``StoatClientError`` with ``StoatClientError/Code/notSignedIn`` without a session (nothing is
+    ///   marked).
+    public func ack(channel: String, message: String) throws(StoatClientError) {
+        guard currentCredentials != nil else {
             throw StoatClientError(code: .notSignedIn, message: "an acknowledgement needs a session")
         }
-        do {
-            try await api.acknowledge(message, in: channel, credentials)
-        } catch {
-            throw StoatClientError(code: .requestFailed, message: "the acknowledgement failed", cause: error)
-        }
-        cache.update { cache in
-            var changes = AccountCache.Changes()
-            cache.acknowledged(channel: channel, message: message, into: &changes)
-            return changes
-        }
+        ackEngine.acknowledge(channel: channel, message: message)
     }
 
     /// The newest message id the cache knows in `channel`: its history's, its chat's last message, or the

@@ -19,6 +19,15 @@ extension StoatClient {
         openChannels.withLock { _ = $0.remove(channel) }
     }
 
+    /// The channels the delivery check reads (``Configuration/deliveryCheck``), in turn: the open ones, then the two
+    /// most recently active chats.
+    func deliveryCheckCandidates() -> [String] {
+        var candidates = openChannels.withLock { $0 }.sorted()
+        let recent = cache.read { cache in cache.sortedChats.prefix(2).map(\.id) }
+        for id in recent where !candidates.contains(id) { candidates.append(id) }
+        return candidates
+    }
+
     // MARK: - Reading through the cache
 
     /// A channel's latest messages: from the cache, refetched from the server first when stale (never
@@ -166,6 +175,7 @@ extension StoatClient {
                 for transition in snapshot.transitions {
                     switch (transition.event, transition.to) {
                     case (_, .connected):
+                        await learnViewer()
                         // With catch-up, the catch-up fetches the open channels first (and tries them again).
                         if !catchUpPolicy.isEnabled {
                             let open = openChannels.withLock { $0 }
@@ -187,6 +197,19 @@ extension StoatClient {
 }
 
 extension StoatClient {
+    /// A session that began without a user id (a token alone) learns it from the cache, which took it from
+    /// `Ready` (the user whose relationship is `User`): the client's REST calls and the session carry it from
+    /// now on. One source of who the user is: the session's user id, else `Ready`'s viewer.
+    func learnViewer() async {
+        guard let current = credentials.value, current.userID == nil, let viewer = cache.read({ $0.userID }) else {
+            return
+        }
+        var named = current
+        named.userID = viewer
+        credentials.restore(named, ifStill: current)
+        await session.userIdentified(viewer)
+    }
+
     /// Refetches an open channel's history after a reconnect until it is fresh: a failed fetch (the server
     /// busy, a timeout) is tried again after 1 s, 2 s, 4 s … up to 30 s on the client's clock, for as long
     /// as the channel is open, its history stale and no later reconnect (which starts its own) happened.

@@ -51,13 +51,23 @@ public final class StoatClient: Sendable {
         /// How long to wait before asking the server again about a deadline (``StoatClient/deadlines``) when
         /// asking failed or found it still in force: 1 s, doubling up to 60 s by default.
         public var deadlineRecheck: ExpiryRecheckPolicy
-        /// How often, while CONNECTED with nothing being sent, each ``StoatClient/open(_:)`` channel's
-        /// `last_message_id` is read (`GET /channels/{id}`) and compared with what the socket delivered, so a
-        /// deaf socket is noticed while the user sends nothing; `nil` (the default) for never. A message the
-        /// server lists that the socket did not deliver is owed on the session's delivery deadline
-        /// (`Session.Configuration.deliveryWatch`). Off by default: a bot sends (and so proves its socket) on its
-        /// own, and every check is a request. A few minutes is a sensible value for an app.
+        /// How often the socket's deliveries are checked while it is quiet, so that a ghost socket (stoatchat#649:
+        /// `Pong`s and no events) is noticed while the user sends nothing: every 15 s by default (at most 4
+        /// requests a minute: a shorter interval is taken as 15 s), `nil` for never.
+        ///
+        /// While CONNECTED, once the connection's catch-up completed, with nothing being sent (a send's own echo
+        /// watches the socket) and no event for a whole interval, one channel's newest messages are read
+        /// (`GET /channels/{id}/messages?sort=Latest&limit=10`) — each ``StoatClient/open(_:)`` channel and the two
+        /// most recently active chats in turn — never `last_message_id`, which stoatchat writes seconds late. A
+        /// message there that the cache does not hold and the socket did not deliver is owed on the session's
+        /// delivery deadline (`Session.Configuration.deliveryWatch`, 15 s ± 20 %): a socket that does not bring it
+        /// is left as deaf (TEMPORARY_FAILURE `deliveryStalled`) and reconnected, and the catch-up brings what it
+        /// swallowed. A webhook's message, which the new events server delivers to no socket, is never owed: it
+        /// joins the history.
         public var deliveryCheck: Duration?
+        /// The shortest ``deliveryCheck`` interval taken: 15 s (4 requests a minute). `lifeline soak` lowers it to
+        /// compress time.
+        package var shortestDeliveryCheck: Duration = .seconds(15)
         /// How the client catches up after each CONNECTED (``CatchUpPolicy/standard``: 5 pages of 100 per chat, 4
         /// requests in flight).
         public var catchUp: CatchUpPolicy
@@ -78,7 +88,7 @@ public final class StoatClient: Sendable {
             historyLimit: Int = 100,
             eventBufferLimit: Int = 10_000,
             deadlineRecheck: ExpiryRecheckPolicy = .standard,
-            deliveryCheck: Duration? = nil,
+            deliveryCheck: Duration? = .seconds(15),
             catchUp: CatchUpPolicy = .standard,
             fetchedUserLimit: Int = 1_000
         ) {
@@ -131,6 +141,8 @@ public final class StoatClient: Sendable {
     let deadlineEngine: DeadlineEngine
     /// The messages the user sent that the server has not confirmed (``outbox``).
     let outboxEngine: OutboxEngine
+    /// The acknowledgements on their way to the server (``ack(channel:message:)``).
+    let ackEngine: AckEngine
     /// The catch-up after each CONNECTED (``catchUps``).
     let catchUpEngine: CatchUpEngine
     /// Whether the client catches up after each CONNECTED.
@@ -191,8 +203,11 @@ public final class StoatClient: Sendable {
             recheck: configuration.deadlineRecheck, logger: logger)
         let outbox = OutboxEngine(
             api: api, cache: cache, credentials: credentials, deadlines: deadlineEngine, clock: clock,
-            deliveryCheck: configuration.deliveryCheck, logger: logger)
+            deliveryCheck: configuration.deliveryCheck.map { max($0, configuration.shortestDeliveryCheck) },
+            logger: logger)
         outboxEngine = outbox
+        let acks = AckEngine(api: api, cache: cache, credentials: credentials, clock: clock, logger: logger)
+        ackEngine = acks
         catchUpPolicy = configuration.catchUp
         let openChannels = openChannels
         let loader = StoredHistoryLoader(cache: cache, logger: logger)
@@ -224,7 +239,7 @@ public final class StoatClient: Sendable {
         session = Session(
             connections: connections, authenticator: StoatAuthenticator(api: api),
             health: configuration.healthURL.map { StoatHealthService(api: api, url: $0) },
-            caches: ClientCaches(cache: cache, credentials: credentials, outbox: outbox),
+            caches: ClientCaches(cache: cache, credentials: credentials, outbox: outbox, acks: acks),
             network: network ?? SystemNetworkMonitor.make(logger: logger),
             clock: clock, random: random, configuration: sessionConfiguration, logger: logger)
     }
@@ -241,10 +256,13 @@ public final class StoatClient: Sendable {
             group.addTask { await self.cache.runWriter() }
             group.addTask { await self.followSession() }
             group.addTask { await self.deadlineEngine.run(states: self.session.states) }
+            let catchUps = catchUpPolicy.isEnabled ? catchUpEngine.subscribe() : nil
             group.addTask {
-                await self.outboxEngine.run(session: self.session) { self.openChannels.withLock { $0 } }
+                await self.outboxEngine.run(
+                    session: self.session, checkCandidates: { self.deliveryCheckCandidates() }, catchUps: catchUps)
             }
             group.addTask { await self.catchUpEngine.run(states: self.session.states) }
+            group.addTask { await self.ackEngine.run() }
         }
         // The writes left over are made outside the cancelled task: GRDB refuses to start work in a
         // cancelled one, and these changes must not be lost. Decision: each is a task awaited at once, so
@@ -376,6 +394,8 @@ struct ClientCaches: CacheInvalidation {
     let credentials: Credentials
     /// The outbox, forgotten in memory on DISPOSE (its store keeps its entries for the next sign-in).
     var outbox: OutboxEngine?
+    /// The acknowledgements on their way, dropped on DISPOSE.
+    var acks: AckEngine?
 
     func invalidateCaches() async {
         await cache.invalidateCaches()
@@ -385,6 +405,7 @@ struct ClientCaches: CacheInvalidation {
         credentials.value = nil
         await cache.discardCaches()
         outbox?.disposed()
+        acks?.disposed()
     }
 }
 

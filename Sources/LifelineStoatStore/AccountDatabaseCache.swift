@@ -119,7 +119,7 @@ package struct AccountDatabaseCache: CachePersistence {
             && message.member == nil && message.webhook == nil && message.system == nil && message.attachments == nil
             && message.embeds == nil && message.mentions == nil && message.roleMentions == nil && message.replies == nil
             && message.reactions == nil && message.interactions == nil && message.masquerade == nil
-            && message.pinned == nil && message.flags == 0
+            && message.pinned == nil && message.flags.isEmpty
     }
 
     static func stored(_ member: Member, _ encoder: JSONEncoder) throws -> CachedMember {

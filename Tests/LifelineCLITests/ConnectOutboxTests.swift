@@ -92,10 +92,14 @@ struct ConnectOutboxTests {
     }
 
     @Test(
-        "with --store, messages queued while unreachable survive quit, SIGTERM and kill -9, and are each sent once on the next run"
+        "with --store, messages sent while the server is unreachable survive quit, SIGTERM and kill -9, and are each sent once on the next run"
     )
     func survivesTheProcess() async throws {
-        let server = try await ReferenceServer.start()
+        let data = ConnectAccountTests.StoreDirectory()
+        try FileManager.default.createDirectory(atPath: data.path, withIntermediateDirectories: true)
+        let dataFile = data.path + "/server.sqlite"
+        let server = try await ReferenceServer.start(.init(dataFile: dataFile))
+        let port = try #require(server.apiURL.port)
         let account = server.defaultAccount
         let general = server.lobbyChannelID
         let directory = ConnectAccountTests.StoreDirectory()
@@ -106,8 +110,9 @@ struct ConnectOutboxTests {
         #expect(await create.transition(to: "CONNECTED") != nil)
         #expect(await create.quit() == 0)
 
-        // The socket is refused from now on: sends stay queued.
-        await server.refuseNextUpgrades(1_000_000)
+        // The server is gone from now on (its REST API too: posts go whenever it may answer, so only a server
+        // that cannot be reached keeps them): sends stay in the outbox, kept in the store.
+        await server.stop()
         let texts = ["kept through quit", "kept through SIGTERM", "kept through kill -9"]
         for (index, text) in texts.enumerated() {
             let run = try ConnectRun(base, environment: environment)
@@ -126,27 +131,26 @@ struct ConnectOutboxTests {
             }
         }
 
-        await server.resetFaults()
-        await server.refuseNextUpgrades(0)
+        // The server is back, with its data, where the account's store knows it.
+        let back = try await ReferenceServer.start(.init(port: port, dataFile: dataFile))
         let last = try ConnectRun(base, environment: environment)
         var restored: [String: String] = [:]
         var sent: [String: String] = [:]
         while sent.count < texts.count, let line = await last.next({ $0["type"] as? String == "outbox" }) {
             let nonce = try #require(line["nonce"] as? String)
-            switch line["state"] as? String {
-            case "queued" where restored[nonce] == nil: restored[nonce] = "queued"
-            case "sent": sent[nonce] = try #require(line["id"] as? String)
-            default: break
-            }
+            let state = try #require(line["state"] as? String)
+            if restored[nonce] == nil { restored[nonce] = state }
+            if state == "sent" { sent[nonce] = try #require(line["id"] as? String) }
         }
         #expect(restored.count == texts.count, "each restored entry is printed with its state")
+        #expect(restored.values.allSatisfy { $0 == "queued" || $0 == "sending" }, "\(restored)")
         #expect(Set(sent.keys) == Set(restored.keys))
         #expect(await last.quit() == 0)
-        let messages = try await server.contents(in: general, token: account.token)
+        let messages = try await back.contents(in: general, token: account.token)
         for text in texts {
             #expect(messages.filter { $0 == text }.count == 1, "\(text) on the server once")
         }
-        await server.stop()
+        await back.stop()
     }
 
     @Test("a socket that answers pings but does not deliver the user's own message: deliveryStalled, then reconnected")

@@ -35,6 +35,9 @@ struct SoakCommandTests {
         #expect(summary["outbox_duplicated"] as? Int == 0)
         #expect((summary["lost_answers"] as? Int ?? 0) > 0, "the seed's plan loses answers")
         #expect((summary["delivery_stalls"] as? Int ?? 0) > 0, "the seed's plan deafens sockets, and they are noticed")
+        #expect(
+            (summary["session_restarts"] as? Int ?? 0) > 0,
+            "the seed's plan restarts gateway sessions, and a second Ready reconnects them")
         #expect((summary["transitions"] as? Int ?? 0) > 200)
         let memory = try #require(summary["memory_growth"] as? Double)
         let tasks = try #require(summary["task_growth"] as? Double)

@@ -75,3 +75,21 @@ extension SoakFaultScheduleTests {
         #expect(hostile.allSatisfy { $0.duration > .zero })
     }
 }
+
+extension SoakFaultScheduleTests {
+    @Test("The test soak's plan restarts gateway sessions, and only those, and lets events overtake each other")
+    func gatewayFaultsInTheTestSoak() {
+        let plan = FaultSchedule.plan(seed: 20_260_518, sessions: 100, seconds: 20)
+        let restarts = plan.filter { $0.kind == .restartSession }
+        #expect(!restarts.isEmpty)
+        #expect(plan.contains { $0.kind == .reorder })
+        for fault in restarts {
+            #expect(!fault.sessions.isEmpty)
+            #expect(fault.sessions.allSatisfy(SoakSession.isOnGateway))
+            // Down for less than the soak's delivery allowance.
+            #expect((100...1500).contains(fault.count))
+        }
+        // Without a session on the gateway there is nothing to restart.
+        #expect(!FaultSchedule.plan(seed: 7, sessions: 5, seconds: 600).contains { $0.kind == .restartSession })
+    }
+}

@@ -93,7 +93,7 @@ struct StuckOutputTests {
             connections.contains { $0.receivedFrames.contains { $0.contains("BeginTyping") } }
         }
         process.terminate()
-        let status = await Self.exit(exits, within: .seconds(30))
+        let status = await Self.exit(exits, within: .failureBound)
         #expect(status == 0, "SIGTERM ended it cleanly, though its standard output never moved")
         await server.stop()
 
@@ -142,7 +142,7 @@ struct StuckOutputTests {
             connections.contains { $0.isOpen && $0.receivedReady }
         }
         process.terminate()
-        #expect(await Self.exit(exits, within: .seconds(30)) == 0)
+        #expect(await Self.exit(exits, within: .failureBound) == 0)
         await server.stop()
     }
 }
@@ -182,7 +182,7 @@ extension StuckOutputTests {
         let servers = Self.children(of: process.processIdentifier)
         try #require(!servers.isEmpty, "the reference server runs in a child")
         process.terminate()
-        let status = await Self.exit(exits, within: .seconds(30))
+        let status = await Self.exit(exits, within: .failureBound)
         #expect(status == 1, "a soak cut short proves nothing")
         for server in servers {
             // Gone, or at most a zombie of an exited child, never a server left listening.

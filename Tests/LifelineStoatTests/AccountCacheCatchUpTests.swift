@@ -91,7 +91,7 @@ struct AccountCacheCatchUpTests {
         // In the DM every message of the friend is a mention, unless silent (flags 2).
         _ = cache.apply(.message(world.message(60_000, in: world.dm, "psst")))
         var silent = world.message(61_000, in: world.dm, "shh")
-        silent.flags = 2
+        silent.flags = .suppressNotifications
         _ = cache.apply(.message(silent))
         #expect(cache.chats[world.dm]?.mentionCount == 1)
         #expect(cache.chatState(world.dm)?.readState.mentions == [Ids.ulid(60_000)])

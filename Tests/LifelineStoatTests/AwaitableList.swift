@@ -64,3 +64,9 @@ final class AwaitableList<Element: Sendable>: Sendable {
         }
     }
 }
+
+/// Yields until an asynchronous `condition` holds (a server's state read through its actor): for state another
+/// task reaches without a signal to await. Bounded by the test's time limit: a cancelled wait returns at once.
+func waitUntil(async condition: () async -> Bool) async {
+    while !Task.isCancelled, !(await condition()) { await Task.yield() }
+}

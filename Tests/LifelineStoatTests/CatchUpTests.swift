@@ -37,6 +37,11 @@ final class CatchUpWorld: Sendable {
         readyFields: [String] = [], fetchedUserLimit: Int = 1_000
     ) async throws {
         let server = if let server { server } else { try await ReferenceServer.start() }
+        // These tests pin the catch-up's paging, resuming and re-verification against a field written with the
+        // message: the server's lag is off and the client runs no second pass. LaggingCatchUpTests covers the lag.
+        await server.setLastMessageIDLag(false)
+        var catchUp = catchUp
+        catchUp.settleDelay = .zero
         self.server = server
         friend = try await server.addUser(username: "friend")
         try await server.join(userID: friend.userID, serverID: server.lobbyServerID)
@@ -162,6 +167,25 @@ struct CatchUpTests {
         await world.stop()
     }
 
+    @Test("A report names what each chat's catch-up found: how many messages, and the oldest, where a marker goes")
+    func reportPerChat() async throws {
+        let world = try await CatchUpWorld()
+        world.client.open(world.general)
+        await world.connect()
+        let disconnected = try await world.dropped()
+        var missed: [StoatMessage] = []
+        for (index, channel) in [world.general, world.random, world.general].enumerated() {
+            missed.append(try await world.post("missed \(index)", in: channel))
+        }
+        let report = try #require(try await world.reconnect(after: disconnected))
+        #expect(report.chats[world.general] == ChatCatchUp(messages: 2, oldestFound: missed[0].id))
+        #expect(report.chats[world.random] == ChatCatchUp(messages: 1, oldestFound: missed[1].id))
+        // A chat fetched that held nothing new is named too, with nothing found.
+        #expect(report.chats[world.dm].map { $0.messages == 0 && $0.oldestFound == nil } ?? true)
+        #expect(report.chats.values.reduce(0) { $0 + $1.messages } == report.messages)
+        await world.stop()
+    }
+
     @Test(
         "Past the page budget the newest page is fetched and a gap recorded; paging into the gap fills it and delivers what it held"
     )
@@ -241,12 +265,16 @@ struct CatchUpTests {
         await world.streamed(1) { $0.id == hello.id }
         #expect(chat(world.dm)?.isUnread == true)
         #expect(chat(world.dm)?.mentionCount == 1)
-        // This client acknowledges: the server's read state moves, the chat is read.
-        try await world.client.ack(channel: world.dm, message: hello.id)
+        // This client acknowledges: the chat is read at once; the server's read state moves 1.5 s later.
+        let asked = world.clock.now
+        try world.client.ack(channel: world.dm, message: hello.id)
         #expect(chat(world.dm)?.isUnread == false)
-        #expect(
+        await world.clock.waitForSleep(until: asked.advanced(by: .milliseconds(1500)))
+        world.clock.advance(to: asked.advanced(by: .milliseconds(1500)))
+        await waitUntil {
             await world.server.unreads(userID: world.account.userID).first { $0.channel == world.dm }?.lastID
-                == hello.id)
+                == hello.id
+        }
         // Another device acknowledges random: ChannelAck reaches this client.
         let news = try await world.post("news", in: world.random)
         await world.streamed(1) { $0.id == news.id }

@@ -56,7 +56,7 @@ extension [Outbox.Action] {
     var requests: [String] {
         compactMap { action in
             switch action {
-            case .post(let record, let generation): "post \(record.key) on \(generation)"
+            case .post(let record, let generation): "post \(record.key) on \(generation.map { "\($0)" } ?? "nil")"
             case .lookUp(let nonce, let channel, let floor): "look up \(nonce) in \(channel) after \(floor)"
             default: nil
             }
@@ -265,8 +265,8 @@ struct OutboxTests {
         #expect(story.advance(.seconds(5), firing: 1).requests == ["post n1 on 1"])
     }
 
-    @Test("disconnected, nothing starts; a wake-up meanwhile waits for CONNECTED; a post in flight still reports")
-    func disconnected() {
+    @Test("without the API (offline), nothing starts; a post in flight still reports, and its look-up waits")
+    func offline() {
         var story = Story()
         _ = story.connect()
         _ = story.send("n1")
@@ -274,6 +274,43 @@ struct OutboxTests {
         let unknown = story.posted("n1", "n1", .unknown(conflict: false))
         #expect(unknown.requests.isEmpty)
         #expect(story.connect(2).requests == ["look up n1 in C after \(Story.floor)"])
+    }
+
+    @Test("not CONNECTED but the API may answer (the socket refused): posts go, and no echo is awaited for them")
+    func postsWithoutSocket() {
+        var story = Story()
+        #expect(story.outbox.sessionChanged(connected: nil, mayPost: true, now: story.now).isEmpty)
+        #expect(story.send("n1").requests == ["post n1 on nil"])
+        let stored = story.posted("n1", "n1", .stored(Story.stored("M1", key: "n1")))
+        #expect(stored.announced == ["n1 sent"])
+        #expect(!stored.contains { if case .expectDelivery = $0 { true } else { false } }, "no socket owes it")
+        // CONNECTED: a post now is owed by the socket.
+        _ = story.outbox.sessionChanged(connected: 3, mayPost: true, now: story.now)
+        #expect(story.send("n2").requests == ["post n2 on 3"])
+        let owed = story.posted("n2", "n2", .stored(Story.stored("M2", key: "n2")))
+        #expect(owed.contains(.expectDelivery(key: "n2", generation: 3)))
+    }
+
+    @Test(
+        "a look-up the server refuses for good ends the entry failed, 'may have been sent': no more look-ups, no post, the channel goes on"
+    )
+    func lookUpRefused() {
+        var story = Story()
+        _ = story.connect()
+        _ = story.send("n1")
+        _ = story.send("n2")
+        _ = story.posted("n1", "n1", .unknown(conflict: false))
+        let refusal = OutboxEntry.Failure(code: "MissingPermission", message: "ReadMessageHistory")
+        let refused = story.lookedUp("n1", .refused(refusal))
+        #expect(refused.announced == ["n1 failed", "n2 sending"])
+        #expect(refused.requests == ["post n2 on 1"], "the next entry goes; n1 is neither looked up nor posted")
+        guard case .failed(let failure)? = story.state("n1") else {
+            Issue.record("not failed")
+            return
+        }
+        #expect(failure.code == "MissingPermission")
+        #expect(failure.mayHaveBeenSent)
+        #expect(story.record("n1")?.failure?.mayHaveBeenSent == true, "kept in the store")
     }
 
     @Test("a post that began before a reconnect is not watched on the new connection")
@@ -437,22 +474,52 @@ struct OutboxTests {
         #expect(encoded.hasSuffix(String(repeating: "0", count: 16)))
     }
 
-    @Test("the idle check: a baseline first, then a newer last_message_id the socket did not deliver is owed")
+    @Test(
+        "the delivery check: quiet and caught up only; a first reading notes, a later one owes what the socket did not bring, once"
+    )
     func probe() {
+        func message(_ id: String, webhook: Bool = false) -> Message {
+            Message(
+                id: id, channel: "C", author: "x", webhook: webhook ? Message.Webhook(name: "hook") : nil)
+        }
         var probe = DeliveryProbe()
-        probe.connectionChanged(1)
-        #expect(probe.checked(channel: "C", lastMessageID: "01A", generation: 1) == nil, "the baseline")
-        #expect(probe.checked(channel: "C", lastMessageID: "01A", generation: 1) == nil, "nothing new")
-        _ = probe.delivered(Message(id: "01B", channel: "C", author: "x"))
-        #expect(probe.checked(channel: "C", lastMessageID: "01B", generation: 1) == nil, "delivered")
-        #expect(probe.checked(channel: "C", lastMessageID: "01C", generation: 1) == "01C")
-        #expect(probe.checked(channel: "C", lastMessageID: "01D", generation: 1) == nil, "one owed at a time")
-        #expect(probe.delivered(Message(id: "01C", channel: "C", author: "x")) == "01C")
-        #expect(probe.checked(channel: "C", lastMessageID: "01E", generation: 2) == nil, "another connection")
-        probe.connectionChanged(2)
-        #expect(probe.checked(channel: "C", lastMessageID: "01E", generation: 2) == nil, "a new baseline")
-        // A channel without messages: its first one is newer than the empty baseline.
-        #expect(probe.checked(channel: "D", lastMessageID: nil, generation: 2) == nil)
-        #expect(probe.checked(channel: "D", lastMessageID: "01A", generation: 2) == "01A")
+        let interval = Duration.seconds(15)
+        probe.connectionChanged(1, now: .zero)
+        #expect(
+            probe.nextCheck(generation: 1, now: .seconds(15), interval: interval, candidates: ["C"]) == nil,
+            "not caught up yet")
+        probe.caughtUpCompleted(generation: 1)
+        #expect(
+            probe.nextCheck(generation: 1, now: .seconds(14), interval: interval, candidates: ["C"]) == nil,
+            "not quiet for a whole interval")
+        #expect(probe.nextCheck(generation: 1, now: .seconds(15), interval: interval, candidates: ["C", "D"]) == "C")
+        #expect(probe.nextCheck(generation: 1, now: .seconds(30), interval: interval, candidates: ["C", "D"]) == "D")
+        #expect(
+            probe.checked(channel: "C", page: [message("01A")], generation: 1) { _ in false } == .init(),
+            "a first reading only notes")
+        #expect(probe.checked(channel: "C", page: [message("01A")], generation: 1) { _ in false } == .init())
+        _ = probe.delivered(message("01B"))
+        #expect(
+            probe.checked(channel: "C", page: [message("01B")], generation: 1) { _ in true } == .init(),
+            "delivered and held")
+        let hook = message("01C", webhook: true)
+        #expect(
+            probe.checked(channel: "C", page: [message("01D"), hook], generation: 1) { _ in false }
+                == .init(owed: "01D", webhookMessages: [hook]))
+        #expect(
+            probe.nextCheck(generation: 1, now: .seconds(60), interval: interval, candidates: ["C"]) == nil,
+            "one owed at a time")
+        #expect(probe.delivered(message("01D")) == "01D")
+        probe.eventArrived(now: .seconds(61))
+        #expect(
+            probe.nextCheck(generation: 1, now: .seconds(70), interval: interval, candidates: ["C"]) == nil,
+            "an event: not quiet")
+        // Another connection: what was read stays read, so nothing is owed twice.
+        probe.connectionChanged(2, now: .seconds(80))
+        probe.caughtUpCompleted(generation: 2)
+        #expect(probe.checked(channel: "C", page: [message("01D")], generation: 2) { _ in false } == .init())
+        #expect(
+            probe.checked(channel: "C", page: [message("01D"), message("01E")], generation: 2) { _ in false }
+                == .init(owed: "01E"))
     }
 }

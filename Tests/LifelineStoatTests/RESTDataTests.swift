@@ -46,7 +46,7 @@ struct RESTDataTests {
             #expect(message.reactions == ["👍": ["01U", "01V"]])
             #expect(message.interactions == Message.Interactions(reactions: ["👍"], restrictReactions: true))
             #expect(message.masquerade == Message.Masquerade(name: "Mask", colour: "red"))
-            #expect(message.pinned == true && message.flags == 1)
+            #expect(message.pinned == true && message.flags.rawValue == 1)
         }
     }
 

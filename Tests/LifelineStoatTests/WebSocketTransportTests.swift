@@ -70,7 +70,8 @@ struct WebSocketTransportTests {
     ) -> WebSocketConnector {
         WebSocketConnector(
             configuration: .init(
-                maximumMessageSize: maximumMessageSize, tls: tls, pendingMessageLimit: pendingMessageLimit))
+                maximumMessageSize: maximumMessageSize, tls: tls, pendingMessageLimit: pendingMessageLimit,
+                connectTimeout: .failureBound))
     }
 
     /// Opens a socket to the server and waits until it is open.

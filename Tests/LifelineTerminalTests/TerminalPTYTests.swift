@@ -107,7 +107,7 @@ final class PTYSession: @unchecked Sendable {
         for what: String, _ predicate: @escaping @Sendable (_ output: [UInt8], _ screen: [String]) -> Bool
     ) async throws {
         let met = try await Self.onOwnThread { [self] in
-            let deadline = Date().addingTimeInterval(120)
+            let deadline = Date().addingTimeInterval(TimeInterval(Duration.failureBound.components.seconds))
             condition.lock()
             defer { condition.unlock() }
             while true {

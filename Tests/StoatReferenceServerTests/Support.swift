@@ -68,7 +68,7 @@ extension ReferenceServer {
             }
             request.body = .bytes(ByteBuffer(string: json))
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        let response = try await HTTPClient.shared.execute(request, timeout: TimeAmount(.failureBound))
         let body = try await response.body.collect(upTo: 64 << 20)
         var headers: [String: String] = [:]
         for header in response.headers { headers[header.name.lowercased()] = header.value }

@@ -35,6 +35,13 @@ struct PlannedFault: Sendable, Equatable {
         /// headers of 2^63 − 1 on every answer. Its `429`s are left out: a refused request waits the capped 10 s,
         /// which the soak's own allowances (a refetch within 10 s of CONNECTED) would count against the client.
         case hostile
+        /// The next `count` `Message` events are each overtaken by the event published after them (the gateway's
+        /// parallel processors; the reference server's `reorder-events`): a deletion or an edit may come first.
+        case reorder = "reorder-events"
+        /// The gateway restarts the session processes of some sessions on the gateway (``SoakSession/isOnGateway(_:)``;
+        /// the reference server's `restart-session`): their sockets stay open, what is published for `count`
+        /// milliseconds is lost, then a second `Ready` comes on each. The session must reconnect and catch up.
+        case restartSession = "restart-session"
     }
 
     /// When the fault starts, from the start of the fault phase.
@@ -43,10 +50,11 @@ struct PlannedFault: Sendable, Equatable {
     /// How long a window lasts (silent, ignore-pings, ready-delay, session-outage, offline, hostile); zero
     /// otherwise.
     var duration: Duration = .zero
-    /// The sessions it hits, by index (drop-some, garbage, oversized, offline, deafen-some).
+    /// The sessions it hits, by index (drop-some, garbage, oversized, offline, deafen-some, restart-session).
     var sessions: [Int] = []
     /// refuse-upgrades: how many; ready-delay: the delay in milliseconds; garbage: which shape; lose-answers: how
-    /// many.
+    /// many; reorder-events: how many messages are overtaken; restart-session: how long the session process is
+    /// down, in milliseconds.
     var count: Int = 0
     /// offline: whether the sockets drop too.
     var dropsSockets = false
@@ -63,7 +71,7 @@ enum FaultSchedule {
     static let weights: [(PlannedFault.Kind, Int)] = [
         (.dropSome, 8), (.dropAll, 1), (.refuseUpgrades, 2), (.silent, 2), (.ignorePings, 2), (.readyDelay, 2),
         (.garbage, 4), (.oversized, 2), (.sessionOutage, 1), (.offline, 4), (.deafenSome, 2), (.loseAnswers, 2),
-        (.hostile, 2),
+        (.hostile, 2), (.reorder, 2), (.restartSession, 2),
     ]
 
     /// The longest a session-lookup outage lasts: shorter than the soak's confirmation window (three checks, the
@@ -134,6 +142,16 @@ enum FaultSchedule {
                 fault.duration = milliseconds(200...Int64(longestOutage.nanoseconds / 1_000_000))
             case .hostile:
                 fault.duration = milliseconds(500...3000)
+            case .reorder:
+                fault.count = Int.random(in: 1...5, using: &random)
+            case .restartSession:
+                let gateway = (0..<sessions).filter(SoakSession.isOnGateway)
+                guard !gateway.isEmpty else { continue }
+                let count = Int.random(in: 1...max(1, gateway.count / 5), using: &random)
+                fault.sessions = Array(gateway.shuffled(using: &random).prefix(count)).sorted()
+                // Shorter than the soak's delivery allowance: the second Ready comes before a message posted
+                // meanwhile is owed to the open channel's history.
+                fault.count = Int(Int64.random(in: 100...1500, using: &random))
             case .offline:
                 fault.duration = milliseconds(500...4000)
                 fault.sessions = someSessions(atMost: max(1, sessions / 50)).filter { offlineUntil[$0] <= time }

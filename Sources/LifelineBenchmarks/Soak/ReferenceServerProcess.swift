@@ -12,6 +12,8 @@ final class ReferenceServerProcess: Sendable {
     }
 
     let api: URL
+    /// The API of the same server's gateway port (`--gateway-port`): its events socket is the gateway's.
+    let gatewayAPI: URL
     let events: String
     let admin: String
     private let process: Process
@@ -19,9 +21,10 @@ final class ReferenceServerProcess: Sendable {
     /// The servers started and not yet stopped, for ``stopAll(grace:)``.
     private static let running = Mutex<[ObjectIdentifier: Process]>([:])
 
-    private init(process: Process, api: URL, events: String, admin: String) {
+    private init(process: Process, api: URL, gatewayAPI: URL, events: String, admin: String) {
         self.process = process
         self.api = api
+        self.gatewayAPI = gatewayAPI
         self.events = events
         self.admin = admin
         Self.running.withLock { $0[ObjectIdentifier(process)] = process }
@@ -37,13 +40,15 @@ final class ReferenceServerProcess: Sendable {
         for process in processes { stop(process, grace: grace) }
     }
 
-    /// Starts `lifeline serve --port 0 --json` (this executable) and returns once it accepts connections.
+    /// Starts `lifeline serve --port 0 --gateway-port 0 --json` (this executable) and returns once it accepts
+    /// connections: bonfire on one port, the gateway on the other, one world behind both.
     ///
     /// - Parameter rateLimits: Whether the server keeps stoatchat's REST rate limits.
     static func start(rateLimits: Bool) throws -> ReferenceServerProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        process.arguments = ["serve", "--port", "0", "--json"] + (rateLimits ? [] : ["--no-rate-limits"])
+        process.arguments =
+            ["serve", "--port", "0", "--gateway-port", "0", "--json"] + (rateLimits ? [] : ["--no-rate-limits"])
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -59,13 +64,15 @@ final class ReferenceServerProcess: Sendable {
         }
         // Every key but `servers` (the seeded world) is a string.
         guard let object = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-            let api = (object["api"] as? String).flatMap(URL.init(string:)), let events = object["events"] as? String,
+            let api = (object["api"] as? String).flatMap(URL.init(string:)),
+            let gatewayAPI = (object["gateway_api"] as? String).flatMap(URL.init(string:)),
+            let events = object["events"] as? String,
             let admin = object["admin"] as? String
         else {
             process.terminate()
             throw Failure(description: "lifeline serve did not say where it is")
         }
-        return ReferenceServerProcess(process: process, api: api, events: events, admin: admin)
+        return ReferenceServerProcess(process: process, api: api, gatewayAPI: gatewayAPI, events: events, admin: admin)
     }
 
     /// Stops the server: SIGTERM (it closes its sockets and exits), then SIGKILL after `grace`.

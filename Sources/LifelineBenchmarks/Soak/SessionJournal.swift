@@ -83,6 +83,7 @@ final class SessionJournal: Sendable {
         var connectedSince: Duration?
         var staleReports: Int
         var deliveryStalls = 0
+        var sessionRestarts = 0
     }
 
     let index: Int
@@ -102,7 +103,7 @@ final class SessionJournal: Sendable {
         audit.withLock {
             Reading(
                 state: $0.state, failures: $0.failures, transitions: $0.transitions, connectedSince: $0.connectedSince,
-                staleReports: $0.staleReports, deliveryStalls: $0.deliveryStalls)
+                staleReports: $0.staleReports, deliveryStalls: $0.deliveryStalls, sessionRestarts: $0.sessionRestarts)
         }
     }
 

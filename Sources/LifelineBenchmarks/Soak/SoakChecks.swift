@@ -153,7 +153,7 @@ final class SoakChecks: Sendable {
                 let connections = open[session.userID], connections.count == 1, let (id, connection) = connections.first
             else { continue }
             let count = connection.subscribes[session.serverID] ?? 0
-            if !connection.ready || count != 1 {
+            if !connection.ready || count != session.expectedSubscribes {
                 once(
                     "\(id) once", "replay", session: index,
                     "CONNECTED for \(TransitionAudit.seconds(asked - since)) on connection \(id), which "
@@ -171,7 +171,7 @@ final class SoakChecks: Sendable {
             open = await checkServerOnce() ?? open
             let done = sessions.allSatisfy { session in
                 guard let connections = open[session.userID], connections.count == 1 else { return false }
-                return connections.first?.value.subscribes[session.serverID] == 1
+                return connections.first?.value.subscribes[session.serverID] ?? 0 == session.expectedSubscribes
             }
             if done || now >= deadline { break }
             try? await Task.sleep(for: .milliseconds(500))
@@ -185,7 +185,7 @@ final class SoakChecks: Sendable {
                 continue
             }
             let count = connection.subscribes[session.serverID] ?? 0
-            if count != 1 {
+            if count != session.expectedSubscribes {
                 once(
                     "\(id) once", "replay", session: session.index,
                     "connection \(id), open at the end, sent \(count) Subscribe for the session's server")
@@ -244,6 +244,23 @@ final class SoakChecks: Sendable {
                     "CONNECTED for \(TransitionAudit.seconds(time - since)) with a fresh history that lacks message "
                         + "\(message.id), acknowledged \(TransitionAudit.seconds(time - message.acknowledged)) ago")
             }
+        }
+    }
+
+    /// Waits until every session's catch-up has run its second pass on its last connection — what was posted in
+    /// the half-minute before that connection's `Ready`, which stoatchat's lagging `last_message_id` hid, is
+    /// found only then — and records those that have not by the deadline.
+    func waitForSettledCatchUps(until deadline: Duration) async {
+        func unsettled() -> [SoakSession] {
+            sessions.filter { session in
+                guard let since = session.journal.reading.connectedSince else { return true }
+                return !session.settledCatchUp(since: since)
+            }
+        }
+        while now < deadline, !unsettled().isEmpty { try? await Task.sleep(for: .milliseconds(200)) }
+        for session in unsettled() {
+            violations.record(
+                "catch-up", session: session.index, "no settled catch-up pass since its last CONNECTED by the deadline")
         }
     }
 

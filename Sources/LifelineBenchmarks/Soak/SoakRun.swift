@@ -41,6 +41,8 @@ struct SoakSummary: Sendable {
     var edits = 0
     var deletions = 0
     var gaps = 0
+    /// Connections left on a second `Ready` (the gateway's session process restarted under the socket).
+    var sessionRestarts = 0
 
     struct OutboxFigures: Sendable {
         var sent = 0
@@ -77,7 +79,8 @@ struct SoakSummary: Sendable {
             "outbox_duplicated": .integer(outbox.duplicated), "lost_answers": .integer(outbox.lostAnswers),
             "delivery_stalls": .integer(outbox.deliveryStalls), "edits": .integer(edits),
             "deletions": .integer(deletions),
-            "gaps": .integer(gaps), "heap_growth": heapGrowth.map { rounded($0, 10_000) } ?? .null,
+            "gaps": .integer(gaps), "session_restarts": .integer(sessionRestarts),
+            "heap_growth": heapGrowth.map { rounded($0, 10_000) } ?? .null,
             "heap_mb": heapMegabytes.map { rounded($0, 10) } ?? .null,
         ])
     }
@@ -126,16 +129,19 @@ struct SoakRun: Sendable {
         let numberings = population.groups.map { _ in MessageNumbering() }
         let sessions = population.users.enumerated().map { index, user in
             let group = population.groups[user.group]
+            let onGateway = SoakSession.isOnGateway(index)
             return SoakSession(
                 index: index, userID: user.userID, token: user.token, serverID: group.serverID,
                 channelID: group.channelID, otherChannelIDs: group.otherChannelIDs,
-                outboxChannelID: group.outboxChannelID, api: server.api, seed: seed,
+                outboxChannelID: group.outboxChannelID, api: onGateway ? server.gatewayAPI : server.api,
+                onGateway: onGateway, seed: seed,
                 violations: violations, origin: origin, numbering: numberings[user.group])
         }
         return try await withThrowingTaskGroup(of: Void.self) { group in
             for session in sessions {
                 group.addTask { await session.client.run() }
                 group.addTask { await session.followMessages() }
+                group.addTask { await session.followCatchUps() }
             }
             defer { group.cancelAll() }
             return try await phases(server: server, population: population, sessions: sessions)
@@ -222,7 +228,9 @@ struct SoakRun: Sendable {
         await checks.waitForFreshHistories(until: now + .seconds(60))
         progress("histories fresh; checking the replays")
         await checks.finalReplayCheck(until: now + .seconds(30))
-        progress("replays checked; checking the messages")
+        progress("replays checked; waiting for every session's settled catch-up")
+        await checks.waitForSettledCatchUps(until: now + CatchUpPolicy.standard.settleDelay + .seconds(30))
+        progress("catch-ups settled; checking the messages")
         checking.clear()
         await background.value
         let (lost, duplicates) = try await checks.finalMessageCheck(population: population)
@@ -279,6 +287,7 @@ struct SoakRun: Sendable {
         summary.edits = changes.edits
         summary.deletions = changes.deletions
         summary.gaps = gaps
+        summary.sessionRestarts = readings.reduce(0) { $0 + $1.sessionRestarts }
         return summary
     }
 
@@ -375,6 +384,13 @@ struct SoakRun: Sendable {
                 for target in targets { await send(from: target, to: sends) }
             case .loseAnswers:
                 try await server.admin("lose-send-answers", ["count": fault.count])
+            case .reorder:
+                try await server.admin("reorder-events", ["count": fault.count])
+            case .restartSession:
+                for target in targets {
+                    try await server.admin(
+                        "restart-session", ["user_id": target.userID, "down_milliseconds": fault.count])
+                }
             }
             return true
         } catch {

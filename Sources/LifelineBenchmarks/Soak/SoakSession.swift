@@ -32,7 +32,8 @@ enum SoakTimings {
 
     /// The delivery deadline (default 15 s ± 20 %): a deafened socket is noticed by the session's own message.
     static let deliveryWatch = try! DeliveryWatchPolicy(deadline: .milliseconds(1_500))
-    /// The idle delivery check (off by default): a deafened socket is noticed by a message another user posts.
+    /// The idle delivery check (default every 15 s, the shortest an app may ask for): a deafened socket is noticed
+    /// by a message another user posts, its check allowed this often by the soak's compressed time.
     static let deliveryCheck: Duration = .seconds(3)
 
     /// The longest a fault can still act after the faults stop: a connection accepted silent or with a late
@@ -46,7 +47,7 @@ enum SoakTimings {
     /// The client configuration every soak session uses. Subscriptions are not renewed, so that every
     /// `Subscribe` the server records is a replay (or the first play).
     static var client: StoatClient.Configuration {
-        StoatClient.Configuration(
+        var configuration = StoatClient.Configuration(
             connection: .init(
                 heartbeatInterval: heartbeat, pongTimeout: pongTimeout, connectTimeout: connectTimeout,
                 readyTimeout: readyTimeout, maximumFrameSize: maximumFrameSize),
@@ -54,6 +55,8 @@ enum SoakTimings {
                 retryPolicy: retry, sessionCheck: sessionCheck, replayTimeout: replayTimeout,
                 replayRetryDelay: replayRetryDelay, subscriptionRenewal: nil, deliveryWatch: deliveryWatch),
             friendlyName: "lifeline soak", historyLimit: historyLimit, deliveryCheck: deliveryCheck, catchUp: catchUp)
+        configuration.shortestDeliveryCheck = deliveryCheck
+        return configuration
     }
 
     /// The catch-up (default: 5 pages of 100): pages of 25, at most 2 per chat, so that a long outage meets the
@@ -89,11 +92,20 @@ final class SoakSession: Sendable {
     /// The journal's transition count when the soak deafened the session's socket: until a transition, its
     /// history may miss what the socket did not deliver (the delivery deadline is what notices it).
     let deafenedAt = Mutex<Int?>(nil)
+    /// Whether the session's events socket is the gateway's (``isOnGateway(_:)``), which refuses `Subscribe`.
+    let onGateway: Bool
+    /// The last catch-up report's pass and when it came (from the soak's start).
+    private let lastCatchUp = Mutex<(pass: Int, at: Duration)?>(nil)
+    private let origin: ContinuousClock.Instant
+
+    /// Whether session `index` runs against the server's gateway port (every tenth): the gateway's own faults —
+    /// its session process restarting under an open socket — reach those sessions.
+    static func isOnGateway(_ index: Int) -> Bool { index % 10 == 9 }
 
     init(
         index: Int, userID: String, token: String, serverID: String, channelID: String,
         otherChannelIDs: [String] = [], outboxChannelID: String,
-        api: URL, seed: UInt64, violations: ViolationLog, origin: ContinuousClock.Instant,
+        api: URL, onGateway: Bool = false, seed: UInt64, violations: ViolationLog, origin: ContinuousClock.Instant,
         numbering: MessageNumbering = MessageNumbering()
     ) {
         self.index = index
@@ -104,6 +116,8 @@ final class SoakSession: Sendable {
         self.otherChannelIDs = otherChannelIDs
         self.outboxChannelID = outboxChannelID
         self.violations = violations
+        self.onGateway = onGateway
+        self.origin = origin
         delivered = Mutex(DeliveredIDs(numbering: numbering))
         network = ManualNetworkMonitor(.online)
         let journal = SessionJournal(
@@ -142,13 +156,32 @@ final class SoakSession: Sendable {
         }
     }
 
+    /// Follows ``StoatClient/catchUps`` until the client stops, keeping the last report's pass and time.
+    func followCatchUps() async {
+        for await report in client.catchUps {
+            let at = origin.duration(to: .now)
+            lastCatchUp.withLock { $0 = (report.pass, at) }
+        }
+    }
+
+    /// Whether the catch-up's last pass — the one after stoatchat's lagging `last_message_id` has settled —
+    /// came after `since` (the session's last CONNECTED).
+    func settledCatchUp(since: Duration) -> Bool {
+        lastCatchUp.withLock { last in last.map { $0.pass >= 2 && $0.at >= since } ?? false }
+    }
+
+    /// How many `Subscribe` frames a connection of this session carries: one for its server on bonfire, none
+    /// on the gateway (which refuses the frame).
+    var expectedSubscribes: Int { onGateway ? 0 : 1 }
+
     /// How many message ids the stream delivered.
     var deliveredCount: Int { delivered.withLock { $0.count } }
 
-    /// Opens the group's channel, subscribes to its server and resumes the session (LOGIN_CACHED).
+    /// Opens the group's channel, subscribes to its server (on bonfire: the gateway hears a member's servers
+    /// without it) and resumes the session (LOGIN_CACHED).
     func start() async {
         client.open(channelID)
-        await client.session.subscribe(server: serverID)
+        if !onGateway { await client.session.subscribe(server: serverID) }
         await client.resume(SessionCredentials(token: token, userID: userID))
     }
 }

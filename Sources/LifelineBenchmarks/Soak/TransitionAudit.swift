@@ -62,6 +62,9 @@ struct TransitionAudit: Sendable {
     private(set) var failuresBeforeConnected = 0
     /// How many times the delivery deadline found the socket deaf (TEMPORARY_FAILURE `deliveryStalled`).
     private(set) var deliveryStalls = 0
+    /// How many connections ended on a second `Ready` (TEMPORARY_FAILURE `sessionRestarted`: the gateway's
+    /// session process restarted under the socket).
+    private(set) var sessionRestarts = 0
 
     private var pendingReady = false
     private var pendingEnd: PendingEnd?
@@ -203,6 +206,7 @@ struct TransitionAudit: Sendable {
                 ]
             }
             pendingEnd = nil
+            if cause == TemporaryFailureCause.Code.sessionRestarted.rawValue { sessionRestarts += 1 }
             switch end {
             case .temporary(let code) where code != cause:
                 return ["\(name) says \(cause ?? "nil"), the live connection ended with \(code)"]

@@ -116,6 +116,8 @@ package struct AccountCache: Sendable {
     private(set) var staleMembers: Set<String> = []
     /// Fetches in flight, by channel, then by the token ``historyFetchStarted(channel:)`` gave.
     private(set) var fetches: [String: [Int: HistoryFetch]] = [:]
+    /// Deletions and changes that overtook their message (``EarlyMessageEvents``).
+    private(set) var earlyEvents = EarlyMessageEvents()
     private var nextFetchToken = 0
     /// How many times the cache was invalidated (or discarded): a fetch that began in an earlier generation
     /// merges its data but leaves the history or member list stale.
@@ -147,6 +149,9 @@ package struct AccountCache: Sendable {
     /// Between `Ready` and the catch-up's plan: live messages are noted so the plan's pages do not deliver
     /// them again.
     var awaitingCatchUp = false
+    /// The chats the first pass knew whole without a request, by the cursor it trusted (`Ready`'s
+    /// `last_message_id`, which lags): the second pass checks them against the field as committed later.
+    var settleCursors: [String: CatchUpPlan.Cursor] = [:]
     /// Message ids delivered to ``StoatClient/messages`` while a chat's catch-up is planned or under way.
     var deliveredDuringCatchUp: [String: Set<String>] = [:]
     /// The newest message id the cache knew when `Ready` came: of a chat new to the cache, only messages newer
@@ -157,6 +162,13 @@ package struct AccountCache: Sendable {
     var knownWhole: Set<String> = []
     /// Whether `Ready` gave the read states (`ready=channel_unreads`), so `GET /sync/unreads` is not needed.
     var readyGaveUnreads = false
+    /// Channels holding messages known one by one (a post's answer, a look-up) above the history known whole:
+    /// where the history was whole before the first of them, which the next catch-up starts from
+    /// (``noteAlone(_:)``).
+    var unconfirmed: [String: Unconfirmed] = [:]
+    /// The user's acks the server refused after announcing them, by channel: their `ChannelAck`, if it comes after
+    /// the refusal, is not taken as read (``ackRefused(channel:upTo:restore:into:)``).
+    var refusedAcks: [String: String] = [:]
 
     init(historyLimit: Int = 100, readyFields: ReadyFields = .bonfireDefault, tracksCatchUp: Bool = false) {
         precondition(historyLimit > 0, "historyLimit must be positive, got \(historyLimit)")
@@ -284,6 +296,7 @@ package struct AccountCache: Sendable {
         pending.chatStates.formUnion(readStates.keys)
         pending.chatStates.formUnion(gaps.keys)
         pending.chatStates.formUnion(catchUpCursors.keys)
+        pending.chatStates.formUnion(unconfirmed.keys)
     }
 
     /// The session's user id, from the login (its `user_id`) or the cached session: who the viewer is,
@@ -371,6 +384,7 @@ package struct AccountCache: Sendable {
                 ignoredEvents += 1
                 return changes
             }
+            confirmLive(message)
             insert(message, origin: .live, into: &changes)
         case .messageUpdate(let id, let channel, let data, let clear):
             noteUpdate(.update(id: id, data: data, clear: clear), channel: channel)
@@ -404,6 +418,8 @@ package struct AccountCache: Sendable {
             }
         case .channelAck(let channel, let user, let messageID):
             guard user == userID || userID == nil else { return changes }
+            // The announcement of an ack the server then failed to write (stoatchat publishes before it writes).
+            if let refused = refusedAcks.removeValue(forKey: channel), refused == messageID { return changes }
             acknowledged(channel: channel, message: messageID, into: &changes)
 
         case .channelCreate(let channel):
@@ -495,6 +511,12 @@ package struct AccountCache: Sendable {
     /// Notes a live change of a message for every fetch of its channel in flight.
     mutating func noteUpdate(_ update: HistoryFetch.Update, channel: String) {
         forEachFetch(of: channel) { $0.updates.append(update) }
+        if !holds(update.id, in: channel) { earlyEvents.changed(update) }
+    }
+
+    /// Whether `channel`'s history holds message `id`.
+    private func holds(_ id: String, in channel: String) -> Bool {
+        histories[channel]?.messages.contains { $0.id == id } ?? false
     }
 
     private mutating func forEachFetch(of channel: String, _ body: (inout HistoryFetch) -> Void) {
@@ -561,7 +583,14 @@ package struct AccountCache: Sendable {
         // What the client had not seen: inside or above the window of messages it held (older ones are older
         // history), not held, and not delivered live meanwhile. Without a window, newer than the newest message
         // it knew anywhere.
-        let above = [previous.first?.id, catchUpCursors[channel]].compactMap { $0 }.min() ?? deliveryBaseline
+        let above: String?
+        if let entry = unconfirmed[channel] {
+            // Messages known on their own say nothing of what lies below them: what the history was whole up to
+            // before them does (the channel's start, or — never held — the newest message known anywhere).
+            above = [entry.floorID, catchUpCursors[channel]].compactMap { $0 }.min() ?? deliveryBaseline
+        } else {
+            above = [previous.first?.id, catchUpCursors[channel]].compactMap { $0 }.min() ?? deliveryBaseline
+        }
         let fresh = byID.values.filter { message in
             !knownIDs.contains(message.id) && !fetch.arrived.contains(message.id)
                 && above.map { message.id > $0 } ?? false
@@ -584,9 +613,13 @@ package struct AccountCache: Sendable {
         let oldest = page.map(\.id).min()
         let isFull = limit.map { page.count >= $0 } ?? false
         cover(channel, from: isFull ? oldest : nil, through: nil)
-        if isFull, let oldest, let newestHeld = previous.last?.id, newestHeld < oldest {
+        // The newest message held that the history was whole up to: not one known on its own above it.
+        let wholeUpTo: String? = if let entry = unconfirmed[channel] { entry.floorMessage } else { previous.last?.id }
+        if isFull, let oldest, let newestHeld = wholeUpTo, newestHeld < oldest {
             addGap(HistoryGap(after: newestHeld, before: oldest), channel: channel)
         }
+        // The page is whole from its oldest message (or the channel's start) up to its newest.
+        confirmPage(channel, through: page.map(\.id).max())
         trimGaps(channel)
         if let newest = merged.last { noteLastMessage(newest, into: &changes) }
         return changes
@@ -619,10 +652,13 @@ package struct AccountCache: Sendable {
         return Changes(members: [server])
     }
 
-    /// A message the user sent was accepted by the server: it joins the history at once (the socket's
-    /// `Message` event for it changes nothing more).
+    /// A message the user sent was accepted by the server (a post's answer, or found by the outbox's look-up): it
+    /// joins the history at once (the socket's `Message` event for it changes nothing more). Known on its own, it
+    /// does not make the history whole up to it: a message posted before it that the socket did not deliver (a
+    /// deaf socket) is fetched by the next catch-up (``noteAlone(_:)``).
     mutating func sent(_ message: Message) -> Changes {
         var changes = Changes()
+        noteAlone(message)
         insert(message, origin: .live, into: &changes)
         return changes
     }
@@ -642,6 +678,12 @@ package struct AccountCache: Sendable {
     mutating func insert(
         _ message: Message, origin: MessageOrigin, deliver: Bool = true, into changes: inout Changes
     ) {
+        var message = message
+        if let early = earlyEvents.take(message.id) {
+            // Its deletion overtook it: it never reaches the history or the app.
+            if early.deleted { return }
+            for update in early.updates { update.apply(to: &message) }
+        }
         let channel = message.channel
         forEachFetch(of: channel) { fetch in
             fetch.arrived.insert(message.id)
@@ -730,7 +772,11 @@ package struct AccountCache: Sendable {
             fetch.deleted.insert(id)
             fetch.arrived.remove(id)
         }
-        guard let index = histories[channel]?.messages.firstIndex(where: { $0.id == id }) else { return }
+        guard let index = histories[channel]?.messages.firstIndex(where: { $0.id == id }) else {
+            // Not held: it may be on its way still (the deletion overtook it), so it is remembered.
+            earlyEvents.deleted(id)
+            return
+        }
         histories[channel]?.messages.remove(at: index)
         pending.messages[channel]?.remove(id)
         pending.deletedMessages[channel, default: []].insert(id)
@@ -776,7 +822,7 @@ package struct AccountCache: Sendable {
         }
     }
 
-    private mutating func upsert(_ channel: Channel) {
+    mutating func upsert(_ channel: Channel) {
         channels[channel.id] = channel
         guard var chat = chat(for: channel) else {
             if chats.removeValue(forKey: channel.id) != nil { pending.deletedChats.insert(channel.id) }
@@ -846,6 +892,8 @@ package struct AccountCache: Sendable {
         catchUpCursors[id] = nil
         readyCursors[id] = nil
         deliveredDuringCatchUp[id] = nil
+        unconfirmed[id] = nil
+        refusedAcks[id] = nil
         pending.chatStates.remove(id)
     }
 

@@ -48,4 +48,27 @@ public struct HistoryGap: Sendable, Hashable, Codable {
 
     /// Whether a message id falls inside the hole.
     public func contains(_ id: String) -> Bool { after < id && id < before }
+
+    /// What remains of `gaps` once a page covered the ids above `from` (exclusive; nil from the start) up to
+    /// `through` (inclusive; nil to the present): each gap shrinks by it, those it covers whole are gone, and so
+    /// are those left with no id between their ends.
+    static func remaining(of gaps: [HistoryGap], coveredFrom from: String?, through: String?) -> [HistoryGap] {
+        var remaining: [HistoryGap] = []
+        for gap in gaps {
+            // What stays below the page: ids in (gap.after, from].
+            if let from, from > gap.after {
+                let upper = min(gap.before, ULID.successor(of: from) ?? gap.before)
+                if gap.after < upper { remaining.append(HistoryGap(after: gap.after, before: upper)) }
+            }
+            // What stays above it: ids in (through, gap.before).
+            if let through, through < gap.before {
+                let lower = max(gap.after, through)
+                if lower < gap.before, ULID.successor(of: lower) != gap.before {
+                    remaining.append(HistoryGap(after: lower, before: gap.before))
+                }
+            }
+        }
+        return remaining.filter { $0.after < $0.before && ULID.successor(of: $0.after) != $0.before }
+            .sorted { $0.after < $1.after }
+    }
 }

@@ -13,7 +13,8 @@ import Synchronization
 /// fails for a transient reason (the network, the server's 5xx, a timeout) is tried again 1 s, 2 s, 4 s … up to
 /// 30 s later on the client's clock for as long as the session stays connected; a chat deleted or unreadable
 /// meanwhile ends quietly; a page that is not what was asked is refused and the chat given up for this
-/// connection. One ``CatchUpReport`` per CONNECTED, also when interrupted.
+/// connection. One ``CatchUpReport`` per pass, also when interrupted: the first right after CONNECTED, the
+/// second once stoatchat's lagging `last_message_id` has settled (``CatchUpPolicy/settleDelay``).
 final class CatchUpEngine: Sendable {
     private let api: StoatAPI
     private let cache: CacheEngine
@@ -93,6 +94,7 @@ final class CatchUpEngine: Sendable {
         var channels = 0
         var messages = 0
         var verifiedChanges = 0
+        var chats: [String: ChatCatchUp] = [:]
         var failed = false
     }
 
@@ -104,6 +106,9 @@ final class CatchUpEngine: Sendable {
             publish(CatchUpReport(channels: 0, messages: 0, isComplete: false, gaps: cache.read { $0.gapCount }))
             return
         }
+        // The second pass's time counts from CONNECTED, not from the end of the first.
+        let settles = policy.settleDelay > .zero
+        async let settled: Bool = settles ? waitToSettle() : false
         var plan: CatchUpPlan?
         let open = openChannels()
         cache.update { cache in
@@ -112,8 +117,106 @@ final class CatchUpEngine: Sendable {
             return changes
         }
         guard let plan else { return }
-        let shared = Shared(plan)
         let needsUnreads = !cache.read { $0.readyGaveUnreads }
+        var first = await run(plan, credentials, generation: generation, needsUnreads: needsUnreads)
+        let firstComplete = first.isComplete
+        if settles { first.isComplete = false }
+        publish(first)
+        guard await settled, !Task.isCancelled else { return }
+        let second = await settle(credentials, generation: generation)
+        var report = second
+        report.isComplete = firstComplete && second.isComplete
+        publish(report)
+    }
+
+    /// Sleeps ``CatchUpPolicy/settleDelay`` on the client's clock; false when cancelled.
+    private func waitToSettle() async -> Bool {
+        do {
+            try await sleep(policy.settleDelay)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// The second pass: reads every chat's `last_message_id` again, now committed, and fetches the chats the
+    /// first pass trusted `Ready` for whose field moved.
+    private func settle(_ credentials: SessionCredentials, generation: UInt64) async -> CatchUpReport {
+        var refreshed: [Channel] = []
+        var failed = false
+        // Only the lists that hold a chat the first pass trusted `Ready` for: its servers, and the direct
+        // messages and groups when one of them is such a chat.
+        let (servers, needsDirect) = cache.read { cache in
+            let trusted = cache.settleCursors.keys.compactMap { cache.channels[$0] }
+            return (Set(trusted.compactMap(\.server)).sorted(), trusted.contains { $0.server == nil })
+        }
+        // Each list on its own: a server left meanwhile (`NotFound`) does not keep the others from being read.
+        let lists: [ChatList] = (needsDirect ? [.directMessages] : []) + servers.map(ChatList.server)
+        for list in lists {
+            do {
+                refreshed += try await withRetries { () async throws(StoatAPIError) -> [Channel] in
+                    try await self.chats(in: list, credentials)
+                }
+            } catch {
+                guard !Task.isCancelled else { break }
+                logger.info(
+                    "the second catch-up pass could not read a chat list", metadata: ["lifeline.error": "\(error)"])
+                failed = true
+            }
+        }
+        var plan: CatchUpPlan?
+        cache.update { cache in
+            guard cache.generation == generation else { return AccountCache.Changes() }
+            let (made, changes) = cache.planSettle(refreshed, policy: policy)
+            plan = made
+            return changes
+        }
+        guard let plan else {
+            return CatchUpReport(channels: 0, messages: 0, isComplete: false, gaps: 0, pass: 2)
+        }
+        var report = await run(plan, credentials, generation: generation, needsUnreads: false)
+        report.pass = 2
+        if failed { report.isComplete = false }
+        return report
+    }
+
+    /// A list of chats as the server stores them now, for the second pass.
+    private enum ChatList: Sendable {
+        /// `GET /users/dms`: the direct messages and groups.
+        case directMessages
+        /// `GET /servers/{id}?include_channels=true`: a server's channels.
+        case server(String)
+    }
+
+    private func chats(in list: ChatList, _ credentials: SessionCredentials) async throws(StoatAPIError) -> [Channel] {
+        switch list {
+        case .directMessages: try await api.directMessages(credentials)
+        case .server(let id): try await api.serverChannels(id, credentials)
+        }
+    }
+
+    /// Runs `body` until it succeeds, waiting 1 s, 2 s, 4 s … up to 30 s after each transient failure; a lasting
+    /// one (a server gone, a refusal) is thrown.
+    private func withRetries<Value>(
+        _ body: @Sendable () async throws(StoatAPIError) -> Value
+    ) async throws -> Value {
+        var delay = Duration.seconds(1)
+        while true {
+            do {
+                return try await body()
+            } catch {
+                guard Self.disposition(of: error) == .retry else { throw error }
+                try await sleep(delay)
+                delay = min(delay * 2, .seconds(30))
+            }
+        }
+    }
+
+    /// Performs one pass's plan with ``CatchUpPolicy/fetchesInFlight`` in flight; its report.
+    private func run(
+        _ plan: CatchUpPlan, _ credentials: SessionCredentials, generation: UInt64, needsUnreads: Bool
+    ) async -> CatchUpReport {
+        let shared = Shared(plan)
         await withDiscardingTaskGroup { group in
             if needsUnreads {
                 group.addTask { await self.fetchUnreads(credentials, generation: generation) }
@@ -132,15 +235,14 @@ final class CatchUpEngine: Sendable {
                 }
             }
         }
-        let report = shared.progress.withLock { progress in
+        var report = shared.progress.withLock { progress in
             CatchUpReport(
                 channels: progress.channels, messages: progress.messages,
                 isComplete: !progress.failed && !Task.isCancelled && progress.next >= progress.plan.order.count,
-                gaps: 0, verifiedChanges: progress.verifiedChanges)
+                gaps: 0, verifiedChanges: progress.verifiedChanges, chats: progress.chats)
         }
-        var final = report
-        final.gaps = cache.read { $0.gapCount }
-        publish(final)
+        report.gaps = cache.read { $0.gapCount }
+        return report
     }
 
     private func publish(_ final: CatchUpReport) {
@@ -214,7 +316,10 @@ final class CatchUpEngine: Sendable {
             }
             if !counted {
                 counted = true
-                shared.progress.withLock { $0.channels += 1 }
+                shared.progress.withLock { progress in
+                    progress.channels += 1
+                    progress.chats[chat] = ChatCatchUp(messages: 0)
+                }
             }
             let outcome: CatchUpPlan.Outcome
             do {
@@ -242,18 +347,25 @@ final class CatchUpEngine: Sendable {
                 return cache.applyCatchUp(outcome, fetch: token, generation: generation)
             }
             var received = 0
+            var oldest: String?
             var changed = 0
             for event in changes.messageEvents {
                 switch event {
-                case .received(_, .caughtUp): received += 1
+                case .received(let message, .caughtUp):
+                    received += 1
+                    if oldest.map({ message.id < $0 }) ?? true { oldest = message.id }
                 case .updated(let change) where change.origin == .caughtUp: changed += 1
                 case .deleted(_, _, .caughtUp): changed += 1
                 default: break
                 }
             }
-            shared.progress.withLock {
-                $0.messages += received
-                $0.verifiedChanges += changed
+            shared.progress.withLock { progress in
+                progress.messages += received
+                progress.verifiedChanges += changed
+                var found = progress.chats[chat] ?? ChatCatchUp(messages: 0)
+                found.messages += received
+                if let oldest, found.oldestFound.map({ oldest < $0 }) ?? true { found.oldestFound = oldest }
+                progress.chats[chat] = found
             }
             request = outcome.next
             delay = .seconds(1)

@@ -147,7 +147,10 @@ final class DeadlineEngine: Sendable {
     private func handle(_ event: BonfireEvent) {
         switch event {
         case .ready(let ready):
-            guard let me = ready.users.last?.id else { return }
+            // The viewer as the cache knows it — the session's user id, else `Ready`'s user whose relationship is
+            // `User` — never a position in `users` (bonfire lists the viewer last, the gateway first). The cache
+            // applied this `Ready` before any observer receives it.
+            guard let me = cache.read({ $0.userID }) else { return }
             var timeouts: [String: Date] = [:]
             for member in ready.members where member.id.user == me {
                 if let until = member.timeout { timeouts[member.id.server] = until }

@@ -206,8 +206,9 @@ public struct Message: Sendable, Hashable, Codable, Identifiable {
     public var masquerade: Masquerade?
     /// Whether it is pinned.
     public var pinned: Bool?
-    /// Message flag bits (1 no notifications, 2 mentions everyone, 4 mentions online users); 0 when omitted.
-    public var flags: Int
+    /// The message's flags (``MessageFlags``: 2 suppresses notifications, 4 mentions everyone, 8 mentions everyone
+    /// online — stoatchat's flags are bit positions); empty when omitted.
+    public var flags: MessageFlags
 
     /// Creates a message.
     public init(
@@ -215,7 +216,7 @@ public struct Message: Sendable, Hashable, Codable, Identifiable {
         webhook: Webhook? = nil, content: String? = nil, system: SystemEvent? = nil, attachments: [File]? = nil,
         edited: Date? = nil, embeds: [Embed]? = nil, mentions: [String]? = nil, roleMentions: [String]? = nil,
         replies: [String]? = nil, reactions: [String: [String]]? = nil, interactions: Interactions? = nil,
-        masquerade: Masquerade? = nil, pinned: Bool? = nil, flags: Int = 0
+        masquerade: Masquerade? = nil, pinned: Bool? = nil, flags: MessageFlags = []
     ) {
         self.id = id
         self.nonce = nonce
@@ -246,7 +247,7 @@ public struct Message: Sendable, Hashable, Codable, Identifiable {
         case replies, reactions, interactions, masquerade, pinned, flags
     }
 
-    /// Decodes a message; `edited` is an ISO 8601 timestamp and `flags` defaults to 0.
+    /// Decodes a message; `edited` is an ISO 8601 timestamp and `flags` defaults to none.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)
@@ -268,7 +269,7 @@ public struct Message: Sendable, Hashable, Codable, Identifiable {
         interactions = try container.decodeIfPresent(Interactions.self, forKey: .interactions)
         masquerade = try container.decodeIfPresent(Masquerade.self, forKey: .masquerade)
         pinned = try container.decodeIfPresent(Bool.self, forKey: .pinned)
-        flags = try container.decodeIfPresent(Int.self, forKey: .flags) ?? 0
+        flags = MessageFlags(rawValue: try container.decodeIfPresent(Int.self, forKey: .flags) ?? 0)
     }
 
     /// Encodes a message as stoatchat does, `edited` as ISO 8601.
@@ -293,6 +294,6 @@ public struct Message: Sendable, Hashable, Codable, Identifiable {
         try container.encodeIfPresent(interactions, forKey: .interactions)
         try container.encodeIfPresent(masquerade, forKey: .masquerade)
         try container.encodeIfPresent(pinned, forKey: .pinned)
-        if flags != 0 { try container.encode(flags, forKey: .flags) }
+        if !flags.isEmpty { try container.encode(flags.rawValue, forKey: .flags) }
     }
 }

@@ -29,15 +29,15 @@ public struct PartialMessage: Sendable, Hashable, Codable {
     public var masquerade: Message.Masquerade?
     /// Whether it is pinned.
     public var pinned: Bool?
-    /// The flag bits.
-    public var flags: Int?
+    /// The flags (``MessageFlags``).
+    public var flags: MessageFlags?
 
     /// Creates a partial with the given fields set.
     public init(
         content: String? = nil, edited: Date? = nil, embeds: [Message.Embed]? = nil, attachments: [File]? = nil,
         mentions: [String]? = nil, roleMentions: [String]? = nil, replies: [String]? = nil,
         reactions: [String: [String]]? = nil, interactions: Message.Interactions? = nil,
-        masquerade: Message.Masquerade? = nil, pinned: Bool? = nil, flags: Int? = nil
+        masquerade: Message.Masquerade? = nil, pinned: Bool? = nil, flags: MessageFlags? = nil
     ) {
         self.content = content
         self.edited = edited
@@ -85,7 +85,7 @@ public struct PartialMessage: Sendable, Hashable, Codable {
         interactions = try container.decodeIfPresent(Message.Interactions.self, forKey: .interactions)
         masquerade = try container.decodeIfPresent(Message.Masquerade.self, forKey: .masquerade)
         pinned = try container.decodeIfPresent(Bool.self, forKey: .pinned)
-        flags = try container.decodeIfPresent(Int.self, forKey: .flags)
+        flags = try container.decodeIfPresent(Int.self, forKey: .flags).map(MessageFlags.init(rawValue:))
     }
 
     /// Encodes the fields that are set; timestamps as ISO 8601.
@@ -102,6 +102,6 @@ public struct PartialMessage: Sendable, Hashable, Codable {
         try container.encodeIfPresent(interactions, forKey: .interactions)
         try container.encodeIfPresent(masquerade, forKey: .masquerade)
         try container.encodeIfPresent(pinned, forKey: .pinned)
-        try container.encodeIfPresent(flags, forKey: .flags)
+        try container.encodeIfPresent(flags?.rawValue, forKey: .flags)
     }
 }

@@ -1,27 +1,55 @@
-/// The optional idle check of a socket's deliveries (``StoatClient/Configuration/deliveryCheck``), as pure
-/// bookkeeping: an open channel's `last_message_id`, read over REST now and then, against what the socket
-/// delivered.
+/// The idle check of a socket's deliveries (``StoatClient/Configuration/deliveryCheck``), as pure bookkeeping: the
+/// newest messages of an open or recently active channel, read over REST now and then while the socket is quiet,
+/// against what the socket delivered.
 ///
-/// The first reading on a connection is the baseline (`last_message_id` is set by a background task in
-/// stoatchat, so it may still name a message from before the connection). A later reading that names a newer
-/// message than the baseline and than every message the socket delivered in the channel names a message
-/// posted while the socket was live that it has not delivered: it is owed, on the session's delivery deadline
-/// (the event may still be on its way), and its arrival is reported as seen.
+/// A ghost socket (stoatchat#649) answers every `Ping` and delivers nothing; a passive reader sends nothing whose
+/// echo would expose it. So while CONNECTED, once the connection's catch-up has completed (before it, the cache may
+/// lack what was posted while the client was away), and only while no event has arrived for a whole interval, one
+/// channel at a time — the open ones and the two most recently active chats, in turn — has its newest page read. A
+/// message on it that the cache does not hold, that this socket did not deliver, and that is newer than what an
+/// earlier reading of that channel saw, is owed: the session's delivery deadline watches for its event, and a socket
+/// that does not bring it is left as deaf (`deliveryStalled`). Each message is owed at most once, whatever the
+/// connection; the first reading of a channel only notes where it stands. A webhook's message is never owed — the
+/// new events server delivers it to no socket — it joins the history instead.
+///
+/// Not `last_message_id`: stoatchat writes it seconds late, so it would name neither a message just posted nor,
+/// reliably, the newest one.
 struct DeliveryProbe: Sendable {
+    /// The messages a check asks for: the newest of the channel.
+    static let pageSize = 10
+
     private var connection: UInt64?
-    private var baselines: [String: String] = [:]
+    /// The connection whose catch-up completed: the cache holds what was posted before it.
+    private var caughtUp: UInt64?
+    /// When the socket last delivered an event (a `Pong` aside), on the client's clock.
+    private var lastEvent: Duration?
     /// The newest message the socket delivered in each channel, on this connection.
     private var newestDelivered: [String: String] = [:]
+    /// The newest message each channel's last reading saw, whatever the connection: nothing at or below it is
+    /// owed again.
+    private var checkedUpTo: [String: String] = [:]
+    /// Which candidate the next check reads.
+    private var turn = 0
     /// The message owed, if one is.
     private(set) var owed: String?
 
-    /// The session is CONNECTED on `generation`, or (`nil`) not: what was read belongs to the old connection.
-    mutating func connectionChanged(_ generation: UInt64?) {
+    /// The session is CONNECTED on `generation`, or (`nil`) not: what was seen belongs to the old connection.
+    mutating func connectionChanged(_ generation: UInt64?, now: Duration? = nil) {
         guard generation != connection else { return }
         connection = generation
-        baselines = [:]
+        lastEvent = now
         newestDelivered = [:]
         owed = nil
+    }
+
+    /// The catch-up of connection `generation` completed (possibly reported before the connection is).
+    mutating func caughtUpCompleted(generation: UInt64) {
+        caughtUp = generation
+    }
+
+    /// The socket delivered an event (not a `Pong`): it is not quiet.
+    mutating func eventArrived(now: Duration) {
+        lastEvent = now
     }
 
     /// The socket delivered `message`; returns the key to report seen when it was the one owed.
@@ -33,16 +61,48 @@ struct DeliveryProbe: Sendable {
         return message.id
     }
 
-    /// A reading of `channel`'s `last_message_id` on connection `generation`; returns the message the socket
-    /// owes, if any.
-    mutating func checked(channel: String, lastMessageID: String?, generation: UInt64) -> String? {
-        guard connection == generation else { return nil }
-        // A channel without a message yet reads as the empty id: its first message is newer.
-        let lastMessageID = lastMessageID ?? ""
-        defer { baselines[channel] = max(lastMessageID, baselines[channel] ?? "") }
-        guard let baseline = baselines[channel], lastMessageID > baseline else { return nil }
-        guard lastMessageID > newestDelivered[channel] ?? "", owed == nil else { return nil }
-        owed = lastMessageID
-        return lastMessageID
+    /// The channel the next check reads, if one is due at `now`: CONNECTED on `generation`, caught up, nothing owed,
+    /// and no event for `interval`. `candidates` are the open channels, then the most recently active chats.
+    mutating func nextCheck(
+        generation: UInt64, now: Duration, interval: Duration, candidates: [String]
+    ) -> String? {
+        guard connection == generation, caughtUp == generation, owed == nil, !candidates.isEmpty else { return nil }
+        guard let lastEvent, now - lastEvent >= interval else { return nil }
+        defer { turn &+= 1 }
+        return candidates[turn % candidates.count]
+    }
+
+    /// What a check of `channel` found.
+    struct Finding: Sendable, Equatable {
+        /// The message the socket owes, if any.
+        var owed: String?
+        /// Webhooks' messages the cache did not hold: they join the history, and are never owed.
+        var webhookMessages: [Message] = []
+    }
+
+    /// A reading of `channel`'s newest messages (`page`, any order) on connection `generation`; `held` says which
+    /// of them the cache holds.
+    mutating func checked(
+        channel: String, page: [Message], generation: UInt64, held: (String) -> Bool
+    ) -> Finding {
+        guard connection == generation else { return Finding() }
+        let ascending = page.filter { $0.channel == channel }.sorted { $0.id < $1.id }
+        // What an earlier reading saw (the empty id for a channel it found empty: its first message is newer).
+        let seen = checkedUpTo[channel]
+        checkedUpTo[channel] = max(seen ?? "", ascending.last?.id ?? "")
+        var finding = Finding()
+        for message in ascending where !held(message.id) {
+            if message.webhook != nil {
+                finding.webhookMessages.append(message)
+                continue
+            }
+            // The first reading of a channel only notes where it stands.
+            guard let seen, message.id > seen, message.id > newestDelivered[channel] ?? "", owed == nil else {
+                continue
+            }
+            owed = message.id
+            finding.owed = message.id
+        }
+        return finding
     }
 }

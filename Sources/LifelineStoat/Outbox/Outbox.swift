@@ -8,7 +8,10 @@
 ///
 /// The rules (stoatchat consumes an `Idempotency-Key` in a request guard before the route runs, also when the
 /// route then refuses, keeps it in one LRU of 1000 per API process, and echoes it as the message's `nonce`):
-/// - Posts wait for CONNECTED and go one at a time per channel, oldest first; channels go side by side.
+/// - Posts go whenever the API may answer — the session holds its credentials and the device a network (CONNECTING,
+///   CONNECTED, DISCONNECTED, RECONNECTING; not OFFLINE) — one at a time per channel, oldest first; channels go
+///   side by side. The socket's echo confirms a post made while CONNECTED; any other is confirmed by its answer,
+///   or by a look-up.
 /// - An outcome that does not say whether the message was stored — a network failure, a timeout, a lost or
 ///   unreadable answer, a 5xx, a `409` of any shape — is never a reason to post again blindly: the message is
 ///   looked for first (its event on the socket, or the channel's messages after the entry's ``Record/floor``).
@@ -19,7 +22,9 @@
 /// - A slowmode is waited out: a known one before posting, a refusal (`InSlowmode`) for its `retry_after` plus a
 ///   second of resolution, then a new key (the refused post consumed the old one).
 /// - A definite refusal is `failed` with its reason; only the user's ``resend(_:now:)`` (a new key) or
-///   ``discard(_:)`` moves it.
+///   ``discard(_:)`` moves it. A look-up the server refuses for good (a channel where the user may send but not
+///   read the history: `MissingPermission`) ends the entry `failed` with that reason, marked "may have been sent":
+///   never a loop of look-ups, never a second post.
 /// - A message the server returned (a post's answer, not its look-up) is a delivery the socket owes: the
 ///   session's delivery deadline watches for its event (``Action/expectDelivery(key:generation:)``).
 package struct Outbox: Sendable {
@@ -33,6 +38,7 @@ package struct Outbox: Sendable {
         var attachments: [String]?
         var replies: [OutgoingMessage.Reply]?
         var masquerade: Message.Masquerade?
+        /// The message's flags' bits (``MessageFlags/rawValue``), as the record was first written.
         var flags: Int?
         /// The queue's order.
         package var position: Int64
@@ -48,13 +54,16 @@ package struct Outbox: Sendable {
         struct Failure: Sendable, Hashable, Codable {
             var code: String
             var message: String
+            /// Whether the server may have the message (``OutboxEntry/Failure/mayHaveBeenSent``); absent in records
+            /// written before it.
+            var mayHaveBeenSent: Bool?
         }
 
         /// The message, as the outbox posts it: the record's key, no body `nonce`.
         var message: OutgoingMessage {
             OutgoingMessage(
-                content: content, attachments: attachments, replies: replies, masquerade: masquerade, flags: flags,
-                idempotencyKey: key)
+                content: content, attachments: attachments, replies: replies, masquerade: masquerade,
+                flags: flags.map(MessageFlags.init(rawValue:)), idempotencyKey: key)
         }
 
         /// The `Idempotency-Key` in use.
@@ -82,6 +91,9 @@ package struct Outbox: Sendable {
         case notFound
         /// The look-up itself failed: try it again later, never post instead.
         case failed
+        /// The server refused the look-up for good (the user may not read the channel's history, the channel is
+        /// gone): the message cannot be found, and is never posted blindly either.
+        case refused(OutboxEntry.Failure)
     }
 
     /// What the engine must do, in order.
@@ -90,8 +102,9 @@ package struct Outbox: Sendable {
         case persist(Record)
         /// Remove the entry's row.
         case remove(nonce: String)
-        /// `POST /channels/{id}/messages` with the message's key, then report ``posted(_:key:outcome:now:)``.
-        case post(Record, generation: UInt64)
+        /// `POST /channels/{id}/messages` with the message's key, then report ``posted(_:key:outcome:now:)``;
+        /// `generation` is the connection CONNECTED when it started, if one was.
+        case post(Record, generation: UInt64?)
         /// Look for a message with the entry's nonce (or a key made from it) among the channel's messages after
         /// `floor`, then report ``lookedUp(_:result:now:)``.
         case lookUp(nonce: String, channel: String, floor: String)
@@ -144,8 +157,8 @@ package struct Outbox: Sendable {
     enum Step: Sendable, Equatable {
         /// May go as soon as it is its channel's turn and the session is CONNECTED.
         case ready(Next)
-        /// A post is in flight, on connection `generation`.
-        case posting(generation: UInt64)
+        /// A post is in flight, started while connection `generation` was CONNECTED (nil: while none was).
+        case posting(generation: UInt64?)
         /// A look-up is in flight.
         case lookingUp(conflict: Bool, look: Int)
         /// Waiting until `until` (a wake-up with `ticket`); with the slowmode's `retryAfter` when it waits one
@@ -168,6 +181,8 @@ package struct Outbox: Sendable {
     private(set) var entries: [Entry] = []
     /// The connection that is CONNECTED, or `nil`.
     private(set) var connection: UInt64?
+    /// Whether posts may go: the session holds its credentials and the device a network.
+    private(set) var mayPost = false
     /// Slowmodes the server stated: channel → when it is surely over, on the client's clock.
     private(set) var slowmodes: [String: Duration] = [:]
     /// Sent messages whose event the session awaits: nonce and message id, oldest first.
@@ -190,7 +205,9 @@ package struct Outbox: Sendable {
 
     static func state(of entry: Entry) -> OutboxEntry.State {
         if let failure = entry.record.failure {
-            return .failed(OutboxEntry.Failure(code: failure.code, message: failure.message))
+            return .failed(
+                OutboxEntry.Failure(
+                    code: failure.code, message: failure.message, mayHaveBeenSent: failure.mayHaveBeenSent ?? false))
         }
         switch entry.step {
         case .posting, .lookingUp: return .sending
@@ -236,7 +253,8 @@ package struct Outbox: Sendable {
         lastPosition += 1
         return Record(
             nonce: nonce, channel: channel, content: message.content, attachments: message.attachments,
-            replies: message.replies, masquerade: message.masquerade, flags: message.flags, position: lastPosition,
+            replies: message.replies, masquerade: message.masquerade, flags: message.flags?.rawValue,
+            position: lastPosition,
             floor: floor)
     }
 
@@ -276,13 +294,23 @@ package struct Outbox: Sendable {
 
     // MARK: - The session
 
-    /// The session is CONNECTED on connection `generation`, or (`nil`) no longer.
-    mutating func connectionChanged(_ generation: UInt64?, now: Duration) -> [Action] {
-        guard generation != connection else { return [] }
-        connection = generation
-        // Leaving CONNECTED cancels the session's delivery deadline: nothing is awaited any more.
-        awaitedEchoes.removeAll()
+    /// The session is CONNECTED on connection `generation`, or (`nil`) no longer; `mayPost` says whether the
+    /// API may answer meanwhile (the session holds its credentials and the device a network). CONNECTED always may.
+    mutating func sessionChanged(connected generation: UInt64?, mayPost: Bool, now: Duration) -> [Action] {
+        let mayPost = mayPost || generation != nil
+        guard generation != connection || mayPost != self.mayPost else { return [] }
+        if generation != connection {
+            connection = generation
+            // Leaving CONNECTED cancels the session's delivery deadline: nothing is awaited any more.
+            awaitedEchoes.removeAll()
+        }
+        self.mayPost = mayPost
         return pump(now: now)
+    }
+
+    /// The session is CONNECTED on connection `generation`, or (`nil`) neither connected nor able to post.
+    mutating func connectionChanged(_ generation: UInt64?, now: Duration) -> [Action] {
+        sessionChanged(connected: generation, mayPost: generation != nil, now: now)
     }
 
     /// The server states a slowmode in `channel` until `until` (on the client's clock), or (`nil`) that it is
@@ -298,6 +326,17 @@ package struct Outbox: Sendable {
             }
         }
         return actions + pump(now: now)
+    }
+
+    /// A post that started while the outbox knew no connection found the session CONNECTED on `generation` (the
+    /// outbox hears of the session's states a moment after they happen): the post belongs to that connection, whose
+    /// socket owes its echo, and the outbox takes the connection as CONNECTED.
+    mutating func postStarted(_ nonce: String, key: String, on generation: UInt64, now: Duration) -> [Action] {
+        guard let index = entries.firstIndex(where: { $0.nonce == nonce }), entries[index].record.key == key,
+            case .posting(nil) = entries[index].step
+        else { return [] }
+        entries[index].step = .posting(generation: generation)
+        return sessionChanged(connected: generation, mayPost: true, now: now)
     }
 
     // MARK: - Answers
@@ -343,6 +382,12 @@ package struct Outbox: Sendable {
         case .failed:
             return wait(
                 index, until: now + backoff(index), then: .lookUp(conflict: conflict, look: look), retryAfter: nil)
+        case .refused(let refusal):
+            let failure = OutboxEntry.Failure(
+                code: refusal.code,
+                message: "it may have been sent: the server refused to show the channel's messages that would "
+                    + "confirm it (\(refusal.message))", mayHaveBeenSent: true)
+            return fail(index, failure) + pump(now: now)
         case .notFound where !conflict:
             // Not stored: post the same key again; if the first post did arrive meanwhile, the key is refused.
             return wait(index, until: now + backoff(index), then: .post, retryAfter: nil)
@@ -418,14 +463,16 @@ package struct Outbox: Sendable {
         connection = nil
         slowmodes = [:]
         awaitedEchoes = []
+        mayPost = false
         return (dropped, actions)
     }
 
     // MARK: - Deciding
 
-    /// Starts what may start: the first unfailed entry of each channel, while CONNECTED.
+    /// Starts what may start: the first unfailed entry of each channel, while posts may go.
     private mutating func pump(now: Duration) -> [Action] {
-        guard let generation = connection else { return [] }
+        guard mayPost else { return [] }
+        let generation = connection
         var actions: [Action] = []
         var busy: Set<String> = []
         for index in entries.indices {
@@ -471,16 +518,17 @@ package struct Outbox: Sendable {
         return actions
     }
 
-    /// The server owes the message's event on connection `generation`.
-    private mutating func awaitEcho(nonce: String, id: String, generation: UInt64) -> [Action] {
-        guard connection == generation else { return [] }
+    /// The server owes the message's event on connection `generation` (none when the post started without one).
+    private mutating func awaitEcho(nonce: String, id: String, generation: UInt64?) -> [Action] {
+        guard let generation, connection == generation else { return [] }
         awaitedEchoes.append((nonce, id))
         if awaitedEchoes.count > Self.maximumAwaitedEchoes { awaitedEchoes.removeFirst() }
         return [.expectDelivery(key: nonce, generation: generation)]
     }
 
     private mutating func fail(_ index: Int, _ failure: OutboxEntry.Failure) -> [Action] {
-        entries[index].record.failure = Record.Failure(code: failure.code, message: failure.message)
+        entries[index].record.failure = Record.Failure(
+            code: failure.code, message: failure.message, mayHaveBeenSent: failure.mayHaveBeenSent ? true : nil)
         entries[index].step = .failed
         return [.persist(entries[index].record), .announce(Self.view(entries[index]))]
     }

@@ -39,7 +39,7 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
     private enum Command: Sendable {
         case persist(Outbox.Record)
         case remove(String)
-        case post(Outbox.Record, generation: UInt64)
+        case post(Outbox.Record, generation: UInt64?)
         case lookUp(nonce: String, channel: String, floor: String)
         case watch(ticket: UInt64, at: Duration)
         case unwatch(ticket: UInt64)
@@ -104,6 +104,12 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
 
     /// The entries in queue order.
     var entries: [OutboxEntry] { state.withLock { $0.outbox.publicEntries } }
+
+    /// Whether posts may go, as the outbox last heard of the session (it follows the session's states on its own).
+    var mayPost: Bool { state.withLock { $0.outbox.mayPost } }
+
+    /// Whether the outbox takes the session as CONNECTED, as it last heard of it.
+    var knowsConnected: Bool { state.withLock { $0.outbox.connection != nil } }
 
     /// Every change from now on.
     func subscribe() -> AsyncStream<OutboxEvent> { announcements.subscribe() }
@@ -248,7 +254,9 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
                         entry.state == .sending
                         ? "the session ended while it was being sent: the server may have it"
                         : "the session ended before it was sent"
-                    entry.state = .failed(OutboxEntry.Failure(code: "loggedOut", message: message))
+                    entry.state = .failed(
+                        OutboxEntry.Failure(
+                            code: "loggedOut", message: message, mayHaveBeenSent: entry.state == .sending))
                     announcements.publish(.changed(entry))
                     remember(entry.nonce, entry.state, in: &state)
                 }
@@ -261,18 +269,24 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
     // MARK: - Running
 
     /// Follows the session, the socket's events and the deadlines, and performs the outbox's actions until the
-    /// calling task is cancelled; then drops every wake-up and ends the announcements. `openChannels` names the
-    /// channels the optional delivery check reads.
-    func run(session: Session, openChannels: @escaping @Sendable () -> Set<String>) async {
+    /// calling task is cancelled; then drops every wake-up and ends the announcements. `checkCandidates` names the
+    /// channels the delivery check reads (the open ones, then the most recently active chats); `catchUps` are the
+    /// client's catch-up reports (nil when it does not catch up).
+    func run(
+        session: Session, checkCandidates: @escaping @Sendable () -> [String] = { [] },
+        catchUps: AsyncStream<CatchUpReport>? = nil
+    ) async {
         // Wake-ups come through the delegate (held weakly), on the watcher's actor; its timer runs in this group.
         await watcher.setDelegate(self)
         await withDiscardingTaskGroup { group in
             group.addTask { [watcher] in await watcher.run() }
-            group.addTask { await self.followSession(session) }
+            // Without a catch-up, the cache is as caught up as it gets at CONNECTED.
+            group.addTask { await self.followSession(session, caughtUpAtConnect: catchUps == nil) }
             group.addTask { await self.followDeadlines() }
             if let deliveryCheck {
                 group.addTask {
-                    await self.checkDeliveries(every: deliveryCheck, session: session, openChannels: openChannels)
+                    await self.checkDeliveries(
+                        every: deliveryCheck, session: session, candidates: checkCandidates, catchUps: catchUps)
                 }
             }
             for await command in commands {
@@ -282,7 +296,7 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
                 case .remove(let nonce):
                     await write("an outbox entry's removal") { try await $0.remove(nonce) }
                 case .post(let record, let generation):
-                    group.addTask { await self.post(record, generation: generation) }
+                    group.addTask { await self.post(record, generation: generation, session: session) }
                 case .lookUp(let nonce, let channel, let floor):
                     group.addTask { await self.lookUp(nonce, channel: channel, floor: floor) }
                 case .watch(let ticket, let at):
@@ -314,17 +328,42 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
         }
     }
 
-    private func followSession(_ session: Session) async {
-        for await snapshot in session.states {
-            let generation = snapshot.state == .connected ? await session.connectedGeneration : nil
-            state.withLock { $0.probe.connectionChanged(generation) }
-            apply { $0.connectionChanged(generation, now: $1) }
+    private func followSession(_ session: Session, caughtUpAtConnect: Bool) async {
+        for await _ in session.states {
+            // The session as it is now, not as the snapshot was: a snapshot read late never takes the outbox back
+            // (the post that found CONNECTED before this follower did has already told it, see `post`).
+            let generation = await session.connectedGeneration
+            let sessionState = session.snapshot.state
+            let now = watcher.now
+            state.withLock { state in
+                state.probe.connectionChanged(generation, now: now)
+                if caughtUpAtConnect, let generation { state.probe.caughtUpCompleted(generation: generation) }
+            }
+            let mayPost = Self.mayPost(in: sessionState)
+            apply { $0.sessionChanged(connected: generation, mayPost: mayPost, now: $1) }
+        }
+    }
+
+    /// Whether posts may go in a session state: it holds its credentials and the device a network. Stoat's own
+    /// clients post over REST whatever the socket does, so an events server that is down (the socket refused,
+    /// DISCONNECTED and RECONNECTING in turn) holds nothing back; OFFLINE waits for the network.
+    static func mayPost(in state: SessionState) -> Bool {
+        switch state {
+        case .connecting, .connected, .disconnected, .reconnecting: true
+        case .ready, .loggingIn, .onboarding, .error, .dispose, .offline: false
         }
     }
 
     /// An event of the live socket (``StoatClient`` calls it on the socket's path, after the cache): a message
     /// may be an entry's echo, or one the delivery check is owed.
     func socketDelivered(_ event: BonfireEvent) {
+        switch event {
+        case .pong, .ping:
+            return
+        default:
+            let now = watcher.now
+            state.withLock { $0.probe.eventArrived(now: now) }
+        }
         switch event {
         case .message(let message):
             apply { outbox, now in outbox.delivered(message, now: now) }
@@ -365,7 +404,12 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
 
     // MARK: - Requests
 
-    private func post(_ record: Outbox.Record, generation: UInt64) async {
+    private func post(_ record: Outbox.Record, generation: UInt64?, session: Session) async {
+        if generation == nil, let live = await session.connectedGeneration {
+            // CONNECTED before the outbox's follower heard of it: the post starts on that connection, whose socket
+            // owes its echo.
+            apply { outbox, now in outbox.postStarted(record.nonce, key: record.key, on: live, now: now) }
+        }
         let outcome: Outbox.PostOutcome
         if let credentials = credentials.value {
             do {
@@ -406,7 +450,8 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
                 page = try await api.messages(
                     in: channel, query: MessageQuery(limit: lookupPage, after: after, sort: .oldest), credentials)
             } catch {
-                return .failed
+                guard isRefusal(error) else { return .failed }
+                return .refused(OutboxEntry.Failure(code: error.kind ?? error.code.rawValue, message: error.message))
             }
             if let found = page.messages.first(where: { $0.nonce.map { Outbox.key($0, belongsTo: nonce) } == true }) {
                 return .found(found)
@@ -418,36 +463,65 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
         }
     }
 
-    // MARK: - The optional delivery check
+    /// Whether a look-up's failure is the server's refusal for good (a 4xx but a `401`, `408` or `429`): looking
+    /// again would be refused again — in a channel where the user may send but not read the history stoatchat
+    /// answers `MissingPermission` (`ReadMessageHistory`) to every `GET /channels/{id}/messages`.
+    static func isRefusal(_ error: StoatAPIError) -> Bool {
+        guard let status = error.status, (400..<500).contains(status), !error.isInvalidSession else { return false }
+        return status != 401 && status != 408 && status != 429
+    }
 
-    /// While CONNECTED with a channel open, reads each open channel's `last_message_id` every `interval`
-    /// (``StoatClient/Configuration/deliveryCheck``): a message the server lists that the socket did not
-    /// deliver is owed, on the session's delivery deadline.
+    // MARK: - The delivery check
+
+    /// Every `interval` (the client takes 15 s at least: 4 requests a minute), while CONNECTED, caught up, idle (nothing being sent,
+    /// whose own echo watches the socket) and quiet (no event for `interval`), reads one candidate channel's newest
+    /// messages (``DeliveryProbe``): a message the socket did not deliver is owed, on the session's delivery deadline.
     private func checkDeliveries(
-        every interval: Duration, session: Session, openChannels: @Sendable () -> Set<String>
+        every interval: Duration, session: Session, candidates: @escaping @Sendable () -> [String],
+        catchUps: AsyncStream<CatchUpReport>?
     ) async {
-        while !Task.isCancelled {
-            do { try await sleep(interval) } catch { return }
-            guard let generation = await session.connectedGeneration else { continue }
-            // Idle only: while a message is being sent, its own echo watches the socket.
-            let busy = state.withLock { state in
-                state.outbox.entries.contains { if case .failed = $0.step { false } else { true } }
-                    || !state.outbox.awaitedEchoes.isEmpty
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                guard let catchUps else { return }
+                for await report in catchUps where report.isComplete {
+                    guard let generation = await session.connectedGeneration else { continue }
+                    self.state.withLock { $0.probe.caughtUpCompleted(generation: generation) }
+                }
             }
-            guard !busy else { continue }
-            // One at a time, before the next wait: a check never overlaps the next one.
-            for channel in openChannels() { await check(channel, generation: generation) }
+            group.addTask {
+                while !Task.isCancelled {
+                    do { try await self.sleep(interval) } catch { return }
+                    guard let generation = await session.connectedGeneration else { continue }
+                    await self.checkOnce(generation: generation, interval: interval, candidates: candidates())
+                }
+            }
         }
     }
 
-    private func check(_ channel: String, generation: UInt64) async {
-        guard let credentials = credentials.value,
-            let answer = try? await api.channel(channel, credentials)
-        else { return }
-        let owed = state.withLock {
-            $0.probe.checked(channel: channel, lastMessageID: answer.lastMessageID, generation: generation)
+    private func checkOnce(generation: UInt64, interval: Duration, candidates: [String]) async {
+        let now = watcher.now
+        let channel: String? = state.withLock { state in
+            // Idle only: while a message is being sent, its own echo watches the socket.
+            let busy =
+                state.outbox.entries.contains { if case .failed = $0.step { false } else { true } }
+                || !state.outbox.awaitedEchoes.isEmpty
+            guard !busy else { return nil }
+            return state.probe.nextCheck(generation: generation, now: now, interval: interval, candidates: candidates)
         }
-        if let owed { post.yield(.expectDelivery(key: owed, generation: generation)) }
+        guard let channel, let credentials = credentials.value,
+            let page = try? await api.messages(
+                in: channel, query: .latest(limit: DeliveryProbe.pageSize), credentials)
+        else { return }
+        let held = cache.read { cache in Set(cache.history(channel).messages.map(\.id)) }
+        let finding = state.withLock {
+            $0.probe.checked(channel: channel, page: page.messages, generation: generation) { held.contains($0) }
+        }
+        for message in finding.webhookMessages {
+            // No socket delivers a webhook's message in a server channel (the new events server): found here, it
+            // joins the history, as any message known on its own.
+            cache.update { $0.sent(message) }
+        }
+        if let owed = finding.owed { post.yield(.expectDelivery(key: owed, generation: generation)) }
     }
 
     // MARK: - Applying

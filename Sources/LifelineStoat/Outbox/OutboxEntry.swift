@@ -15,7 +15,9 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
         /// The server has it, with this id: the REST answer said so, its event arrived, or it was found.
         case sent(messageID: String)
         /// The server refused it for good (a missing permission, a timeout in the server, an empty or too long
-        /// message, an unknown channel…); ``StoatClient/resend(_:)`` posts it again with a new key, and
+        /// message, an unknown channel…), or — with ``Failure/mayHaveBeenSent`` — the outbox can no longer find
+        /// out whether the server has it (a look-up the server refuses: the user may send but not read the
+        /// channel's history); ``StoatClient/resend(_:)`` posts it again with a new key, and
         /// ``StoatClient/discard(_:)`` drops it.
         case failed(Failure)
 
@@ -30,7 +32,7 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
         }
     }
 
-    /// Why the server refused a message for good.
+    /// Why the outbox gave a message up.
     public struct Failure: Sendable, Hashable, CustomStringConvertible {
         /// A stable code: the server's error kind (`MissingPermission`, `EmptyMessage`, `UnknownChannel`…), a
         /// ``StoatAPIError/Code`` of the client's own (`redirectRefused`), or the outbox's own: `loggedOut` (the
@@ -38,11 +40,17 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
         public var code: String
         /// A sentence for developers; never a secret.
         public var message: String
+        /// Whether the server may have the message after all: a post went out whose answer was lost, and the
+        /// look-up that would have found it was refused (``code`` says why: `MissingPermission` where the user
+        /// may send but not read the channel's history) — or the session ended while it was being sent. The user
+        /// decides: ``StoatClient/resend(_:)`` risks a second copy, ``StoatClient/discard(_:)`` risks none.
+        public var mayHaveBeenSent: Bool
 
         /// Creates a failure.
-        public init(code: String, message: String) {
+        public init(code: String, message: String, mayHaveBeenSent: Bool = false) {
             self.code = code
             self.message = message
+            self.mayHaveBeenSent = mayHaveBeenSent
         }
 
         /// `code: message`.
@@ -60,6 +68,21 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
 
     /// The ``nonce``.
     public var id: String { nonce }
+
+    /// An entry as the outbox reports it: for an app's previews and the tests of its screens (only the outbox
+    /// makes the entries it delivers, through ``StoatClient/send(_:to:)-(OutgoingMessage,_)``).
+    ///
+    /// - Parameters:
+    ///   - nonce: The entry's identity.
+    ///   - channel: The channel it is sent to.
+    ///   - message: The message.
+    ///   - state: Where its delivery stands.
+    public init(nonce: String, channel: String, message: OutgoingMessage, state: State) {
+        self.nonce = nonce
+        self.channel = channel
+        self.message = message
+        self.state = state
+    }
 }
 
 /// What the outbox reports, in order (``StoatClient/outboxEvents``).

@@ -48,15 +48,18 @@ public struct OutgoingMessage: Sendable, Hashable, Encodable {
     public var replies: [Reply]?
     /// A name, avatar or colour to show instead of the author's.
     public var masquerade: Message.Masquerade?
-    /// Message flag bits (1 no notifications, 2 mentions everyone, 4 mentions online users).
-    public var flags: Int?
+    /// The message's flags: ``MessageFlags/suppressNotifications`` (the value 2) sends it silently;
+    /// ``MessageFlags/mentionsEveryone`` (4) mentions everyone, from a bot with `MentionEveryone` only (a person
+    /// writes `@everyone` in the text instead). stoatchat's flags are bit positions, and it refuses any value above
+    /// 7 (`InvalidProperty`): ``MessageFlags/mentionsOnline`` (8) cannot be sent.
+    public var flags: MessageFlags?
     /// The `Idempotency-Key` header: at most 64 characters; a fresh UUID by default.
     public var idempotencyKey: String
 
     /// Creates a message to send.
     public init(
         content: String?, nonce: String? = nil, attachments: [String]? = nil, replies: [Reply]? = nil,
-        masquerade: Message.Masquerade? = nil, flags: Int? = nil, idempotencyKey: String = UUID().uuidString
+        masquerade: Message.Masquerade? = nil, flags: MessageFlags? = nil, idempotencyKey: String = UUID().uuidString
     ) {
         self.content = content
         self.nonce = nonce

@@ -60,7 +60,11 @@ package struct NIOStoatConnectionFactory: ConnectionFactory {
         self.clock = clock
         timer = SocketTimer(clock: clock, eventLoop: eventLoopGroup.any())
         connector = WebSocketConnector(
-            configuration: .init(maximumMessageSize: configuration.maximumFrameSize, tls: configuration.tls),
+            configuration: .init(
+                maximumMessageSize: configuration.maximumFrameSize, tls: configuration.tls,
+                // The session's timeout (on its clock) decides; the TCP connect's own is only a backstop that
+                // never cuts it short.
+                connectTimeout: max(configuration.connectTimeout, .seconds(10))),
             group: eventLoopGroup)
         self.logger = logger
         self.statistics = statistics ?? StoatConnectionFactory.Statistics()
@@ -540,7 +544,17 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
                 return (isFirst, apply(action, in: &state))
             }
             perform(effect, on: socket)
-            guard isFirst else { return nil }  // a second Ready changes nothing
+            guard isFirst else {
+                // The gateway's session process restarted under this socket (`session.ex`: a transient restart,
+                // then `handle_continue(:ready)`) and lost what was published meanwhile. Applying this Ready in
+                // place would leave those events missing and no gap recorded: the session leaves the socket and
+                // reconnects instead, so the catch-up after the next CONNECTED runs (see StoatProtocol).
+                factory.logger.info("a second Ready on the open socket: reconnecting to catch up")
+                return .temporary(
+                    TemporaryFailureCause(
+                        code: .sessionRestarted,
+                        message: "a second Ready arrived on the open socket (the events server's session restarted)"))
+            }
             await factory.onEvent(event)
             await report(.ready)
         case .pong(let data):

@@ -36,15 +36,21 @@ package final class WebSocketConnector: Sendable {
         package var tls: TLSConfiguration
         /// How many delivered messages the owner may leave unhandled before the socket stops reading.
         package var pendingMessageLimit: Int
+        /// How long the TCP connection may take to open before the socket ends with
+        /// ``WebSocketTransportEnd/Code/connectFailed``. The owner's own deadline (the session's connect timeout)
+        /// is the one that matters, so its owner passes that deadline here: NIO's default of 10 s ended sockets
+        /// on a loaded machine that the session had allowed two minutes.
+        package var connectTimeout: Duration
 
         /// Creates a configuration.
         package init(
             maximumMessageSize: Int = 16 << 20, tls: TLSConfiguration = .makeClientConfiguration(),
-            pendingMessageLimit: Int = 64
+            pendingMessageLimit: Int = 64, connectTimeout: Duration = .seconds(10)
         ) {
             self.maximumMessageSize = maximumMessageSize
             self.tls = tls
             self.pendingMessageLimit = pendingMessageLimit
+            self.connectTimeout = connectTimeout
         }
     }
 
@@ -319,6 +325,7 @@ package final class WebSocketTransport: Sendable {
             return
         }
         let bootstrap = ClientBootstrap(group: eventLoop)
+            .connectTimeout(TimeAmount(connector.configuration.connectTimeout))
             .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { [self] channel in
                 let aborted = state.withLock { state in

@@ -1,0 +1,457 @@
+public import LifelineStoatStore
+import LifelineTerminal
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The keys and the models' changes of `lifeline chat` as a pure reducer: `(state, event) -> (state, effects)`.
+///
+/// Printable keys always type (into the composer, or the focused field); every command is a Ctrl, Alt or
+/// function key; Ctrl-C and Ctrl-Q quit from every screen. `?` in an empty composer opens the help. After every
+/// event the open channel is acknowledged once its newest message has been on screen.
+public enum ChatReducer {
+    /// How long a sent typing indicator lasts before another is sent while the user keeps typing.
+    static let typingInterval: TimeInterval = 3
+
+    /// Applies an event to the state and returns what the program must do.
+    public static func reduce(_ state: inout ChatState, _ event: ChatEvent) -> [ChatEffect] {
+        var effects: [ChatEffect] = []
+        switch event {
+        case .key(let key):
+            if key == .control("c") || key == .control("q") { return [.quit] }
+            if state.mode == .demo, let fault = DemoFault.allCases.first(where: { $0.key == key }) {
+                return [.fault(fault)]
+            }
+            effects = keyPressed(key, &state)
+        case .paste(let text):
+            effects = pasted(text, &state)
+        case .mouse(let mouse):
+            switch mouse.action {
+            case .press(.left): effects = clicked(row: mouse.row, column: mouse.column, &state)
+            case .wheelUp, .wheelDown:
+                guard state.models.session.presentation.screen == .client else { break }
+                effects = scroll(&state, by: mouse.action == .wheelUp ? -3 : 3)
+            default: break
+            }
+        case .resize(let size):
+            state.size = size
+        case .tick(let now):
+            state.now = now
+        case .models(let models):
+            effects = modelsChanged(models, &state)
+        }
+        return effects + followUp(&state)
+    }
+
+    // MARK: - Keys by screen
+
+    private static func keyPressed(_ key: KeyPress, _ state: inout ChatState) -> [ChatEffect] {
+        switch state.models.session.presentation.screen {
+        case .login: return loginKey(key, &state)
+        case .loading: return []
+        case .usernameSelection:
+            switch key.key {
+            case .enter:
+                let name = state.username.text.trimmingCharacters(in: .whitespaces)
+                return name.isEmpty ? [] : [.submitUsername(name)]
+            case .escape: return [.cancelOnboarding]
+            default:
+                type(key, into: &state.username, singleLine: true)
+                return []
+            }
+        case .permanentError:
+            return key.key == .enter || key.key == .escape ? [.dismissError] : []
+        case .client: return clientKey(key, &state)
+        }
+    }
+
+    /// Types a printable key into a field, or applies a readline key to it.
+    private static func type(_ key: KeyPress, into field: inout Composer, singleLine: Bool) {
+        if case .character(let character) = key.key, key.modifiers.isEmpty {
+            field.insert(String(character))
+        } else if !(singleLine && (key.key == .up || key.key == .down)) {
+            _ = field.apply(key)
+        }
+    }
+
+    private static func loginKey(_ key: KeyPress, _ state: inout ChatState) -> [ChatEffect] {
+        let signIn = state.models.signIn
+        var fields: [ChatState.LoginForm.Field] = []
+        if !signIn.accounts.isEmpty { fields.append(.account) }
+        fields += [.email, .password]
+        if signIn.secondFactor != nil { fields.append(.code) }
+        let index = fields.firstIndex(of: state.login.focus) ?? 0
+        let onAccounts = state.login.focus == .account
+        switch (key.key, key.modifiers) {
+        case (.tab, []):
+            state.login.focus = fields[(index + 1) % fields.count]
+        case (.tab, .shift):
+            state.login.focus = fields[(index + fields.count - 1) % fields.count]
+        case (.down, []) where !onAccounts:
+            state.login.focus = fields[(index + 1) % fields.count]
+        case (.up, []) where !onAccounts:
+            state.login.focus = fields[(index + fields.count - 1) % fields.count]
+        case (.up, []):
+            state.login.account = max(0, state.login.account - 1)
+        case (.down, []):
+            state.login.account = min(signIn.accounts.count - 1, state.login.account + 1)
+        case (.enter, _):
+            return submitLogin(&state)
+        default:
+            if case .character = key.key, key.modifiers.isEmpty, state.login.focus == .account {
+                // Printable keys always type: on the list, into the picked account's password.
+                state.login.focus = .password
+            }
+            switch state.login.focus {
+            case .account: break
+            case .email: type(key, into: &state.login.email, singleLine: true)
+            case .password: type(key, into: &state.login.password, singleLine: true)
+            case .code: type(key, into: &state.login.code, singleLine: true)
+            }
+        }
+        return []
+    }
+
+    private static func submitLogin(_ state: inout ChatState) -> [ChatEffect] {
+        let signIn = state.models.signIn
+        guard !signIn.isSigningIn else { return [] }
+        if signIn.secondFactor != nil {
+            let code = state.login.code.text.trimmingCharacters(in: .whitespaces)
+            guard !code.isEmpty else {
+                state.login.focus = .code
+                return []
+            }
+            state.login.code.clear()
+            return [.submitCode(code)]
+        }
+        let password = state.login.password.text
+        let email = state.login.email.text.trimmingCharacters(in: .whitespaces)
+        let account = signIn.accounts.indices.contains(state.login.account) ? signIn.accounts[state.login.account] : nil
+        if state.login.focus == .account || (state.login.focus == .email && email.isEmpty && account == nil) {
+            state.login.focus = account == nil ? .email : .password
+            if password.isEmpty { return [] }
+        }
+        guard !password.isEmpty else {
+            state.login.focus = .password
+            return []
+        }
+        if email.isEmpty, let account {
+            state.login.password.clear()
+            return [.signInStored(account: account.id, password: password)]
+        }
+        guard !email.isEmpty else {
+            state.login.focus = .email
+            return []
+        }
+        state.login.password.clear()
+        return [.signIn(email: email, password: password)]
+    }
+
+    private static func clientKey(_ key: KeyPress, _ state: inout ChatState) -> [ChatEffect] {
+        let alt = key.modifiers == .alt
+        let control = key.modifiers == .control
+        switch key.key {
+        case .escape:
+            if state.overlay != nil {
+                state.overlay = nil
+            } else if state.selection != nil {
+                state.selection = nil
+            } else if state.replyTo != nil {
+                state.replyTo = nil
+            } else {
+                state.scroll = .bottom
+            }
+            return []
+        case .function(1):
+            state.overlay = state.overlay == .help ? nil : .help
+            return []
+        case .function(2):
+            state.overlay = state.overlay == .lastFailure ? nil : .lastFailure
+            return []
+        case .function(3):
+            state.showsMembers.toggle()
+            return [.showMembers(server: state.showsMembers ? state.openChat?.serverID : nil)]
+        case .function(5):
+            let session = state.models.session.state
+            return session == .disconnected || session == .offline ? [.connectNow] : []
+        case .function(7):
+            guard let entry = failedEntry(state) else { return [] }
+            return [.resend(nonce: entry.nonce)]
+        case .function(8):
+            guard let entry = selectedOrFailedEntry(state) else { return [] }
+            if state.selection == "p:\(entry.nonce)" { state.selection = nil }
+            return [.discard(nonce: entry.nonce)]
+        case .function(10):
+            return [.logOut]
+        case .pageUp:
+            return scroll(&state, by: -pageHeight(state))
+        case .pageDown:
+            return scroll(&state, by: pageHeight(state))
+        case .up where alt, .down where alt:
+            return moveChat(by: key.key == .up ? -1 : 1, &state)
+        case .character("n") where control:
+            return nextUnread(&state)
+        case .up where control, .down where control:
+            select(by: key.key == .up ? -1 : 1, &state)
+            return []
+        case .character("r") where alt:
+            guard let channel = state.channel else { return [] }
+            let selected = state.selection.flatMap { id in channel.messages.first { "m:\($0.id)" == id } }
+            let target = selected ?? channel.messages.last { $0.author != state.models.currentUserID }
+            state.replyTo = target?.id
+            state.selection = nil
+            return []
+        case .enter where key.modifiers.contains(.alt):
+            state.composer.insert("\n")
+            return []
+        case .enter:
+            return send(&state)
+        default:
+            break
+        }
+        if state.overlay != nil {
+            // An overlay takes `?` to close; other printable keys still type, beneath it.
+            if key == .character("?") {
+                state.overlay = nil
+                return []
+            }
+        }
+        if key == .character("?"), state.composer.isEmpty {
+            state.overlay = .help
+            return []
+        }
+        if case .character(let character) = key.key, key.modifiers.isEmpty {
+            state.composer.insert(String(character))
+            return typed(&state)
+        }
+        let before = state.composer
+        if state.composer.apply(key), state.composer.characters != before.characters {
+            return []
+        }
+        return []
+    }
+
+    private static func pasted(_ text: String, _ state: inout ChatState) -> [ChatEffect] {
+        let normalized = text.replacing("\r\n", with: "\n").replacing("\r", with: "\n")
+        let line = normalized.replacing("\n", with: " ")
+        switch state.models.session.presentation.screen {
+        case .client:
+            state.composer.insert(normalized)
+            return typed(&state)
+        case .login:
+            switch state.login.focus {
+            case .account, .password:
+                state.login.focus = .password
+                state.login.password.insert(line)
+            case .email: state.login.email.insert(line)
+            case .code: state.login.code.insert(line)
+            }
+        case .usernameSelection: state.username.insert(line)
+        case .loading, .permanentError: break
+        }
+        return []
+    }
+
+    /// The user typed into the composer: the channel is told, at most once per ``typingInterval``.
+    private static func typed(_ state: inout ChatState) -> [ChatEffect] {
+        guard let channel = state.openChannel, state.models.session.state == .connected else { return [] }
+        if let sent = state.typingSent, state.now.timeIntervalSince(sent) < typingInterval { return [] }
+        state.typingSent = state.now
+        return [.typing(channel: channel)]
+    }
+
+    private static func send(_ state: inout ChatState) -> [ChatEffect] {
+        let text = state.composer.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let channel = state.openChannel, !text.isEmpty else { return [] }
+        let reply = state.replyTo
+        state.composer.clear()
+        state.replyTo = nil
+        state.scroll = .bottom
+        state.typingSent = nil
+        return [.send(channel: channel, text: text, replyTo: reply)]
+    }
+
+    private static func clicked(row: Int, column: Int, _ state: inout ChatState) -> [ChatEffect] {
+        guard state.models.session.presentation.screen == .client, state.overlay == nil else { return [] }
+        let layout = ClientLayout(state)
+        guard layout.list.columns.contains(column),
+            let entry = ClientScreen.listEntries(state, layout: layout).first(where: { $0.row == row })
+        else { return [] }
+        return open(entry.chat.id, &state)
+    }
+
+    // MARK: - Chats
+
+    private static func open(_ channel: String, _ state: inout ChatState) -> [ChatEffect] {
+        guard channel != state.openChannel else { return [] }
+        state.openChannel = channel
+        state.scroll = .bottom
+        state.selection = nil
+        state.replyTo = nil
+        state.newestSeen = nil
+        state.typingSent = nil
+        var effects: [ChatEffect] = [.open(channel: channel)]
+        if state.showsMembers { effects.append(.showMembers(server: state.openChat?.serverID)) }
+        return effects
+    }
+
+    private static func moveChat(by step: Int, _ state: inout ChatState) -> [ChatEffect] {
+        let chats = state.models.chats
+        guard !chats.isEmpty else { return [] }
+        let current = state.openChannel.flatMap { id in chats.firstIndex { $0.id == id } }
+        let next = current.map { min(chats.count - 1, max(0, $0 + step)) } ?? 0
+        return open(chats[next].id, &state)
+    }
+
+    private static func nextUnread(_ state: inout ChatState) -> [ChatEffect] {
+        let chats = state.models.chats
+        let current = state.openChannel.flatMap { id in chats.firstIndex { $0.id == id } } ?? -1
+        let order = chats.indices.map { (current + 1 + $0) % chats.count }
+        guard let next = order.first(where: { chats[$0].isUnread && chats[$0].id != state.openChannel }) else {
+            return []
+        }
+        return open(chats[next].id, &state)
+    }
+
+    /// The chat a client opens first: the most recently active with a message, else the first server's first
+    /// channel (the chats come most recent first).
+    public static func firstChat(_ chats: [Chat]) -> Chat? {
+        chats.first { $0.lastMessage != nil } ?? chats.first { $0.serverID != nil } ?? chats.first
+    }
+
+    // MARK: - The timeline
+
+    private static func pageHeight(_ state: ChatState) -> Int {
+        max(1, ClientLayout(state).timelineRows.count - 1)
+    }
+
+    private static func timeline(_ state: ChatState, channel: ChannelView) -> Timeline {
+        let layout = ClientLayout(state)
+        return Timeline(
+            channel: channel, width: layout.channelColumns.count - 1, currentUserID: state.models.currentUserID,
+            timeZone: state.timeZone, selection: state.selection)
+    }
+
+    private static func scroll(_ state: inout ChatState, by rows: Int) -> [ChatEffect] {
+        guard let channel = state.channel else { return [] }
+        let height = ClientLayout(state).timelineRows.count
+        let timeline = timeline(state, channel: channel)
+        let before = timeline.window(height: height, position: state.scroll)
+        state.scroll = timeline.scrolled(state.scroll, by: rows, height: height)
+        guard rows < 0 else { return [] }
+        // Scrolling up at the top, or with a gap on screen, loads the page before (the newest gap first).
+        let after = timeline.window(height: height, position: state.scroll)
+        let gapShown = after.visibleItems.contains { index in
+            if case .gap = timeline.items[index].kind { return true }
+            return false
+        }
+        let wantsOlder = (before.isAtTop || after.isAtTop || gapShown) && !channel.isLoadingOlder
+        guard wantsOlder, !channel.reachedStart || !channel.gaps.isEmpty else { return [] }
+        return [.loadOlder(channel: channel.id)]
+    }
+
+    /// Selects the message or pending send above (-1) or below (1) the selection, among those on screen first.
+    private static func select(by step: Int, _ state: inout ChatState) {
+        guard let channel = state.channel else { return }
+        let timeline = timeline(state, channel: channel)
+        let selectable = timeline.items.filter { item in
+            switch item.kind {
+            case .message, .pending: true
+            default: false
+            }
+        }.map(\.id)
+        guard !selectable.isEmpty else { return }
+        guard let current = state.selection, let index = selectable.firstIndex(of: current) else {
+            state.selection = step < 0 ? selectable.last : nil
+            return
+        }
+        let next = index + step
+        state.selection = next >= selectable.count ? nil : selectable[max(0, next)]
+        // Keep the selection on screen.
+        if let selection = state.selection, let item = timeline.index(ofItem: selection) {
+            let height = ClientLayout(state).timelineRows.count
+            let window = timeline.window(height: height, position: state.scroll)
+            if !window.visibleItems.contains(item) {
+                let anchor = timeline.items[...item].last { $0.isAnchor }?.id ?? selection
+                state.scroll = .anchored(item: anchor, line: 0)
+            }
+        }
+    }
+
+    private static func failedEntry(_ state: ChatState) -> OutboxEntry? {
+        guard let channel = state.channel else { return nil }
+        if let selected = channel.pending.first(where: { "p:\($0.nonce)" == state.selection }),
+            case .failed = selected.state
+        {
+            return selected
+        }
+        return channel.pending.last { if case .failed = $0.state { true } else { false } }
+    }
+
+    private static func selectedOrFailedEntry(_ state: ChatState) -> OutboxEntry? {
+        guard let channel = state.channel else { return nil }
+        if let selected = channel.pending.first(where: { "p:\($0.nonce)" == state.selection }) {
+            switch selected.state {
+            case .queued, .failed: return selected
+            case .sending, .sent: return nil
+            }
+        }
+        return failedEntry(state)
+    }
+
+    // MARK: - The models
+
+    private static func modelsChanged(_ models: ChatModels, _ state: inout ChatState) -> [ChatEffect] {
+        let previous = state.models
+        state.models = models
+        var effects: [ChatEffect] = []
+        // A new login form after the session leaves the client (a logout): the fields start empty but the email
+        // (and the demo world's password, which its login screen says is filled in).
+        if previous.session.presentation.screen != .login, models.session.presentation.screen == .login {
+            state.login.password = Composer(state.loginPassword)
+            state.login.code.clear()
+            state.login.focus = models.signIn.accounts.isEmpty || !state.login.email.isEmpty ? .email : .account
+            state.openChannel = nil
+            state.overlay = nil
+            state.acknowledged = [:]
+        }
+        if models.signIn.secondFactor != nil, previous.signIn.secondFactor == nil { state.login.focus = .code }
+        if state.login.account >= models.signIn.accounts.count { state.login.account = 0 }
+        // At start the most recently active chat opens, so messages show at once.
+        if models.session.presentation.screen == .client, state.openChannel == nil, let first = firstChat(models.chats)
+        {
+            effects += open(first.id, &state)
+        }
+        if let selection = state.selection, let channel = state.channel,
+            !channel.messages.contains(where: { "m:\($0.id)" == selection }),
+            !channel.pending.contains(where: { "p:\($0.nonce)" == selection })
+        {
+            state.selection = nil
+        }
+        return effects
+    }
+
+    /// After every event: what the open channel's window shows decides the "new messages below" hint and the
+    /// acknowledgement of its newest message.
+    private static func followUp(_ state: inout ChatState) -> [ChatEffect] {
+        guard state.models.session.presentation.screen == .client, let channel = state.channel,
+            state.size.columns >= ClientLayout.minimum.columns, state.size.rows >= ClientLayout.minimum.rows,
+            let newest = channel.messages.last
+        else { return [] }
+        let height = ClientLayout(state).timelineRows.count
+        let timeline = timeline(state, channel: channel)
+        let window = timeline.window(height: height, position: state.scroll)
+        guard let newestItem = timeline.newestMessageIndex,
+            window.visibleItems.contains(newestItem)
+        else { return [] }
+        if state.newestSeen.map({ newest.id > $0 }) ?? true { state.newestSeen = newest.id }
+        guard state.models.session.state == .connected, state.acknowledged[channel.id] != newest.id,
+            let chat = state.openChat, chat.isUnread || chat.mentionCount > 0
+        else { return [] }
+        state.acknowledged[channel.id] = newest.id
+        return [.ack(channel: channel.id, message: newest.id)]
+    }
+}

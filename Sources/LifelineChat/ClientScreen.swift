@@ -1,0 +1,388 @@
+import LifelineStoatStore
+import LifelineTerminal
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The client's screen (the five logged-in states): the status line, the outage alert, the chat list, the open
+/// channel and the composer, the member list, the overlays.
+enum ClientScreen {
+    static func draw(_ state: ChatState, into grid: inout Grid) {
+        let layout = ClientLayout(state)
+        drawStatus(state, into: &grid)
+        if let row = layout.alertRow, let alert = state.models.session.presentation.outageAlert {
+            grid.fill(row: row, columns: 0..<grid.size.columns, style: ChatStyle.alert)
+            let links = alert.actions.map { " · \($0.text): \($0.href)" }.joined()
+            grid.write(
+                TextLayout.truncate(" ⚠ \(alert.text)\(links)", width: grid.size.columns), row: row, column: 0,
+                style: ChatStyle.alert)
+        }
+        drawChatList(state, layout: layout, into: &grid)
+        for row in layout.list.rows {
+            grid.write("│", row: row, column: layout.list.columns.upperBound, style: ChatStyle.separator)
+        }
+        drawChannel(state, layout: layout, into: &grid)
+        if let members = layout.members {
+            for row in layout.list.rows {
+                grid.write("│", row: row, column: members.lowerBound - 1, style: ChatStyle.separator)
+            }
+            drawMembers(state, columns: members, rows: layout.list.rows, into: &grid)
+        }
+        switch state.overlay {
+        case .help: drawBox(title: "Keys", lines: helpLines(state), into: &grid)
+        case .lastFailure: drawBox(title: "Last failure", lines: failureLines(state), into: &grid)
+        case nil: break
+        }
+    }
+
+    static func cursor(_ state: ChatState) -> (row: Int, column: Int)? {
+        guard state.overlay == nil, state.channel != nil else { return nil }
+        let layout = ClientLayout(state)
+        let width = max(1, ClientLayout.composerWidth(state))
+        let before = String(state.composer.characters[..<state.composer.cursor])
+        let lines = TextLayout.wrap(before, width: width)
+        let allLines = TextLayout.wrap(state.composer.text, width: width)
+        let shownFrom = max(0, allLines.count - layout.composerRows.count)
+        let line = max(0, lines.count - 1) - shownFrom
+        let column = TextLayout.columns(of: lines.last ?? "")
+        guard line >= 0 else { return nil }
+        return (
+            layout.composerRows.lowerBound + line,
+            min(layout.channelColumns.upperBound - 1, layout.channelColumns.lowerBound + 2 + column)
+        )
+    }
+
+    // MARK: - The status line
+
+    /// The status line's text: the state's name (`Connected`, or the presentation's banner with the retry
+    /// countdown), and on the right the keys that act on it.
+    static func statusText(_ state: ChatState) -> (left: String, right: String, style: TextStyle) {
+        let session = state.models.session
+        var left: String
+        var style: TextStyle
+        var keys: [String] = []
+        switch session.state {
+        case .connected:
+            left = "● Connected"
+            style = ChatStyle.statusConnected
+        default:
+            let banner = session.presentation.banner?.text ?? session.state.rawValue
+            left = (session.state == .disconnected || session.state == .offline ? "○ " : "◌ ") + banner
+            style =
+                session.state == .connecting || session.state == .reconnecting
+                ? ChatStyle.statusWaiting : ChatStyle.statusDown
+            if session.state == .disconnected, let retry = state.models.retryDate {
+                left += " — retry in \(ChatScreen.secondsLeft(until: retry, now: state.now)) s"
+            }
+            if session.state == .disconnected || session.state == .offline { keys.append("F5 reconnect now") }
+        }
+        if session.isConfirmingSession { left += " · checking the session" }
+        if session.failures > 0, session.state != .connected { left += " · failures: \(session.failures)" }
+        if session.lastError != nil { keys.append("F2 why") }
+        keys.append("F1 help")
+        if let name = state.models.currentUserName { keys.append(name) }
+        keys.append(ChatScreen.serverLabel(state))
+        return (left, keys.joined(separator: " · "), style)
+    }
+
+    private static func drawStatus(_ state: ChatState, into grid: inout Grid) {
+        let (left, right, style) = statusText(state)
+        grid.fill(row: 0, columns: 0..<grid.size.columns, style: style)
+        var emphasis = style
+        emphasis.attributes.insert(.bold)
+        let used = grid.write(" " + left, row: 0, column: 0, style: emphasis)
+        let room = grid.size.columns - used - 3
+        guard room > 4 else { return }
+        let shown = TextLayout.truncate(right, width: room)
+        grid.write(shown, row: 0, column: grid.size.columns - TextLayout.columns(of: shown) - 1, style: style)
+    }
+
+    // MARK: - The chat list
+
+    /// The chats the list shows, top to bottom, and the row each is on.
+    static func listEntries(_ state: ChatState, layout: ClientLayout) -> [(row: Int, chat: Chat)] {
+        let chats = state.models.chats
+        let rows = layout.list.rows.count - 1
+        guard rows > 0 else { return [] }
+        let open = state.openChannel.flatMap { id in chats.firstIndex { $0.id == id } } ?? 0
+        let first = max(0, min(open - rows / 2, chats.count - rows))
+        return chats.dropFirst(first).prefix(rows).enumerated().map { offset, chat in
+            (layout.list.rows.lowerBound + 1 + offset, chat)
+        }
+    }
+
+    private static func drawChatList(_ state: ChatState, layout: ClientLayout, into grid: inout Grid) {
+        let columns = layout.list.columns
+        let unread = state.models.chats.count { $0.isUnread }
+        let heading = unread > 0 ? "Chats · \(unread) unread" : "Chats"
+        grid.write(
+            TextLayout.truncate(heading, width: columns.count - 1), row: layout.list.rows.lowerBound, column: 1,
+            style: ChatStyle.dim)
+        if state.models.chats.isEmpty {
+            let text = state.models.session.state == .connected ? "No chats yet" : "Loading chats…"
+            grid.write(text, row: layout.list.rows.lowerBound + 1, column: 1, style: ChatStyle.dim)
+            return
+        }
+        for (row, chat) in listEntries(state, layout: layout) {
+            let isOpen = chat.id == state.openChannel
+            let base = isOpen ? ChatStyle.openChat : chat.isUnread ? ChatStyle.unread : .plain
+            if isOpen { grid.fill(row: row, columns: columns, style: base) }
+            let mark = chat.isUnread || chat.mentionCount > 0 ? "●" : " "
+            var used = grid.write(mark, row: row, column: 0, style: chat.mentionCount > 0 ? ChatStyle.mention : base)
+            let badge = chat.mentionCount > 0 ? " \(chat.mentionCount)" : ""
+            let room = columns.count - used - 1 - badge.count
+            let prefix =
+                switch chat.kind {
+                case .textChannel, .voiceChannel: "#"
+                case .directMessage: "@"
+                default: ""
+                }
+            let name = TextLayout.truncate(prefix + chat.name, width: room)
+            used += grid.write(name, row: row, column: used, style: base)
+            let server = chat.serverID.flatMap { state.models.serverNames[$0] }
+            if let server, used + 3 < columns.count - badge.count {
+                var dim = base
+                dim.attributes.insert(.dim)
+                grid.write(
+                    TextLayout.truncate(" " + server, width: columns.count - used - badge.count - 1), row: row,
+                    column: used, style: dim)
+            }
+            if !badge.isEmpty {
+                grid.write(badge, row: row, column: columns.upperBound - badge.count, style: ChatStyle.mention)
+            }
+        }
+    }
+
+    // MARK: - The channel
+
+    private static func drawChannel(_ state: ChatState, layout: ClientLayout, into grid: inout Grid) {
+        let columns = layout.channelColumns
+        guard let chat = state.openChat else {
+            grid.write(
+                state.models.chats.isEmpty ? "Waiting for the chats…" : "No chat open: Alt-↑/Alt-↓ picks one.",
+                row: layout.timelineRows.lowerBound + 1, column: columns.lowerBound + 1, style: ChatStyle.dim)
+            return
+        }
+        // The header: the chat's name, its server, whether its history may miss messages.
+        var used = grid.write(
+            TextLayout.truncate("#" + chat.name, width: columns.count / 2), row: layout.headerRow,
+            column: columns.lowerBound + 1, style: ChatStyle.title)
+        if let server = chat.serverID.flatMap({ state.models.serverNames[$0] }) {
+            used += grid.write(
+                TextLayout.truncate(" · \(server)", width: columns.count / 3), row: layout.headerRow,
+                column: columns.lowerBound + 1 + used, style: ChatStyle.dim)
+        }
+        let channel = state.channel
+        if channel?.isStale ?? true {
+            grid.write(
+                " · updating: may miss messages", row: layout.headerRow, column: columns.lowerBound + 1 + used,
+                style: ChatStyle.gap, limit: columns.count - used - 2)
+        }
+        let hint = "F3 members"
+        if columns.count - used > 50 {
+            grid.write(hint, row: layout.headerRow, column: columns.upperBound - hint.count - 1, style: ChatStyle.dim)
+        }
+        if let channel {
+            drawTimeline(state, channel: channel, layout: layout, into: &grid)
+        } else {
+            grid.write(
+                "Loading the history…", row: layout.timelineRows.lowerBound, column: columns.lowerBound + 1,
+                style: ChatStyle.dim)
+        }
+        // The notes under the timeline, or a rule.
+        let notes = ChatScreen.notes(state)
+        if notes.isEmpty {
+            grid.write(
+                String(repeating: "─", count: columns.count), row: layout.noteRows.lowerBound,
+                column: columns.lowerBound, style: ChatStyle.separator)
+        }
+        for (offset, note) in notes.enumerated() where layout.noteRows.lowerBound + offset < layout.noteRows.upperBound
+        {
+            grid.write(
+                note, row: layout.noteRows.lowerBound + offset, column: columns.lowerBound + 1, limit: columns.count - 1
+            )
+        }
+        drawComposer(state, layout: layout, into: &grid)
+    }
+
+    private static func drawTimeline(
+        _ state: ChatState, channel: ChannelView, layout: ClientLayout, into grid: inout Grid
+    ) {
+        let columns = layout.channelColumns
+        let timeline = Timeline(
+            channel: channel, width: columns.count - 1, currentUserID: state.models.currentUserID,
+            timeZone: state.timeZone, selection: state.selection)
+        let window = timeline.window(height: layout.timelineRows.count, position: state.scroll)
+        // Rows are drawn bottom-aligned: a short history sits just above the composer.
+        let top = layout.timelineRows.upperBound - window.rows.count
+        for (offset, row) in window.rows.enumerated() {
+            grid.write(row.spans, row: top + offset, column: columns.lowerBound + 1, limit: columns.count - 1)
+        }
+        if !window.isAtBottom, hasNewBelow(state, channel: channel) {
+            let row = layout.timelineRows.upperBound - 1
+            let text = " ↓ new messages below · PgDn "
+            grid.fill(row: row, columns: columns, style: ChatStyle.selected)
+            ChatScreen.centeredIn(text, row: row, columns: columns, into: &grid, style: ChatStyle.selected)
+        }
+    }
+
+    /// Whether the open channel has messages newer than the newest that was on screen.
+    static func hasNewBelow(_ state: ChatState, channel: ChannelView) -> Bool {
+        guard let newest = channel.messages.last?.id else { return false }
+        return state.newestSeen.map { newest > $0 } ?? true
+    }
+
+    private static func drawComposer(_ state: ChatState, layout: ClientLayout, into grid: inout Grid) {
+        let columns = layout.channelColumns
+        let width = max(1, ClientLayout.composerWidth(state))
+        grid.write("›", row: layout.composerRows.lowerBound, column: columns.lowerBound, style: ChatStyle.key)
+        if state.composer.isEmpty {
+            let placeholder =
+                state.channel?.timeoutUntil.map { $0 > state.now } == true
+                ? "Timed out: you can read, not send"
+                : "Type a message · Enter sends · Alt-Enter new line · ? help"
+            grid.write(
+                TextLayout.truncate(placeholder, width: width), row: layout.composerRows.lowerBound,
+                column: columns.lowerBound + 2, style: ChatStyle.dim)
+            return
+        }
+        let lines = TextLayout.wrap(state.composer.text, width: width)
+        let shown = lines.suffix(layout.composerRows.count)
+        for (offset, line) in shown.enumerated() {
+            grid.write(line, row: layout.composerRows.lowerBound + offset, column: columns.lowerBound + 2)
+        }
+    }
+
+    // MARK: - Members
+
+    private static func drawMembers(_ state: ChatState, columns: Range<Int>, rows: Range<Int>, into grid: inout Grid) {
+        guard let members = state.models.members else {
+            grid.write("Members…", row: rows.lowerBound, column: columns.lowerBound + 1, style: ChatStyle.dim)
+            return
+        }
+        let heading = "Members · \(members.rows.count)\(members.isStale ? " · updating" : "")"
+        grid.write(
+            TextLayout.truncate(heading, width: columns.count - 1), row: rows.lowerBound,
+            column: columns.lowerBound + 1,
+            style: ChatStyle.bold)
+        for (offset, member) in members.rows.prefix(rows.count - 1).enumerated() {
+            let online = member.user?.online == true ? "●" : "○"
+            let timedOut = member.member.timeout.map { $0 > state.now } == true ? " (timed out)" : ""
+            grid.write(
+                TextLayout.truncate("\(online) \(member.name)\(timedOut)", width: columns.count - 1),
+                row: rows.lowerBound + 1 + offset, column: columns.lowerBound + 1,
+                style: member.id == state.models.currentUserID ? ChatStyle.bold : .plain)
+        }
+    }
+
+    // MARK: - Overlays
+
+    static func helpLines(_ state: ChatState) -> [[Span]] {
+        func key(_ keys: String, _ text: String) -> [Span] {
+            [Span(keys.padding(toLength: 17, withPad: " ", startingAt: 0), ChatStyle.key), Span(text)]
+        }
+        var lines: [[Span]] = [
+            key("Enter", "send the message (Alt-Enter: a new line)"),
+            key("Alt-↑ Alt-↓", "the previous / next chat"),
+            key("Ctrl-N", "the next unread chat"),
+            key("PgUp PgDn", "scroll; PgUp at the top loads older messages"),
+            key("Ctrl-↑ Ctrl-↓", "select a message or a pending send"),
+            key("Alt-R", "reply to the selected message"),
+            key("F7 F8", "send a failed message again / discard it"),
+            key("F3", "the member list"),
+            key("F2", "the cause of the last failure"),
+            key("F10", "log out"),
+            key("Esc", "close, cancel the reply, back to the newest"),
+            key("Ctrl-C Ctrl-Q", "quit"),
+            key("Ctrl-A E K U W Y", "edit the text as readline does"),
+        ]
+        let session = state.models.session.state
+        if session == .disconnected || session == .offline {
+            lines.insert(key("F5", "reconnect now, without waiting"), at: 9)
+        }
+        if state.mode == .demo {
+            // The demo's faults first: on a short screen the box shows what it can, and these matter most there.
+            var demo: [[Span]] = [
+                [
+                    Span(
+                        "A local demo world: its server runs in this program, its people are simulated.", ChatStyle.bold
+                    )
+                ],
+                [Span("Faults to inject, to see every state of the session:", ChatStyle.dim)],
+            ]
+            for fault in DemoFault.allCases { demo.append(key(fault.key.name, fault.summary)) }
+            lines = demo + [[]] + lines
+        }
+        lines.append([])
+        lines.append([Span("Esc or ? closes this.", ChatStyle.dim)])
+        return lines
+    }
+
+    static func failureLines(_ state: ChatState) -> [[Span]] {
+        let session = state.models.session
+        guard let error = session.lastError else {
+            return [[Span("No failure since the session started.")], [], [Span("Esc closes this.", ChatStyle.dim)]]
+        }
+        var lines: [[Span]] = []
+        if let failure = error.failure {
+            lines.append([Span("Cause: ", ChatStyle.bold), Span(failure.code.rawValue, ChatStyle.key)])
+            lines.append([Span(failure.message)])
+            var cause = failure.cause
+            var depth = 0
+            while let inner = cause, depth < 3 {
+                lines.append([Span("  ← \(inner)", ChatStyle.dim)])
+                cause = (inner as? any LifelineError)?.cause
+                depth += 1
+            }
+        } else {
+            lines.append([Span("Cause: ", ChatStyle.bold), Span(error.code.rawValue, ChatStyle.key)])
+            lines.append([Span(error.message)])
+        }
+        lines.append([])
+        lines.append([Span("Failures in a row: \(session.failures)", ChatStyle.dim)])
+        lines.append([Span("Esc closes this.", ChatStyle.dim)])
+        return lines
+    }
+
+    /// A box in the middle of the screen, over what is there.
+    static func drawBox(title: String, lines: [[Span]], into grid: inout Grid) {
+        let widest = lines.map { $0.reduce(0) { $0 + TextLayout.columns(of: $1.text) } }.max() ?? 0
+        let width = min(grid.size.columns - 2, max(widest, TextLayout.columns(of: title)) + 4)
+        let height = min(grid.size.rows - 2, lines.count + 2)
+        let left = (grid.size.columns - width) / 2
+        let top = max(1, (grid.size.rows - height) / 2)
+        for row in top..<(top + height) {
+            grid.fill(row: row, columns: left..<(left + width), style: ChatStyle.overlay)
+        }
+        let border = ChatStyle.overlay
+        grid.write("┌" + String(repeating: "─", count: width - 2) + "┐", row: top, column: left, style: border)
+        grid.write(" \(title) ", row: top, column: left + 2, style: ChatStyle.bold)
+        for row in (top + 1)..<(top + height - 1) {
+            grid.write("│", row: row, column: left, style: border)
+            grid.write("│", row: row, column: left + width - 1, style: border)
+        }
+        grid.write(
+            "└" + String(repeating: "─", count: width - 2) + "┘", row: top + height - 1, column: left, style: border)
+        for (offset, line) in lines.prefix(height - 2).enumerated() {
+            grid.write(
+                line.map { Span($0.text, merged($0.style)) }, row: top + 1 + offset, column: left + 2, limit: width - 4)
+        }
+    }
+
+    private static func merged(_ style: TextStyle) -> TextStyle {
+        var style = style
+        if style.background == .default { style.background = ChatStyle.overlay.background }
+        return style
+    }
+}
+
+extension ChatScreen {
+    static func centeredIn(_ text: String, row: Int, columns: Range<Int>, into grid: inout Grid, style: TextStyle) {
+        let shown = TextLayout.truncate(text, width: columns.count)
+        let column = columns.lowerBound + max(0, (columns.count - TextLayout.columns(of: shown)) / 2)
+        grid.write(shown, row: row, column: column, style: style)
+    }
+}

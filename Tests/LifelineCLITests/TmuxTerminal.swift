@@ -1,0 +1,223 @@
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A real terminal for end-to-end tests: a tmux server of the test's own (its own socket), one pane running a
+/// shell, keys sent with `send-keys`, the screen read with `capture-pane`.
+///
+/// Waits are for screen contents: every byte the pane's program writes reaches the test through a FIFO
+/// (`pipe-pane`), and each arrival re-reads the screen; the deadline is a failure bound, never a way to let time
+/// pass.
+final class TmuxTerminal: Sendable {
+    let socket = "lifeline-test-\(UUID().uuidString.prefix(8))"
+    let target = "chat"
+    private let fifo: String
+    private let output = OutputSignal()
+
+    /// tmux, when the machine has it.
+    static var tmux: String? {
+        ["/usr/bin/tmux", "/usr/local/bin/tmux", "/opt/homebrew/bin/tmux"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+    }
+
+    /// A pane of `columns`×`rows` running `sh`, with `environment` set for what it runs.
+    init(columns: Int, rows: Int, environment: [String: String] = [:]) async throws {
+        let tmux = try #require(Self.tmux, "tmux is not installed (.ci/run installs it)")
+        fifo = FileManager.default.temporaryDirectory.appending(path: "\(socket).fifo").path
+        guard mkfifo(fifo, 0o600) == 0 else { throw TmuxError("mkfifo failed") }
+        let output = output
+        let path = fifo
+        // The FIFO's reader, on a thread of its own: each read wakes the waits.
+        Thread {
+            let handle = open(path, O_RDONLY)
+            guard handle >= 0 else {
+                output.finish()
+                return
+            }
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while read(handle, &buffer, buffer.count) > 0 { output.signal() }
+            close(handle)
+            output.finish()
+        }.start()
+        var arguments = [
+            "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", target, "-x", "\(columns)", "-y", "\(rows)",
+        ]
+        for (name, value) in environment { arguments += ["-e", "\(name)=\(value)"] }
+        arguments += ["sh"]
+        _ = tmux
+        // The server tmux starts here lives on: it must not inherit a pipe whose end this test waits for.
+        try await run(arguments, readsOutput: false)
+        try await run(["-L", socket, "pipe-pane", "-t", target, "-o", "cat > \(fifo)"])
+    }
+
+    /// Runs `body` with a pane of `columns`×`rows` running `sh`, and ends the tmux server (and the program in the
+    /// pane) when `body` returns or throws: a `defer` cannot await, and a test process that ends first leaves the
+    /// server running.
+    static func with<Value: Sendable>(
+        columns: Int, rows: Int, environment: [String: String] = [:],
+        _ body: (TmuxTerminal) async throws -> Value
+    ) async throws -> Value {
+        let terminal = try await TmuxTerminal(columns: columns, rows: rows, environment: environment)
+        do {
+            let value = try await body(terminal)
+            await terminal.stop()
+            return value
+        } catch {
+            await terminal.stop()
+            throw error
+        }
+    }
+
+    /// Runs tmux with `arguments` on a thread of its own; its standard output.
+    ///
+    /// It waits for tmux with `waitpid`, not `Process.waitUntilExit()`: Foundation learns of a child's exit when a
+    /// socket the child inherits closes, and the tmux server that `new-session` starts keeps that socket open, so
+    /// `waitUntilExit()` never returned for the command that started the server.
+    @discardableResult
+    func run(_ arguments: [String], readsOutput: Bool = true) async throws -> String {
+        let tmux = try #require(Self.tmux)
+        return try await Executable.onOwnThread {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: tmux)
+            process.arguments = arguments
+            let pipe = Pipe()
+            process.standardOutput = readsOutput ? pipe : FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let data = readsOutput ? pipe.fileHandleForReading.readDataToEndOfFile() : Data()
+            var status: Int32 = 0
+            // ECHILD: Foundation reaped it first; either way it has ended.
+            while waitpid(process.processIdentifier, &status, 0) < 0, errno == EINTR {}
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+
+    /// The screen's text, row by row.
+    func screen() async throws -> String {
+        try await run(["-L", socket, "capture-pane", "-p", "-t", target])
+    }
+
+    /// A format of the pane (`#{alternate_on}`, `#{cursor_flag}`…).
+    func display(_ format: String) async throws -> String {
+        try await run(["-L", socket, "display-message", "-p", "-t", target, format])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Types text literally.
+    func type(_ text: String) async throws {
+        try await run(["-L", socket, "send-keys", "-t", target, "-l", text])
+    }
+
+    /// Presses keys by tmux's names (`Enter`, `C-q`, `PPage`, `F5`).
+    func press(_ keys: String...) async throws {
+        try await run(["-L", socket, "send-keys", "-t", target] + keys)
+    }
+
+    /// Waits until the screen satisfies `condition`, re-reading it whenever the pane's program writes; fails the
+    /// test with the last screen when `timeout` (a failure bound) passes first.
+    @discardableResult
+    func waitFor(
+        _ what: String, timeout: Duration = .failureBound, sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: @escaping @Sendable (String) -> Bool
+    ) async throws -> String {
+        let output = output
+        let result = await withTaskGroup(of: String?.self) { group in
+            group.addTask {
+                var seen = output.count
+                while !Task.isCancelled {
+                    let screen = (try? await self.screen()) ?? ""
+                    if condition(screen) { return screen }
+                    guard let next = await output.next(after: seen) else { return nil }
+                    seen = next
+                }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        guard let result else {
+            let last = (try? await screen()) ?? ""
+            Issue.record("the screen never showed \(what):\n\(last)", sourceLocation: sourceLocation)
+            throw TmuxError("timed out waiting for \(what)")
+        }
+        return result
+    }
+
+    /// Ends the tmux server and everything in it.
+    func stop() async {
+        // The session first: here `kill-server` alone left the server running (the pane's shell and the
+        // pipe-pane job with it); a server with no session left ends.
+        _ = try? await run(["-L", socket, "kill-session", "-t", target])
+        _ = try? await run(["-L", socket, "kill-server"])
+        unlink(fifo)
+    }
+}
+
+struct TmuxError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Counts the pane's writes; a wait resumes at the next one (or when cancelled, or when the output ends).
+final class OutputSignal: Sendable {
+    private struct State {
+        var count = 0
+        var finished = false
+        var nextWaiter = 0
+        var waiters: [Int: CheckedContinuation<Int?, Never>] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    var count: Int { state.withLock { $0.count } }
+
+    func signal() {
+        let (count, waiters) = state.withLock { state in
+            state.count += 1
+            defer { state.waiters = [:] }
+            return (state.count, state.waiters)
+        }
+        for waiter in waiters.values { waiter.resume(returning: count) }
+    }
+
+    func finish() {
+        let waiters = state.withLock { state in
+            state.finished = true
+            defer { state.waiters = [:] }
+            return state.waiters
+        }
+        for waiter in waiters.values { waiter.resume(returning: nil) }
+    }
+
+    /// The count once it passes `seen`; nil when the output ended or the task was cancelled.
+    func next(after seen: Int) async -> Int? {
+        let id = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in
+                let now: Int?? = state.withLock { state in
+                    if state.count > seen { return .some(state.count) }
+                    if state.finished || Task.isCancelled { return .some(nil) }
+                    state.waiters[id] = continuation
+                    return .none
+                }
+                if let now { continuation.resume(returning: now) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
+            waiter?.resume(returning: nil)
+        }
+    }
+}
