@@ -58,7 +58,7 @@ struct ChannelModelShownHistoryTests {
         let message = try await world.post("read me", in: world.random)
         await world.streamed(1) { $0.id == message.id }
         #expect(world.client.lastRead(in: world.random) != message.id)
-        try await world.client.ack(channel: world.random, message: message.id)
+        try world.client.ack(channel: world.random, message: message.id)
         #expect(world.client.lastRead(in: world.random) == message.id)
         await world.stop()
     }

@@ -38,7 +38,7 @@ struct RESTRateLimitTests {
                 : .json(200, Self.me, headers: Self.bucket("B", remaining: 19, resetAfter: 10_000))
         }) { server in
             let clock = TestClock()
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(10), clock: clock)
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .failureBound, clock: clock)
             let call = Task { () async throws(StoatAPIError) in
                 try await api.currentUser(SessionCredentials(token: "T"))
             }
@@ -57,7 +57,7 @@ struct RESTRateLimitTests {
             .json(200, Self.me, headers: Self.bucket("users", remaining: 0, resetAfter: 1_000))
         }) { server in
             let clock = TestClock()
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(10), clock: clock)
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .failureBound, clock: clock)
             let credentials = SessionCredentials(token: "T")
             _ = try await api.currentUser(credentials)
             let second = Task { () async throws(StoatAPIError) in try await api.currentUser(credentials) }
@@ -81,7 +81,7 @@ struct RESTRateLimitTests {
             return .json(200, Self.me, headers: Self.bucket("users", remaining: count == 1 ? 1 : 0, resetAfter: 5_000))
         }) { server in
             let clock = TestClock()
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(10), clock: clock)
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .failureBound, clock: clock)
             let credentials = SessionCredentials(token: "T")
             _ = try await api.currentUser(credentials)
             let first = Task { () async throws(StoatAPIError) in try await api.currentUser(credentials) }
@@ -144,7 +144,7 @@ struct RESTRateLimitTests {
             )
         }) { server in
             let clock = TestClock()
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(10), clock: clock)
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .failureBound, clock: clock)
             let error = try await apiError { () async throws(StoatAPIError) in
                 try await api.sendMessage(OutgoingMessage(content: "hi"), in: "C", SessionCredentials(token: "T"))
             }
@@ -158,7 +158,7 @@ struct RESTRateLimitTests {
     func endless429() async throws {
         try await withScriptedServer({ _ in .json(429, #"{"retry_after":0}"#) }) { server in
             let clock = TestClock()
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(10), clock: clock)
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .failureBound, clock: clock)
             let call = Task { try await apiError { () async throws(StoatAPIError) in try await api.configuration() } }
             // `retry_after: 0` is waited out for a millisecond (stoatchat's bucket refills only past its reset).
             for wait in 1...StoatAPI.maximumRateLimitRetries {

@@ -36,7 +36,7 @@ struct StoatRateLimiterTests {
             return count == 1 ? .json(429, #"{"retry_after":\#(value)}"#) : .json(200, Self.me)
         }) { server in
             let clock = TestClock()
-            let api = StoatAPI(baseURL: server.url, requestTimeout: .seconds(30), clock: clock)
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .failureBound, clock: clock)
             let call = Task { () async throws(StoatAPIError) in
                 try await api.currentUser(SessionCredentials(token: "T"))
             }
@@ -129,7 +129,7 @@ struct StoatRateLimiterTests {
         try await withScriptedServer(emptying) { first in
             try await withScriptedServer({ _ in .json(200, Self.health) }) { second in
                 let clock = TestClock()
-                let api = StoatAPI(baseURL: first.url, requestTimeout: .seconds(30), clock: clock)
+                let api = StoatAPI(baseURL: first.url, requestTimeout: .failureBound, clock: clock)
                 // The same route name (`GET /api/health`) on two hosts.
                 _ = try await api.health(url: first.url.appendingPathComponent("api/health"))
                 _ = try await api.health(url: second.url.appendingPathComponent("api/health"))

@@ -127,7 +127,9 @@ struct AdminTests {
 struct RateLimitTests {
     @Test("Every answer carries the four rate-limit headers, counting down in the bucket")
     func headers() async throws {
-        try await withServer { server throws in
+        // The window is 10 s on the server's clock: a manual one, so a slow machine cannot end it between calls.
+        let clock = ManualClock()
+        try await withServer(clock: clock) { server throws in
             let first = try await server.http(.GET, "/users/@me", token: server.defaultAccount.token)
             #expect(first.headers["x-ratelimit-limit"] == "20")
             #expect(first.headers["x-ratelimit-remaining"] == "19")

@@ -188,12 +188,12 @@ actor TestSocket {
 
     /// The next message's text (a binary one as the JSON it stands for), or nil once the socket closed with
     /// nothing left. Throws `Timeout` past the bound.
-    func next(timeout: Duration = .seconds(30)) async throws -> String? {
+    func next(timeout: Duration = .failureBound) async throws -> String? {
         try await nextMessage(timeout: timeout)?.text
     }
 
     /// The next message as it came, or nil once the socket closed with nothing left.
-    func nextMessage(timeout: Duration = .seconds(30)) async throws -> Message? {
+    func nextMessage(timeout: Duration = .failureBound) async throws -> Message? {
         let deadline = ContinuousClock.now + timeout
         while buffer.isEmpty && !finished {
             guard ContinuousClock.now < deadline else { throw Timeout() }
@@ -208,7 +208,7 @@ actor TestSocket {
     }
 
     /// The next message whose `type` is not in `types` (others are read and dropped).
-    func next(skipping types: Set<String>, timeout: Duration = .seconds(30)) async throws -> String? {
+    func next(skipping types: Set<String>, timeout: Duration = .failureBound) async throws -> String? {
         while let text = try await next(timeout: timeout) {
             let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
             if let type = object?["type"] as? String, types.contains(type) { continue }
@@ -218,7 +218,7 @@ actor TestSocket {
     }
 
     /// The next message of type `type`, skipping others; nil if the socket closes first.
-    nonisolated func nextEvent(_ type: String, timeout: Duration = .seconds(30)) async throws -> [String: Any]? {
+    nonisolated func nextEvent(_ type: String, timeout: Duration = .failureBound) async throws -> [String: Any]? {
         while let object = try await nextJSON(timeout: timeout) {
             if object["type"] as? String == type { return object }
         }
@@ -227,7 +227,7 @@ actor TestSocket {
 
     /// The next message parsed as a JSON object, skipping messages of `types`.
     nonisolated func nextJSON(
-        skipping types: Set<String>, timeout: Duration = .seconds(30)
+        skipping types: Set<String>, timeout: Duration = .failureBound
     ) async throws
         -> [String: Any]?
     {
@@ -236,13 +236,13 @@ actor TestSocket {
     }
 
     /// The next message parsed as a JSON object.
-    nonisolated func nextJSON(timeout: Duration = .seconds(30)) async throws -> [String: Any]? {
+    nonisolated func nextJSON(timeout: Duration = .failureBound) async throws -> [String: Any]? {
         guard let text = try await next(timeout: timeout) else { return nil }
         return try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
     }
 
     /// The next message's `type`.
-    nonisolated func nextType(timeout: Duration = .seconds(30)) async throws -> String? {
+    nonisolated func nextType(timeout: Duration = .failureBound) async throws -> String? {
         try await nextJSON(timeout: timeout)?["type"] as? String
     }
 
