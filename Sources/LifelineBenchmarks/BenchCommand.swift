@@ -147,5 +147,6 @@ enum Benchmarks {
         Benchmark(name: "catch-up", run: CatchUpBenchmark.run),
         Benchmark(name: "chat-frame", run: ChatFrameBenchmark.runTime),
         Benchmark(name: "chat-frame-bytes", run: ChatFrameBenchmark.runBytes),
+        Benchmark(name: "attachment-upload", run: AttachmentUploadBenchmark.run),
     ]
 }

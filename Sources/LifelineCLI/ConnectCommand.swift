@@ -24,7 +24,10 @@ struct Connect: AsyncParsableCommand {
             input, one per line: logout, retry, offline, online, subscribe ID, unsubscribe ID, typing CHANNEL, \
             send CHANNEL TEXT, discard NONCE, resend NONCE, history CHANNEL, open CHANNEL, \
             ack CHANNEL [ID] (acknowledges ID, or the newest message the cache knows; answered at once), \
-            older CHANNEL (the page before the oldest cached message, the newest gap first), username NAME, \
+            older CHANNEL (the page before the oldest cached message, the newest gap first), draft CHANNEL TEXT (the \
+            channel's draft, in the store before the command line is printed; draft CHANNEL alone clears it; each \
+            stored draft is printed at start), push ENDPOINT P256DH AUTH (subscribes the device to Web Push once \
+            CONNECTED, again after each new login), username NAME, \
             cancel, dismiss, quit. send goes through the outbox: it is queued (kept in the store with --store, \
             so it is sent on the next run after quit, a signal or a crash), posted whenever the API may answer \
             (not offline), looked for rather than posted again when an answer is lost, and \
@@ -258,6 +261,7 @@ struct Connect: AsyncParsableCommand {
             group.addTask { await printer.printMessages(feed) }
             group.addTask { await printer.printDeadlines(deadlineEvents) }
             group.addTask { await printer.printOutbox(outboxEvents) }
+            group.addTask { await printer.printPush() }
             group.addTask {
                 // Unread states that change are printed once the first screen is out (a store's, or CONNECTED's).
                 for await _ in signedIn {}
@@ -269,6 +273,7 @@ struct Connect: AsyncParsableCommand {
             let accepted = await logIn(client, secrets: secrets, timeline: timeline, printer: printer)
             signInPrinted.finish()
             guard accepted else { return false }
+            printer.drafts()
             await withTaskGroup(of: Void.self) { commandsOrSignal in
                 commandsOrSignal.addTask {
                     for await line in input.lines {
@@ -539,6 +544,20 @@ struct Connect: AsyncParsableCommand {
                 accepted = false
                 reason = "\(error.cause.map { "\($0)" } ?? error.message)"
             }
+        case ("draft", let channel?):
+            // Stored before the command line is printed: a script that reads the line may kill the process.
+            do { try await client.setDraft(words.count == 3 ? words[2] : "", in: channel) } catch {
+                accepted = false
+                reason = "\(error.cause.map { "\($0)" } ?? error.message)"
+            }
+        case ("push", let endpoint?):
+            let keys = words.count == 3 ? words[2].split(separator: " ").map(String.init) : []
+            guard keys.count == 2 else {
+                timeline.command(
+                    line, accepted: false, reason: "push needs an endpoint, a p256dh key and an auth secret")
+                return .done
+            }
+            await client.subscribePush(WebPushSubscription(endpoint: endpoint, p256dh: keys[0], auth: keys[1]))
         case ("discard", let nonce?):
             do { try client.discard(nonce) } catch {
                 accepted = false
@@ -585,7 +604,10 @@ struct Connect: AsyncParsableCommand {
 ///   "may_have_been_sent":true,"retry_after":S}` at every change of a sent message's state (`id` once sent, `reason`
 ///   once failed, `may_have_been_sent` when the server may have it after all, `retry_after` while a slowmode is
 ///   waited out), and for each entry the store gives back at sign-in;
-///   `{"type":"warning","text":…}` for a stored entry that cannot be read.
+///   `{"type":"warning","text":…}` for a stored entry that cannot be read;
+/// - `{"type":"draft","channel":ID,"text":TEXT}` for each draft the store holds, once signed in;
+/// - `{"type":"push","state":"pending"|"subscribed"|"failed"|"off","reason":CODE}` at every change of the Web
+///   Push subscription (`reason` once failed).
 struct AccountPrinter: Sendable {
     let client: StoatClient
     let timeline: Timeline
@@ -770,6 +792,41 @@ struct AccountPrinter: Sendable {
             break
         }
         timeline.record(line, human: human)
+    }
+
+    /// Prints each draft the client holds (the store's, once signed in), by channel.
+    func drafts() {
+        for (channel, text) in client.drafts.sorted(by: { $0.key < $1.key }) {
+            timeline.record(
+                ["type": .string("draft"), "channel": .string(channel), "text": .string(text)],
+                human: "  draft in #\(terminalSafe(chatName(channel))): \(terminalSafe(text))")
+        }
+    }
+
+    /// Prints every change of the push subscription's status until the client stops (not the first `off`).
+    func printPush() async {
+        var last = PushStatus.off
+        for await status in client.pushUpdates where status != last {
+            last = status
+            var line: [String: JSONLine.Value] = ["type": .string("push")]
+            var human = "  push: "
+            switch status {
+            case .off:
+                line["state"] = .string("off")
+                human += "off"
+            case .pending:
+                line["state"] = .string("pending")
+                human += "waiting for CONNECTED"
+            case .subscribed:
+                line["state"] = .string("subscribed")
+                human += "subscribed"
+            case .failed(let error):
+                line["state"] = .string("failed")
+                line["reason"] = .string(error.code.rawValue)
+                human += "failed (\(terminalSafe(error.code.rawValue)))"
+            }
+            timeline.record(line, human: human)
+        }
     }
 
     /// Prints every deadline the server sets or ends (``StoatClient/deadlineEvents``) until the client stops.

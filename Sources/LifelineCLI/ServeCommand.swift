@@ -19,7 +19,7 @@ import UnixSignals
 ///
 /// It prints the API and events URLs, a ready-to-use account, a bot and the admin address; with `--json`,
 /// exactly one JSON line once it accepts connections:
-/// `{"api":…,"events":…,"admin":…,"email":…,"password":…,"token":…,"user_id":…,"bot_token":…,"bot_id":…,
+/// `{"api":…,"events":…,"admin":…,"files":…,"email":…,"password":…,"token":…,"user_id":…,"bot_token":…,"bot_id":…,
 /// "servers":[{"id":…,"name":…,"channels":[{"id":…,"name":…}]}]}` — the seeded world, so a script knows where to
 /// post (through the admin API, whose examples `serve --help` prints); with `--gateway-port`, `"gateway_api":…`
 /// follows `events`.
@@ -46,6 +46,10 @@ public struct Serve: AsyncParsableCommand {
           curl -X POST ADMIN/users -H "$JSON" -d '{"username":"friend"}'
           curl -X POST ADMIN/drop-sockets -H "$JSON" -d '{}'
           curl -X POST ADMIN/refuse-upgrades -H "$JSON" -d '{"count":3}'
+          curl -X POST ADMIN/lose-upload-answers -H "$JSON" -d '{"count":1}'
+          curl -X POST ADMIN/slow-uploads -H "$JSON" -d '{"bytes_per_second":65536}'
+          curl -X POST ADMIN/upload-limit -H "$JSON" -d '{"tag":"attachments","bytes":1000}'
+          curl ADMIN/push-subscriptions
           curl -X POST ADMIN/reset -H "$JSON" -d '{}'
           curl ADMIN/state
 
@@ -60,8 +64,9 @@ public struct Serve: AsyncParsableCommand {
             -d '{"user_id":"USER","down_milliseconds":500}'
           curl -X POST ADMIN/reorder-events -H "$JSON" -d '{"count":1}'
 
-        Every route and its body: StoatReferenceServer.md (Faults, A world with
-        several users, Load, The admin API).
+        The file server is at the URL GET / names under features.autumn (its own
+        port). Every route and its body: StoatReferenceServer.md (Faults, A world
+        with several users, Load, The admin API, The file server).
         """
 
     /// The port to listen on; 0 picks a free one.
@@ -187,7 +192,8 @@ public struct Serve: AsyncParsableCommand {
         if json {
             var fields: [(String, String)] = [
                 ("api", server.apiURL.absoluteString), ("events", server.eventsURL.absoluteString),
-                ("admin", server.adminURL.absoluteString), ("email", account.email),
+                ("admin", server.adminURL.absoluteString), ("files", server.fileServerURL.absoluteString),
+                ("email", account.email),
                 ("password", account.password), ("token", account.token), ("user_id", account.userID),
                 ("bot_token", bot.token), ("bot_id", bot.userID),
             ]
@@ -202,6 +208,7 @@ public struct Serve: AsyncParsableCommand {
                   Events:  \(server.eventsURL.absoluteString)?version=1&format=json (or format=msgpack)
                   Health:  \(server.healthURL.absoluteString)
                   Admin:   \(server.adminURL.absoluteString) (loopback only; examples in serve --help)
+                  Files:   \(server.fileServerURL.absoluteString) (the file server GET / names)
                 World
                 \(await Self.worldText(server))
                 Ready-to-use account

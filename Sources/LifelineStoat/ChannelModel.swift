@@ -48,8 +48,19 @@ public final class ChannelModel {
     public private(set) var timeoutUntil: Date?
     /// The last failure of ``send(_:)`` or ``loadOlder()``, for an alert; `nil` once one succeeds.
     public private(set) var lastError: StoatClientError?
-    /// The composer's text.
-    public var draft = ""
+    /// The composer's text as the client holds it.
+    private var composerText: String
+    /// The composer's text: the channel's draft (``StoatClient/draft(in:)``). Setting it keeps it at once and
+    /// in the account's store soon after (``StoatClient/keepDraft(_:in:)``), so it survives a restart; it is
+    /// restored at sign-in and cleared when the message is sent (``sendDraft()``, or any send to the channel).
+    public var draft: String {
+        get { composerText }
+        set {
+            guard newValue != composerText else { return }
+            composerText = newValue
+            client.keepDraft(newValue, in: channelID)
+        }
+    }
 
     /// Whether the composer may send now: no timeout, no slowmode in force.
     public var canSend: Bool { slowmodeUntil == nil && timeoutUntil == nil }
@@ -70,14 +81,15 @@ public final class ChannelModel {
         gaps = shown.gaps
         isStale = shown.isStale
         pending = client.pendingMessages(in: channel)
+        composerText = client.draft(in: channel)
         typing = []
         slowmodeUntil = nil
         timeoutUntil = nil
         applyDeadlines(client.deadlines)
     }
 
-    /// Opens the channel and follows its history, the outbox, the deadlines and typing until the calling task is
-    /// cancelled; then closes it.
+    /// Opens the channel and follows its history, the outbox, the deadlines, typing and its draft until the
+    /// calling task is cancelled; then closes it.
     public func run() async {
         client.open(channelID)
         defer { client.close(channelID) }
@@ -88,6 +100,7 @@ public final class ChannelModel {
             group.addTask { await self.followTyping() }
             group.addTask { await self.followMessageEvents() }
             group.addTask { await self.followCatchUps() }
+            group.addTask { await self.followDraft() }
             // A stale history is refetched once now; after each reconnect the catch-up refreshes it.
             group.addTask { _ = await self.client.history(of: self.channelID) }
         }
@@ -95,12 +108,16 @@ public final class ChannelModel {
 
     // MARK: - Actions
 
-    /// Sends the ``draft`` through the outbox and clears it; an empty draft sends nothing.
+    /// Sends the ``draft`` through the outbox and clears it; an empty draft sends nothing. A message that could
+    /// not be queued (``lastError``) gives its text back to the composer, unless something new was typed: the
+    /// stored draft is not lost to a failed send.
     public func sendDraft() async {
-        let text = draft.trimmingCharacters(in: .whitespacesAndNewlines)
+        let typed = draft
+        let text = typed.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { return }
         draft = ""
         await send(text)
+        if lastError != nil, draft.isEmpty { draft = typed }
     }
 
     /// Sends `text` through the outbox: it shows in ``pending`` until the server confirms it, then in
@@ -210,6 +227,13 @@ public final class ChannelModel {
         for await outbox in client.outboxUpdates {
             let mine = outbox.filter { $0.channel == channelID }
             if mine != pending { pending = mine }
+        }
+    }
+
+    private func followDraft() async {
+        for await drafts in client.draftUpdates {
+            let text = drafts[channelID] ?? ""
+            if text != composerText { composerText = text }
         }
     }
 

@@ -17,6 +17,8 @@ extension StoatClient {
     /// ``OutboxEntry/nonce`` — and is the key of its first post; sending the same value again returns the entry
     /// already queued. A message sent this way joins the channel's history when the server has it.
     ///
+    /// Once the message is queued, the channel's draft (``draft(in:)``) is cleared: its text is in the outbox.
+    ///
     /// - Parameters:
     ///   - message: The message; its body `nonce` is not sent (stoatchat would refuse a reused one with
     ///     `InvalidOperation`, and the key is echoed as the nonce anyway).
@@ -27,7 +29,9 @@ extension StoatClient {
     ///   when the account's store cannot keep it (nothing is queued then).
     @discardableResult
     public func send(_ message: OutgoingMessage, to channel: String) async throws(StoatClientError) -> OutboxEntry {
-        try await outboxEngine.send(message, to: channel)
+        let entry = try await outboxEngine.send(message, to: channel)
+        await clearDraftAfterSend(in: channel)
+        return entry
     }
 
     /// Drops a `queued` or `failed` entry from the outbox, and from the account's store: the user's word.

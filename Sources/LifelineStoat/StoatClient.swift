@@ -149,6 +149,10 @@ public final class StoatClient: Sendable {
     let catchUpPolicy: CatchUpPolicy
     /// Closed while a sign-in reads the stored chats into the cache: the catch-up waits for them.
     let storedChatsLoaded = LoadGate()
+    /// The composer's drafts (``drafts``).
+    let draftEngine: DraftEngine
+    /// The device's Web Push subscription (``subscribePush(_:)``).
+    let pushEngine: PushEngine
     /// The users fetched to name authors the cache does not know (``fetchUser(_:)``).
     let userDirectory: Mutex<UserDirectory>
     /// User fetches in flight, one per id.
@@ -208,6 +212,9 @@ public final class StoatClient: Sendable {
         outboxEngine = outbox
         let acks = AckEngine(api: api, cache: cache, credentials: credentials, clock: clock, logger: logger)
         ackEngine = acks
+        let drafts = DraftEngine(signals: cache.signals, logger: logger)
+        draftEngine = drafts
+        pushEngine = PushEngine(api: api, credentials: credentials, signals: cache.signals, logger: logger)
         catchUpPolicy = configuration.catchUp
         let openChannels = openChannels
         let loader = StoredHistoryLoader(cache: cache, logger: logger)
@@ -239,7 +246,7 @@ public final class StoatClient: Sendable {
         session = Session(
             connections: connections, authenticator: StoatAuthenticator(api: api),
             health: configuration.healthURL.map { StoatHealthService(api: api, url: $0) },
-            caches: ClientCaches(cache: cache, credentials: credentials, outbox: outbox, acks: acks),
+            caches: ClientCaches(cache: cache, credentials: credentials, outbox: outbox, acks: acks, drafts: drafts),
             network: network ?? SystemNetworkMonitor.make(logger: logger),
             clock: clock, random: random, configuration: sessionConfiguration, logger: logger)
     }
@@ -263,6 +270,8 @@ public final class StoatClient: Sendable {
             }
             group.addTask { await self.catchUpEngine.run(states: self.session.states) }
             group.addTask { await self.ackEngine.run() }
+            group.addTask { await self.draftEngine.run() }
+            group.addTask { await self.pushEngine.run(states: self.session.states) }
         }
         // The writes left over are made outside the cancelled task: GRDB refuses to start work in a
         // cancelled one, and these changes must not be lost. Decision: each is a task awaited at once, so
@@ -270,6 +279,8 @@ public final class StoatClient: Sendable {
         // `withTaskCancellationShield`), which is what these two would be written with.
         let cache = cache
         await Task { await cache.flush() }.value
+        let drafts = draftEngine
+        await Task { await drafts.flush() }.value
         // The label written at CONNECTED may have been cancelled with the run: the login screen lists the
         // account by it (and `lifeline connect --account LABEL` picks it), so write it before the store closes.
         await Task { await self.labelStoredAccount() }.value
@@ -396,6 +407,8 @@ struct ClientCaches: CacheInvalidation {
     var outbox: OutboxEngine?
     /// The acknowledgements on their way, dropped on DISPOSE.
     var acks: AckEngine?
+    /// The drafts, written out and forgotten in memory on DISPOSE (the store keeps them too).
+    var drafts: DraftEngine?
 
     func invalidateCaches() async {
         await cache.invalidateCaches()
@@ -406,6 +419,7 @@ struct ClientCaches: CacheInvalidation {
         await cache.discardCaches()
         outbox?.disposed()
         acks?.disposed()
+        await drafts?.disposed()
     }
 }
 

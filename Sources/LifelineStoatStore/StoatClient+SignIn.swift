@@ -17,6 +17,8 @@ extension StoatClient {
     ///    server just created — and connects in parallel (`StoatClient/run()` must be running).
     /// 4. The rest of the chats are read from the store.
     ///
+    /// The account's drafts (`StoatClient/drafts`) are read from the store with the first screen.
+    ///
     /// From then on the cache's changes are written to the store in batches; the session is cleared from
     /// it when the user logs out, when the server logs the session out, and when the server confirms it
     /// invalid, so the next sign-in verifies the password with the server again.
@@ -117,9 +119,10 @@ extension StoatClient {
         return outcome
     }
 
-    /// Makes `database` the account's store: the cache and the outbox write to it from now on. A different
-    /// database attached before is written out and closed.
+    /// Makes `database` the account's store: the cache, the outbox and the drafts write to it from now on, and
+    /// its drafts are read. A different database attached before is written out and closed.
     package func attach(_ database: AccountDatabase) async {
+        await attachDrafts(AccountDatabaseDrafts(database: database))
         await attach(
             AccountDatabaseStorage(database: database),
             cache: AccountDatabaseCache(database: database, messagesPerChat: historyLimit),

@@ -25,6 +25,7 @@ struct RecordTable: Sendable {
     static let replay = RecordTable("replay")
     static let outbox = RecordTable("outbox")
     static let chatState = RecordTable("chatState")
+    static let draft = RecordTable("draft")
 }
 
 /// Where a sealed value lives: its table, column and row, and the row's plaintext columns.

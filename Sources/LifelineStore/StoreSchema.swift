@@ -18,6 +18,19 @@ struct StoreSchema: Sendable {
         migrator.registerMigration("v3", migrate: migrateToVersion3)
         migrator.registerMigration("v4", migrate: migrateToVersion4)
         migrator.registerMigration("v5", migrate: migrateToVersion5)
+        migrator.registerMigration("v6", migrate: migrateToVersion6)
+        return StoreSchema(migrator: migrator)
+    }()
+
+    /// The schema as version `v5` wrote it (the release before drafts). Tests create files with it to check that
+    /// today's code reads them.
+    static let version5: StoreSchema = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1", migrate: migrateToVersion1)
+        migrator.registerMigration("v2", migrate: migrateToVersion2)
+        migrator.registerMigration("v3", migrate: migrateToVersion3)
+        migrator.registerMigration("v4", migrate: migrateToVersion4)
+        migrator.registerMigration("v5", migrate: migrateToVersion5)
         return StoreSchema(migrator: migrator)
     }()
 
@@ -126,6 +139,12 @@ struct StoreSchema: Sendable {
                 """
         )
         try db.execute(sql: "CREATE INDEX outbox_by_position ON outbox (position)")
+    }
+
+    /// v6: the composer's drafts, one per chat. A new table only: every older row stays as it is.
+    private static func migrateToVersion6(_ db: Database) throws {
+        // tag: keyed hash of the chat id. payload: the chat id and the draft's text, sealed. Nothing in plaintext.
+        try db.execute(sql: "CREATE TABLE draft (tag BLOB NOT NULL PRIMARY KEY, payload BLOB NOT NULL)")
     }
 
     /// The version a fully migrated database has.

@@ -24,7 +24,8 @@ struct ServeCommandTests {
         let parsed = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(
             Set(parsed.keys) == [
-                "api", "events", "admin", "email", "password", "token", "user_id", "bot_token", "bot_id", "servers",
+                "api", "events", "admin", "files", "email", "password", "token", "user_id", "bot_token", "bot_id",
+                "servers",
             ])
         let object = parsed.compactMapValues { $0 as? String }
         #expect(object.count == parsed.count - 1, "every key but servers is a string")

@@ -21,7 +21,9 @@ struct RESTServiceTests {
             #expect(configuration.appURL == server.apiURL.absoluteString)
             #expect(configuration.features.captcha == RootConfiguration.Captcha(enabled: false, key: ""))
             #expect(configuration.features.inviteOnly == false)
-            #expect(configuration.features.fileServer.enabled == false)
+            // The file server on a port of its own, named as stoatchat names Autumn.
+            #expect(configuration.features.fileServer.enabled)
+            #expect(configuration.features.fileServer.url == server.fileServerURL.absoluteString)
             #expect(configuration.build?.semver == "0.8.8-lifeline-reference")
             #expect(configuration.build?.commitSHA == "reference")
         }

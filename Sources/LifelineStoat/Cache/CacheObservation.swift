@@ -55,6 +55,10 @@ enum ChangeKey: Hashable, Sendable {
     case outbox
     /// The operations' deadlines.
     case deadlines
+    /// The composer's drafts.
+    case drafts
+    /// The push subscription's status.
+    case push
 }
 
 /// Wake-ups for observers, by key: a ``Broadcaster`` of wake-ups per key that has observers.

@@ -36,11 +36,14 @@ public struct RootConfiguration: Sendable, Hashable, Decodable {
         public var proxy: Service
         /// Whether voice (`livekit`) is enabled.
         public var voice: Bool
+        /// The accounts' limits (`limits`), where the server states them (stoatchat does since 0.8); `nil`
+        /// otherwise, and a limit part of it that cannot be read is left out rather than failing the document.
+        public var limits: Limits?
 
         /// Creates a feature set; everything is off by default.
         public init(
             captcha: Captcha = Captcha(), email: Bool = false, inviteOnly: Bool = false,
-            fileServer: Service = Service(), proxy: Service = Service(), voice: Bool = false
+            fileServer: Service = Service(), proxy: Service = Service(), voice: Bool = false, limits: Limits? = nil
         ) {
             self.captcha = captcha
             self.email = email
@@ -48,6 +51,7 @@ public struct RootConfiguration: Sendable, Hashable, Decodable {
             self.fileServer = fileServer
             self.proxy = proxy
             self.voice = voice
+            self.limits = limits
         }
 
         enum CodingKeys: String, CodingKey {
@@ -56,6 +60,7 @@ public struct RootConfiguration: Sendable, Hashable, Decodable {
             case fileServer = "autumn"
             case proxy = "january"
             case voice = "livekit"
+            case limits
         }
 
         /// Decodes the features; a missing feature is off.
@@ -67,6 +72,93 @@ public struct RootConfiguration: Sendable, Hashable, Decodable {
             fileServer = try container.decodeIfPresent(Service.self, forKey: .fileServer) ?? Service()
             proxy = try container.decodeIfPresent(Service.self, forKey: .proxy) ?? Service()
             voice = try container.decodeIfPresent(Service.self, forKey: .voice)?.enabled ?? false
+            limits = try? container.decodeIfPresent(Limits.self, forKey: .limits)
+        }
+    }
+
+    /// What an account may do (`features.limits`): a new account's limits (`new_user`) while it is younger than
+    /// ``newUserHours``, an established one's (`default`) after.
+    public struct Limits: Sendable, Hashable, Decodable {
+        /// One kind of account's limits.
+        public struct Account: Sendable, Hashable, Decodable {
+            /// The largest upload per file server tag, in bytes (`file_upload_size_limits`: `attachments`,
+            /// `avatars`…).
+            public var uploadSizes: [String: Int]
+            /// The most attachments one message carries (`message_attachments`).
+            public var messageAttachments: Int?
+
+            /// Creates an account's limits.
+            public init(uploadSizes: [String: Int], messageAttachments: Int? = nil) {
+                self.uploadSizes = uploadSizes
+                self.messageAttachments = messageAttachments
+            }
+
+            enum CodingKeys: String, CodingKey {
+                case uploadSizes = "file_upload_size_limits"
+                case messageAttachments = "message_attachments"
+            }
+
+            /// Decodes the limits; a missing table is empty, and sizes that are not integers are left out.
+            public init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                let sizes = (try? container.decodeIfPresent([String: Double].self, forKey: .uploadSizes)) ?? [:]
+                uploadSizes = sizes.compactMapValues { $0.isFinite && $0 >= 0 && $0 < 1e15 ? Int($0) : nil }
+                messageAttachments = try? container.decodeIfPresent(Int.self, forKey: .messageAttachments)
+            }
+        }
+
+        /// An account's limits while it is new.
+        public var newUser: Account
+        /// An established account's limits.
+        public var standard: Account
+        /// How many hours after its creation an account is new (`global.new_user_hours`); 72 when not stated.
+        public var newUserHours: Int
+        /// The largest upload body the file server reads (`global.body_limit_size`), if stated.
+        public var bodyLimit: Int?
+
+        /// Creates limits.
+        public init(newUser: Account, standard: Account, newUserHours: Int = 72, bodyLimit: Int? = nil) {
+            self.newUser = newUser
+            self.standard = standard
+            self.newUserHours = newUserHours
+            self.bodyLimit = bodyLimit
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case newUser = "new_user"
+            case standard = "default"
+            case global
+        }
+
+        struct Global: Decodable {
+            var newUserHours: Int?
+            var bodyLimitSize: Int?
+            enum CodingKeys: String, CodingKey {
+                case newUserHours = "new_user_hours"
+                case bodyLimitSize = "body_limit_size"
+            }
+        }
+
+        /// Decodes `features.limits`.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            newUser = try container.decode(Account.self, forKey: .newUser)
+            standard = try container.decode(Account.self, forKey: .standard)
+            let global = try? container.decodeIfPresent(Global.self, forKey: .global)
+            newUserHours = min(max(global?.newUserHours ?? 72, 0), 1_000_000)
+            bodyLimit = global?.bodyLimitSize
+        }
+
+        /// The limits of the account `userID` at `now`: a new account's while its id's time (a ULID's, as
+        /// stoatchat's `User::limits` reads it) is within ``newUserHours``, an established one's after (and for
+        /// an id that is not a ULID).
+        ///
+        /// - Parameters:
+        ///   - userID: The account's user id.
+        ///   - now: The time to judge by (the device's clock).
+        public func account(_ userID: String, at now: Date) -> Account {
+            guard let created = ULID.date(of: userID) else { return standard }
+            return now.timeIntervalSince(created) <= Double(newUserHours) * 3600 ? newUser : standard
         }
     }
 

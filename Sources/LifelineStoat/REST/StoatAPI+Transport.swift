@@ -44,6 +44,28 @@ extension StoatAPI {
         }
     }
 
+    /// What a request carries.
+    enum Payload: Sendable {
+        /// Nothing.
+        case none
+        /// A JSON body.
+        case json(ByteBuffer)
+        /// A streamed body of a known length and type (an upload), made afresh for each attempt (a redirect
+        /// that repeats it, a retry after a `429`).
+        case stream(contentType: String, length: Int64, make: @Sendable () -> HTTPClientRequest.Body)
+    }
+
+    /// Where a call may go and what it may bring back, beyond the API's defaults.
+    struct Reach: Sendable {
+        /// The origins besides the API's own that may receive the call's token: the file server's, for its
+        /// calls.
+        var tokenOrigins: [Origin] = []
+        /// The `Accept` header.
+        var accept = "application/json"
+        /// The largest body read; ``maximumResponseSize`` when nil.
+        var maximumResponseSize: Int?
+    }
+
     /// Sends a request with a JSON body.
     func send(
         _ method: HTTPMethod, url: String? = nil, path: String, auth: StoatAuthorization? = nil,
@@ -58,7 +80,7 @@ extension StoatAPI {
                 cause: error)
         }
         return try await perform(
-            method, url: url, path: path, auth: auth, headers: headers, body: ByteBuffer(bytes: data))
+            method, url: url, path: path, auth: auth, headers: headers, payload: .json(ByteBuffer(bytes: data)))
     }
 
     /// Sends a request without a body.
@@ -66,7 +88,7 @@ extension StoatAPI {
         _ method: HTTPMethod, url: String? = nil, path: String, auth: StoatAuthorization? = nil,
         headers: [(String, String)] = []
     ) async throws(StoatAPIError) -> Response {
-        try await perform(method, url: url, path: path, auth: auth, headers: headers, body: nil)
+        try await perform(method, url: url, path: path, auth: auth, headers: headers, payload: .none)
     }
 
     /// The most same-origin redirects one call follows.
@@ -86,10 +108,12 @@ extension StoatAPI {
     ///   - path: The path (and query), appended to the base; its path is named in logs and errors.
     ///   - auth: The token header, if the call is authenticated.
     ///   - headers: More headers (`Idempotency-Key`).
-    ///   - body: A JSON body, if any.
-    private func perform(
+    ///   - payload: The body, if any.
+    ///   - reach: The origins besides the API's that may receive the token, the `Accept` header, the largest
+    ///     answer.
+    func perform(
         _ method: HTTPMethod, url: String?, path: String, auth: StoatAuthorization?, headers: [(String, String)],
-        body: ByteBuffer?
+        payload: Payload, reach: Reach = Reach()
     ) async throws(StoatAPIError) -> Response {
         let name = "\(method) \(Self.pathOnly(path))"
         let metadata: Logger.Metadata = ["stoat.method": "\(method)", "stoat.path": "\(Self.pathOnly(path))"]
@@ -102,15 +126,20 @@ extension StoatAPI {
                 code: .foreignCredentials,
                 message: "\(name): the session was issued by \(issuer), not by \(server); its token is not sent")
         }
-        // A full URL (the health endpoint's) is another host's: no token travels there.
-        if auth != nil, let url, URL(string: url).flatMap(Origin.init) != Origin(baseURL) {
-            throw StoatAPIError(
-                code: .foreignCredentials, message: "\(name): a token is sent only to the API's own origin")
+        // A full URL (the health endpoint's) is another host's: no token travels there, unless it is the file
+        // server `GET /` named, for the file server's own calls.
+        if auth != nil, let url {
+            let origin = URL(string: url).flatMap(Origin.init)
+            guard let origin, origin == Origin(baseURL) || reach.tokenOrigins.contains(origin) else {
+                throw StoatAPIError(
+                    code: .foreignCredentials,
+                    message: "\(name): a token is sent only to the API's own origin and its file server")
+            }
         }
         do {
             return try await limited(
                 method, url: url ?? Self.join(baseURL, path), name: name, auth: auth,
-                headers: headers, body: body, metadata: metadata)
+                headers: headers, payload: payload, reach: reach, metadata: metadata)
         } catch {
             logger.debug(
                 "Stoat request failed", metadata: metadata.merging(["stoat.error": "\(error.code)"]) { $1 })
@@ -122,7 +151,7 @@ extension StoatAPI {
     /// to reset before sending, and waits out each `429`, as long as the wait fits the deadline.
     private func limited(
         _ method: HTTPMethod, url: String, name: String, auth: StoatAuthorization?, headers: [(String, String)],
-        body: ByteBuffer?, metadata: Logger.Metadata
+        payload: Payload, reach: Reach, metadata: Logger.Metadata
     ) async throws(StoatAPIError) -> Response {
         let deadline = timer.elapsed() + requestTimeout
         let route = StoatRateLimiter.Route(origin: URL(string: url).flatMap(Origin.init)?.name ?? url, name: name)
@@ -138,8 +167,8 @@ extension StoatAPI {
                 throw StoatAPIError(code: .timeout, message: "\(name) timed out")
             }
             var response = try await exchange(
-                method, url: url, name: name, auth: auth, headers: headers, body: body, timeout: deadline - sent,
-                metadata: metadata)
+                method, url: url, name: name, auth: auth, headers: headers, payload: payload, reach: reach,
+                timeout: deadline - sent, metadata: metadata)
             let now = timer.elapsed()
             response.roundTrip = now - sent
             let bucket = response.headers.first(name: "X-RateLimit-Bucket")
@@ -207,24 +236,31 @@ extension StoatAPI {
     /// One exchange with the server, following same-origin redirects and refusing every other.
     private func exchange(
         _ method: HTTPMethod, url: String, name: String, auth: StoatAuthorization?, headers: [(String, String)],
-        body: ByteBuffer?, timeout: Duration, metadata: Logger.Metadata
+        payload: Payload, reach: Reach, timeout: Duration, metadata: Logger.Metadata
     ) async throws(StoatAPIError) -> Response {
         var method = method
-        var body = body
+        var payload = payload
         var url = url
+        let maximumResponseSize = reach.maximumResponseSize ?? self.maximumResponseSize
         var redirects = 0
         let deadline = NIODeadline.now() + Self.timeAmount(timeout)
         while true {
             var request = HTTPClientRequest(url: url)
             request.method = method
             request.tlsConfiguration = tlsConfiguration
-            request.headers.add(name: "Accept", value: "application/json")
+            request.headers.add(name: "Accept", value: reach.accept)
             request.headers.add(name: "User-Agent", value: "Lifeline")
             if let auth { request.headers.add(name: auth.headerName, value: auth.token) }
             for (header, value) in headers { request.headers.add(name: header, value: value) }
-            if let body {
+            switch payload {
+            case .none:
+                break
+            case .json(let body):
                 request.headers.add(name: "Content-Type", value: "application/json")
                 request.body = .bytes(body)
+            case .stream(let contentType, _, let make):
+                request.headers.add(name: "Content-Type", value: contentType)
+                request.body = make()
             }
             let response: HTTPClientResponse
             let collected: ByteBuffer
@@ -265,7 +301,7 @@ extension StoatAPI {
             // a body; 307 and 308 repeat the method and the body.
             if status == 303 || ((status == 301 || status == 302) && method != .GET && method != .HEAD) {
                 method = .GET
-                body = nil
+                payload = .none
             }
             url = target
         }

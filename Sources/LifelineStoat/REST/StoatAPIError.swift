@@ -236,6 +236,11 @@ public struct StoatAPIError: LifelineError, Sendable {
         /// The events socket's URL from `GET /` is not one the client will open: an unknown scheme, or a
         /// plaintext socket for an API reached over HTTPS.
         public static let insecureEventsURL = Code(rawValue: "insecureEventsURL")
+        /// The file server's URL from `GET /` is not one the client will send a token to: not an `http` or
+        /// `https` URL with a host, or plaintext for an API reached over HTTPS.
+        public static let insecureFileServerURL = Code(rawValue: "insecureFileServerURL")
+        /// `GET /` names no file server (`features.autumn` is off): nothing can be uploaded.
+        public static let fileServerUnavailable = Code(rawValue: "fileServerUnavailable")
         /// The server answered a status the call does not expect, with no error kind; a `401` without a kind
         /// is ``invalidSession`` instead.
         public static let unexpectedStatus = Code(rawValue: "unexpectedStatus")

@@ -163,6 +163,7 @@ extension ServerState {
         unpersist(.session, id: session.token)
         endPreparing { $0.sessionID == session.id }
         publish(.deleteSession(userID: session.userID, sessionID: session.id), to: ["\(session.userID)!"])
+        changed()
         return true
     }
 
@@ -174,6 +175,7 @@ extension ServerState {
         }
         endPreparing { $0.record.userID == userID && $0.sessionID != "" }
         publish(.deleteAllSessions(userID: userID, excludeSessionID: nil), to: ["\(userID)!"])
+        changed()
     }
 
     /// Sockets still preparing their Ready would miss the event in bonfire; here they are logged out too, so

@@ -116,6 +116,7 @@ extension ServerState {
     func resetFaults() {
         faults = Faults()
         clockSkew = .zero
+        uploadLimits = configuration.uploadLimits
         changed()
     }
 

@@ -46,7 +46,9 @@ extension ServerState {
         SocketCounters(
             upgradesAccepted: upgradesAccepted, upgradesRefused: upgradesRefused, liveSockets: connections.count,
             outageSessionChecks: outageSessionChecks, outageSocketRefusals: outageSocketRefusals,
-            rateLimited: rateLimited, lostSendAnswers: lostSendAnswers)
+            rateLimited: rateLimited, lostSendAnswers: lostSendAnswers, uploadsStored: uploadsStored,
+            lostUploadAnswers: lostUploadAnswers, uploadBytesReceived: uploadBytesReceived,
+            pushSubscriptions: sessions.values.count { $0.subscription != nil })
     }
 
     func liveSockets(token: String) -> Int {

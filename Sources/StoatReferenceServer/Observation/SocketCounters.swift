@@ -16,4 +16,12 @@ public struct SocketCounters: Sendable, Equatable {
     public var rateLimited: Int
     /// Sends stored whose answer was lost on purpose (``ReferenceServer/loseNextSendAnswers(_:)``).
     public var lostSendAnswers: Int = 0
+    /// Uploads the file server stored.
+    public var uploadsStored: Int = 0
+    /// Uploads stored whose answer was lost on purpose (``ReferenceServer/loseNextUploadAnswers(_:)``).
+    public var lostUploadAnswers: Int = 0
+    /// Bytes of upload bodies the file server has read, as they arrive (a slow upload's progress).
+    public var uploadBytesReceived: Int = 0
+    /// Web Push subscriptions held by live sessions (``ReferenceServer/pushSubscriptions()`` lists them).
+    public var pushSubscriptions: Int = 0
 }

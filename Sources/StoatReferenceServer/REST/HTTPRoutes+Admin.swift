@@ -46,6 +46,8 @@ extension HTTPRoutes {
                     "outage_socket_refusals": .integer(counters.outageSocketRefusals),
                     "rate_limited": .integer(counters.rateLimited),
                     "lost_send_answers": .integer(counters.lostSendAnswers),
+                    "uploads_stored": .integer(counters.uploadsStored),
+                    "lost_upload_answers": .integer(counters.lostUploadAnswers),
                     "arrivals": Self.arrivalsWire(await state.arrivals()),
                     "connections": .array(connections),
                 ]))
@@ -105,6 +107,31 @@ extension HTTPRoutes {
         admin(router, .post, "fail-ack-writes") { body, _ in
             await state.failAckWrites(try body.int("count", in: AdminLimits.count))
             return Response(status: .noContent)
+        }
+        admin(router, .post, "lose-upload-answers") { body, _ in
+            await state.loseUploadAnswers(try body.int("count", in: AdminLimits.count))
+            return Response(status: .noContent)
+        }
+        admin(router, .post, "slow-uploads") { body, _ in
+            await state.setUploadRate(try body.optionalInt("bytes_per_second", in: AdminLimits.bytesPerSecond))
+            return Response(status: .noContent)
+        }
+        admin(router, .post, "upload-limit") { body, _ in
+            let tag = try body.string("tag")
+            guard ServerState.fileTags.contains(tag) else { throw AdminFailure.invalid("tag") }
+            await state.setUploadLimit(tag: tag, bytes: try body.int("bytes", in: AdminLimits.uploadBytes))
+            return Response(status: .noContent)
+        }
+        admin(router, .get, "push-subscriptions") { _, _ in
+            Self.json(
+                .array(
+                    await state.pushSubscriptions().map {
+                        .object([
+                            "session_id": .string($0.sessionID), "user_id": .string($0.userID),
+                            "endpoint": .string($0.subscription.endpoint),
+                            "p256dh": .string($0.subscription.p256dh), "auth": .string($0.subscription.auth),
+                        ])
+                    }))
         }
         admin(router, .post, "ignore-pings") { body, _ in
             await state.setIgnorePings(try body.bool("enabled"))
@@ -441,6 +468,10 @@ enum AdminLimits {
     static let pollRateMilliseconds = 0...86_400_000
     /// A clock skew or an operation's expiry, in seconds either way: at most 366 days.
     static let longestSeconds = 366.0 * 86_400
+    /// The slow-upload fault's rate (`slow-uploads`): 1 byte to 1 GB per second.
+    static let bytesPerSecond = 1...1_000_000_000
+    /// An upload limit (`upload-limit`): 0 to 1 GB.
+    static let uploadBytes = 0...1_000_000_000
 }
 
 extension [String: JSONValue] {

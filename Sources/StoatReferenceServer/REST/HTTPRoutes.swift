@@ -28,6 +28,7 @@ struct HTTPRoutes: Sendable {
         addMessageRoutes(to: router)
         addServerRoutes(to: router)
         addSyncRoutes(to: router)
+        addPushRoutes(to: router)
         addExtensionRoutes(to: router)
         addAdminRoutes(to: router)
         return router
@@ -55,7 +56,11 @@ struct HTTPRoutes: Sendable {
         let configuration = configuration
         router.get("/") { request, _ in
             let authority = request.head.authority ?? "\(configuration.host):\(configuration.port)"
-            return Self.json(Self.rootConfiguration(authority: authority, secure: configuration.tlsIdentity != nil))
+            return Self.json(
+                Self.rootConfiguration(
+                    authority: authority, secure: configuration.tlsIdentity != nil,
+                    fileServerPort: await state.fileServerPort, uploadLimits: await state.uploadLimits,
+                    bodyLimit: configuration.uploadBodyLimit))
         }
         route(router, .post, "/auth/session/login") { request, _ throws(RouteFailure) in
             let body = try await Self.readJSON(request)
@@ -281,6 +286,28 @@ struct HTTPRoutes: Sendable {
         }
     }
 
+    // MARK: Web Push
+
+    private func addPushRoutes(to router: Router<ServerRequestContext>) {
+        let state = state
+        route(router, .post, "/push/subscribe") { request, _ throws(RouteFailure) in
+            let token = request.headers[Self.sessionHeader]
+            // The Session guard runs before the body is read.
+            _ = try await state.sessionGuard(token)
+            let body = try await Self.readJSON(request)
+            guard case .object(let object) = body, let endpoint = object["endpoint"]?.stringValue,
+                let p256dh = object["p256dh"]?.stringValue, let auth = object["auth"]?.stringValue
+            else { throw .framework(status: 422) }
+            try await state.subscribePush(
+                token: token, PushSubscription(endpoint: endpoint, p256dh: p256dh, auth: auth))
+            return Response(status: .noContent)
+        }
+        route(router, .post, "/push/unsubscribe") { request, _ throws(RouteFailure) in
+            try await state.unsubscribePush(token: request.headers[Self.sessionHeader])
+            return Response(status: .noContent)
+        }
+    }
+
     // MARK: Not stoatchat
 
     private func addExtensionRoutes(to router: Router<ServerRequestContext>) {
@@ -309,21 +336,35 @@ struct HTTPRoutes: Sendable {
         }
     }
 
-    /// `GET /`; `secure` when the server is served over TLS (`wss`, `https`).
-    static func rootConfiguration(authority: String, secure: Bool = false) -> Wire {
+    /// `GET /`; `secure` when the server is served over TLS (`wss`, `https`). The file server is named on the
+    /// same host as the request's authority, at its own port (`fileServerPort`; off when nil), and
+    /// `features.limits` states the upload limits as stoatchat's root does (`crates/delta/src/routes/root.rs`).
+    static func rootConfiguration(
+        authority: String, secure: Bool = false, fileServerPort: Int? = nil, uploadLimits: UploadLimits = .stoat,
+        bodyLimit: Int = 20_000_000
+    ) -> Wire {
         let off = Wire.object(["enabled": .bool(false), "url": .string("")])
+        let (http, ws) = secure ? ("https", "wss") : ("http", "ws")
+        var autumn = off
+        if let fileServerPort {
+            autumn = .object([
+                "enabled": .bool(true),
+                "url": .string("\(http)://\(host(of: authority)):\(fileServerPort)"),
+            ])
+        }
         return .object([
             "revolt": .string("0.8.8"),
             "features": .object([
                 "captcha": .object(["enabled": .bool(false), "key": .string("")]),
                 "email": .bool(false),
                 "invite_only": .bool(false),
-                "autumn": off,
+                "autumn": autumn,
                 "january": off,
                 "livekit": .object(["enabled": .bool(false), "nodes": .array([])]),
+                "limits": limitsWire(uploadLimits, bodyLimit: bodyLimit),
             ]),
-            "ws": .string("\(secure ? "wss" : "ws")://\(authority)/events"),
-            "app": .string("\(secure ? "https" : "http")://\(authority)"),
+            "ws": .string("\(ws)://\(authority)/events"),
+            "app": .string("\(http)://\(authority)"),
             "vapid": .string(""),
             "build": .object([
                 "commit_sha": .string("reference"),
@@ -332,6 +373,50 @@ struct HTTPRoutes: Sendable {
                 "origin_url": .string("https://github.com/stoatchat/stoatchat"),
                 "timestamp": .string(""),
             ]),
+        ])
+    }
+
+    /// The host of an authority (`127.0.0.1:8080` → `127.0.0.1`, `[::1]:80` → `[::1]`).
+    static func host(of authority: String) -> String {
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            return String(authority[...close])
+        }
+        return authority.split(separator: ":", maxSplits: 1).first.map(String.init) ?? authority
+    }
+
+    /// `features.limits`: `global`, `new_user` and `default` as `Revolt.toml`'s defaults, with the file server's
+    /// upload limits under `file_upload_size_limits`.
+    static func limitsWire(_ limits: UploadLimits, bodyLimit: Int) -> Wire {
+        func user(_ uploads: [String: Int], isNew: Bool) -> Wire {
+            .object([
+                "outgoing_friend_requests": .integer(isNew ? 5 : 10),
+                "bots": .integer(isNew ? 2 : 5),
+                "message_length": .integer(2000),
+                "message_attachments": .integer(ServerState.maximumAttachments),
+                "servers": .integer(isNew ? 50 : 100),
+                "voice_quality": .integer(16000),
+                "video": .bool(true),
+                "video_resolution": .array([.integer(isNew ? 1080 : 1280), .integer(720)]),
+                "video_aspect_ratio": .array([.double(0.3), .double(2.5)]),
+                "file_upload_size_limits": .object(
+                    uploads.keys.sorted().map { Wire.Field(key: $0, value: .integer(uploads[$0] ?? 0)) }),
+            ])
+        }
+        return .object([
+            "global": .object([
+                "group_size": .integer(100),
+                "message_embeds": .integer(5),
+                "message_replies": .integer(5),
+                "message_reactions": .integer(ServerState.maximumReactions),
+                "server_emoji": .integer(100),
+                "server_roles": .integer(200),
+                "server_channels": .integer(200),
+                "body_limit_size": .integer(bodyLimit),
+                "restrict_server_creation": .array([]),
+                "new_user_hours": .integer(ServerState.newUserHours),
+            ]),
+            "new_user": user(limits.newUser, isNew: true),
+            "default": user(limits.standard, isNew: false),
         ])
     }
 

@@ -27,6 +27,8 @@ struct MessageSendRequest: Sendable {
     var content: String?
     var replies: [Reply]?
     var flags: UInt32?
+    /// The ids of uploaded files to attach.
+    var attachments: [String]?
 
     /// Reads the body as serde reads `DataMessageSend`; nil when a field has the wrong type (a 422).
     init?(_ body: JSONValue) {
@@ -47,6 +49,17 @@ struct MessageSendRequest: Sendable {
         case .unsigned(let value) where value <= UInt64(UInt32.max): flags = UInt32(value)
         default: return nil
         }
+        switch object["attachments"] {
+        case nil, .null: attachments = nil
+        case .array(let entries):
+            var ids: [String] = []
+            for entry in entries {
+                guard let id = entry.stringValue else { return nil }
+                ids.append(id)
+            }
+            attachments = ids
+        default: return nil
+        }
         switch object["replies"] {
         case nil, .null: replies = nil
         case .array(let entries):
@@ -62,9 +75,10 @@ struct MessageSendRequest: Sendable {
         }
     }
 
-    init(content: String?, nonce: String? = nil) {
+    init(content: String?, nonce: String? = nil, attachments: [String]? = nil) {
         self.content = content
         self.nonce = nonce
+        self.attachments = attachments
     }
 }
 
@@ -210,7 +224,9 @@ extension ServerState {
             guard consumeNonce(nonce) else { throw APIError(.invalidOperation, at: modelLocation) }
             key = nonce
         }
-        guard let content = request.content, !content.isEmpty else { throw APIError(.emptyMessage, at: modelLocation) }
+        let attachmentIDs = request.attachments ?? []
+        let content = request.content ?? ""
+        guard !content.isEmpty || !attachmentIDs.isEmpty else { throw APIError(.emptyMessage, at: modelLocation) }
         // stoatchat's `MessageFlags` are bit positions: 2 suppresses notifications, 4 mentions everyone, 8 everyone
         // online; a value above 7 is refused outright, so 8 can only come from `@online` in the text.
         var suppressNotifications = false
@@ -266,10 +282,17 @@ extension ServerState {
             default: return false
             }
         }
-        let message = StoatMessage(
-            id: messageIDs.next(at: instant), nonce: key, channel: channel.id, author: user.id, content: content,
+        guard attachmentIDs.count <= Self.maximumAttachments else {
+            throw APIError(
+                .tooManyAttachments, [.init(key: "max", value: .integer(Self.maximumAttachments))], at: modelLocation)
+        }
+        let messageID = messageIDs.next(at: instant)
+        let attachments = try claimAttachments(attachmentIDs, for: messageID)
+        var message = StoatMessage(
+            id: messageID, nonce: key, channel: channel.id, author: user.id, content: content.isEmpty ? nil : content,
             mentions: mentions.isEmpty ? nil : mentions, roleMentions: roleMentions.isEmpty ? nil : roleMentions,
             replies: replies.isEmpty ? nil : replies, flags: flags)
+        message.attachments = attachments.isEmpty ? nil : attachments
         upsert(message: message)
         // `Message::send` queues the channel's `last_message_id` (and a direct message's `active`) on the
         // debounced task; it is committed about 6 s later (``LastMessageIDQueue``).
@@ -349,6 +372,7 @@ extension ServerState {
             try require(
                 .manageMessages, of: user, in: channel, at: "crates/delta/src/routes/channels/message_delete.rs")
         }
+        markAttachmentsDeleted(of: message)
         removeMessage(messageID)
         if var channel = channels[channelID], channel.lastMessageID == messageID {
             let previous = messageIDsByChannel[channelID]?.last

@@ -71,6 +71,14 @@ public struct StoatErrorKind: Sendable, Hashable, CustomStringConvertible {
     public static let noEffect = StoatErrorKind(name: "NoEffect", status: 400)
     /// A route bots may not call, such as an acknowledgement (400).
     public static let isBot = StoatErrorKind(name: "IsBot", status: 400)
+    /// A message names more attachments than the account may send (400, with `max`).
+    public static let tooManyAttachments = StoatErrorKind(name: "TooManyAttachments", status: 400)
+    /// An upload is empty (422; the file server's).
+    public static let fileTooSmall = StoatErrorKind(name: "FileTooSmall", status: 422)
+    /// An upload is over the account's limit for its tag (422, with `max`; the file server's).
+    public static let fileTooLarge = StoatErrorKind(name: "FileTooLarge", status: 422)
+    /// An upload that is not an image, to a tag that takes only images (400; the file server's).
+    public static let fileTypeNotAllowed = StoatErrorKind(name: "FileTypeNotAllowed", status: 400)
 
     /// The kinds the admin API can name, by wire name.
     static let known: [String: StoatErrorKind] = Dictionary(
@@ -79,7 +87,7 @@ public struct StoatErrorKind: Sendable, Hashable, CustomStringConvertible {
             compromisedPassword, blockedByShield, captchaFailed, disallowedMFAMethod, usernameTaken, invalidUsername,
             alreadyOnboarded, failedValidation, internalError, notFound, missingPermission, invalidOperation,
             emptyMessage, payloadTooLarge, cannotEditMessage, inSlowmode, invalidProperty, isNotBot, tooManyReplies,
-            alreadyInServer, noEffect, isBot,
+            alreadyInServer, noEffect, isBot, tooManyAttachments, fileTooSmall, fileTooLarge, fileTypeNotAllowed,
         ].map { ($0.name, $0) })
 }
 

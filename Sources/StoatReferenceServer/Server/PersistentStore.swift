@@ -12,7 +12,7 @@ import GRDB
 /// each change through. Faults, lockout timers of the moment and socket state are not persisted.
 final class PersistentStore: Sendable {
     enum Kind: String, CaseIterable {
-        case account, session, user, server, channel, member, emoji, operation, message, bot, settings, unread
+        case account, session, user, server, channel, member, emoji, operation, message, bot, settings, unread, file
     }
 
     private let queue: DatabaseQueue

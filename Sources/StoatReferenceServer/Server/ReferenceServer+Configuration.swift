@@ -74,6 +74,12 @@ extension ReferenceServer {
         /// URL, so a client pointed at ``ReferenceServer/gatewayAPIURL`` meets the gateway while others meet
         /// ``events``. `lifeline serve --gateway-port`; the soak runs some of its sessions through it.
         public var gatewayPort: Int?
+        /// The file server's upload limits per tag (stoatchat's by default: attachments 20 MB…), as `GET /`
+        /// states them under `features.limits`; ``ReferenceServer/setUploadLimit(tag:bytes:)`` changes them.
+        public var uploadLimits = UploadLimits.stoat
+        /// The largest upload body the file server reads (`features.limits.global.body_limit_size`, 20 MB); a
+        /// larger one is refused `413` by the framework before any limit of a tag is checked.
+        public var uploadBodyLimit = 20_000_000
 
         /// A configuration for tests: loopback, a free port, in memory, no login delay, Stoat's rules.
         public init(

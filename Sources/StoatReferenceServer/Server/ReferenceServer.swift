@@ -50,6 +50,9 @@ public final class ReferenceServer: Sendable {
     public let adminURL: URL
     /// The health endpoint, `GET <apiURL>/api/health`.
     public let healthURL: URL
+    /// The file server (stoatchat's Autumn), on a port of its own, as `GET /` names it under
+    /// `features.autumn`: e.g. `http://127.0.0.1:PORT`.
+    public let fileServerURL: URL
     /// The ready-to-use account: onboarded, with a live session token.
     public let defaultAccount: SeededAccount
     /// A second account that has not finished onboarding (`GET /onboard/hello` says `true`; its socket is
@@ -65,7 +68,7 @@ public final class ReferenceServer: Sendable {
 
     private init(
         state: ServerState, configuration: Configuration, serviceGroup: ServiceGroup, runTask: Task<Void, Never>,
-        expiryTask: Task<Void, Never>, port: Int, gatewayPort: Int?, world: SeededWorld
+        expiryTask: Task<Void, Never>, port: Int, gatewayPort: Int?, fileServerPort: Int, world: SeededWorld
     ) {
         self.state = state
         self.configuration = configuration
@@ -86,6 +89,7 @@ public final class ReferenceServer: Sendable {
         self.eventsURL = URL(string: "\(ws)://\(authority)/events")!
         self.adminURL = URL(string: "\(http)://\(authority)/admin")!
         self.healthURL = URL(string: "\(http)://\(authority)/api/health")!
+        self.fileServerURL = URL(string: "\(http)://\(hostAndPort(fileServerPort))")!
         self.defaultAccount = world.defaultAccount
         self.pendingAccount = world.pendingAccount
         self.defaultBot = world.defaultBot
@@ -122,6 +126,10 @@ public final class ReferenceServer: Sendable {
                     running: { portContinuation.yield((events, $0)) }))
         }
         let logger = configuration.logger
+        // The file server listens on a port of its own: another origin than the API, as stoat.chat's CDN is.
+        let (filePorts, filePortContinuation) = AsyncThrowingStream.makeStream(of: Int.self)
+        services.append(
+            try fileServer(configuration, state: state, running: { filePortContinuation.yield($0) }))
         var groupConfiguration = ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [], logger: logger)
         // A graceful shutdown waits for every open connection; past two seconds it is escalated to cancellation.
@@ -134,17 +142,24 @@ public final class ReferenceServer: Sendable {
             do {
                 try await serviceGroup.run()
                 portContinuation.finish()
+                filePortContinuation.finish()
             } catch {
                 portContinuation.finish(throwing: error)
+                filePortContinuation.finish(throwing: error)
             }
         }
         var bound: [EventsServer: Int] = [:]
+        let fileServerPort: Int
         do {
             var iterator = ports.makeAsyncIterator()
             while bound.count < listeners.count {
                 guard let (events, port) = try await iterator.next() else { throw CancellationError() }
                 bound[events] = port
             }
+            var fileIterator = filePorts.makeAsyncIterator()
+            guard let fileBound = try await fileIterator.next() else { throw CancellationError() }
+            fileServerPort = fileBound
+            await state.setFileServerPort(fileBound)
         } catch {
             await serviceGroup.triggerGracefulShutdown()
             await runTask.value
@@ -162,7 +177,7 @@ public final class ReferenceServer: Sendable {
         logger.info("Reference server started", metadata: ["stoat.port": "\(port)"])
         return ReferenceServer(
             state: state, configuration: configuration, serviceGroup: serviceGroup, runTask: runTask,
-            expiryTask: expiryTask, port: port, gatewayPort: gatewayPort, world: world)
+            expiryTask: expiryTask, port: port, gatewayPort: gatewayPort, fileServerPort: fileServerPort, world: world)
     }
 
     /// One listener: REST through `responder`, and the events socket as `configuration.events`; `running` is
@@ -182,16 +197,7 @@ public final class ReferenceServer: Sendable {
         ) { request, channel, _ in
             try await events.shouldUpgrade(request: request, channel: channel)
         }
-        if let identity = configuration.tlsIdentity {
-            var tls = TLSConfiguration.makeServerConfiguration(
-                certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(identity.certificatePEM.utf8)).map {
-                    .certificate($0)
-                },
-                privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem)))
-            // A stopping server does not wait 5 s for each client's close_notify.
-            tls.shutdownTimeout = .milliseconds(100)
-            builder = try .tls(builder, tlsConfiguration: tls)
-        }
+        if let tls = try serverTLS(configuration) { builder = try .tls(builder, tlsConfiguration: tls) }
         let logger = configuration.logger
         return try builder.buildServer(
             configuration: ServerConfiguration(address: .hostname(configuration.host, port: port), backlog: 1024),
@@ -212,6 +218,49 @@ public final class ReferenceServer: Sendable {
                 try await responseWriter.write(response: response.head, body: response.body)
             },
             onServerRunning: { channel in running(channel.localAddress?.port ?? port) }
+        )
+    }
+
+    /// The server side of TLS when the configuration has an identity; nil serves plaintext.
+    private static func serverTLS(_ configuration: Configuration) throws -> TLSConfiguration? {
+        guard let identity = configuration.tlsIdentity else { return nil }
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(identity.certificatePEM.utf8)).map {
+                .certificate($0)
+            },
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem)))
+        // A stopping server does not wait 5 s for each client's close_notify.
+        tls.shutdownTimeout = .milliseconds(100)
+        return tls
+    }
+
+    /// The file server's listener, on a free port of its own; `running` is given the port once it accepts
+    /// connections.
+    private static func fileServer(
+        _ configuration: Configuration, state: ServerState, running: @escaping @Sendable (Int) -> Void
+    ) throws -> any Service {
+        let responder = FileServerRoutes(state: state, configuration: configuration).router().buildResponder()
+        var builder = HTTPServerBuilder.http1()
+        if let tls = try serverTLS(configuration) { builder = try .tls(builder, tlsConfiguration: tls) }
+        let logger = configuration.logger
+        return try builder.buildServer(
+            configuration: ServerConfiguration(address: .hostname(configuration.host, port: 0), backlog: 256),
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            logger: logger,
+            responder: { request, responseWriter, channel in
+                let context = ServerRequestContext(source: .init(channel: channel, logger: logger))
+                var response: Response
+                do {
+                    response = try await responder.respond(to: request, context: context)
+                } catch let error as any HTTPResponseError {
+                    response = try error.response(from: request, context: context)
+                } catch {
+                    response = FileServerRoutes.text("Internal Server Error", 500)
+                }
+                response.headers[.date] = HTTPDate.string(await state.now())
+                try await responseWriter.write(response: response.head, body: response.body)
+            },
+            onServerRunning: { channel in running(channel.localAddress?.port ?? 0) }
         )
     }
 

@@ -29,6 +29,10 @@ extension ServerState {
         for record in try store.all(.settings, as: SettingsRecord.self) { settings[record.userID] = record }
         for record in try store.all(.unread, as: UnreadRecord.self) { insert(record) }
         for operation in try store.all(.operation, as: StoatOperation.self) { operations[operation.id] = operation }
+        for record in try store.all(.file, as: FileRecord.self) {
+            files[record.file.id] = record.file
+            fileContents[record.file.id] = record.bytes
+        }
     }
 
     // MARK: Persistence

@@ -82,6 +82,10 @@ struct Faults: Sendable {
     /// The next this many `Message` events are overtaken by the event published after each (the gateway's
     /// parallel processors).
     var reorderMessages = 0
+    /// The next this many uploads the file server stores are never answered: the connection drops instead.
+    var loseUploadAnswers = 0
+    /// The file server reads uploads at most this fast (bytes per second); nil reads them at once.
+    var uploadBytesPerSecond: Int?
 }
 
 /// What `GET /api/health` answers.
@@ -158,6 +162,14 @@ actor ServerState {
     var messages: [String: StoatMessage] = [:]
     var messageIDsByChannel: [String: [String]] = [:]
     var settings: [String: SettingsRecord] = [:]
+    /// The files uploaded to the file server, by id.
+    var files: [String: StoatFile] = [:]
+    /// Their bytes, by id.
+    var fileContents: [String: Data] = [:]
+    /// The file server's upload limits (the configuration's, changed by the admin API).
+    var uploadLimits: UploadLimits
+    /// The file server's port, once it listens (`GET /` names it under `features.autumn`).
+    var fileServerPort: Int?
     /// Read states by `channel:user`, and each user's keys in the order their records were made (MongoDB's
     /// natural order, in which `GET /sync/unreads` lists them).
     var unreads: [String: UnreadRecord] = [:]
@@ -207,6 +219,10 @@ actor ServerState {
     var outageSocketRefusals = 0
     var rateLimited = 0
     var lostSendAnswers = 0
+    /// Uploads the file server stored, answers lost to the fault, and bytes of upload bodies received.
+    var uploadsStored = 0
+    var lostUploadAnswers = 0
+    var uploadBytesReceived = 0
     /// Stoat REST requests by route (`GET /channels/{id}/messages`), since the last reset.
     var requestCounts: [String: Int] = [:]
     /// What load tests check (`ServerState+Load`).
@@ -221,6 +237,7 @@ actor ServerState {
         self.configuration = configuration
         self.store = store
         self.logger = configuration.logger
+        self.uploadLimits = configuration.uploadLimits
     }
 
     // MARK: Clock
@@ -228,6 +245,10 @@ actor ServerState {
     /// The server's clock: the configured clock plus the skew fault.
     func now() -> Date {
         configuration.now().addingTimeInterval(clockSkew.seconds)
+    }
+
+    func setFileServerPort(_ port: Int) {
+        fileServerPort = port
     }
 
     func setClockSkew(_ skew: Duration) {

@@ -29,13 +29,17 @@ struct Account: Sendable, Codable {
     }
 }
 
-/// A session: what a token stands for.
+/// A session: what a token stands for, and the Web Push subscription stoatchat keeps on it (so it ends with
+/// the session).
 struct SessionRecord: Sendable, Codable {
     var id: String
     var token: String
     var userID: String
     var name: String
     var lastSeen: Date
+    /// The device's Web Push subscription (`POST /push/subscribe`), if any; optional so that data files written
+    /// before it still decode.
+    var subscription: PushSubscription?
 }
 
 /// A pending second factor after a correct password. Valid 5 minutes from its creation (its id's time), and

@@ -116,6 +116,11 @@ extension ReferenceServer {
 }
 
 extension ReferenceServer {
+    /// The message `id` as stored now (its reactions and attachments included), or nil once deleted.
+    public func message(id: String) async -> StoatMessage? {
+        await state.messages[id]
+    }
+
     /// The server `id` as stored now (its channels included), or nil.
     public func server(id: String) async -> StoatServer? {
         await state.servers[id]

@@ -8,8 +8,8 @@
 ///
 /// Written in stoatchat's field order: `_id`, `nonce`, `channel`, `author`, then `user` and `member` where the
 /// answer includes them, `webhook` for a webhook's message (the `Message` event and the answer to a send), `content`,
-/// `edited`, `embeds`, `mentions`, `role_mentions`, `replies`, `reactions` (left out when empty) and `flags` (left out
-/// when 0). Its id is a ULID whose time part is when it was sent
+/// `attachments`, `edited`, `embeds`, `mentions`, `role_mentions`, `replies`, `reactions` (left out when empty) and
+/// `flags` (left out when 0). Its id is a ULID whose time part is when it was sent
 /// in the server's clock.
 public struct StoatMessage: Sendable, Equatable, Codable {
     /// The message's id.
@@ -40,6 +40,9 @@ public struct StoatMessage: Sendable, Equatable, Codable {
     /// The reactions, in the order their emojis were first used; nil or empty is left out on the wire (optional
     /// so that data files written before reactions still decode).
     public var reactions: [Reaction]?
+    /// The files it carries, as they were when the message claimed them (stoatchat copies them into the
+    /// message); nil when it has none.
+    public var attachments: [StoatFile]?
 
     /// The users who reacted with one emoji, in the order they did (stoatchat's `IndexSet`).
     public struct Reaction: Sendable, Equatable, Codable {
@@ -98,6 +101,7 @@ public struct StoatMessage: Sendable, Equatable, Codable {
             "member": member?.wire,
             "webhook": webhook.map { .object(["name": .string($0.name), "avatar": .str($0.avatar)]) },
             "content": .str(content),
+            "attachments": attachments.map { files in .array(files.map(\.wire)) },
             "edited": edited.map { .timestamp($0) },
             "embeds": embeds.map { list in .array(list.map(\.wire)) },
             "mentions": mentions.map { .strings($0) },
