@@ -256,7 +256,7 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
                         : "the session ended before it was sent"
                     entry.state = .failed(
                         OutboxEntry.Failure(
-                            code: "loggedOut", message: message, mayHaveBeenSent: entry.state == .sending))
+                            code: .loggedOut, message: message, mayHaveBeenSent: entry.state == .sending))
                     announcements.publish(.changed(entry))
                     remember(entry.nonce, entry.state, in: &state)
                 }
@@ -451,7 +451,9 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
                     in: channel, query: MessageQuery(limit: lookupPage, after: after, sort: .oldest), credentials)
             } catch {
                 guard isRefusal(error) else { return .failed }
-                return .refused(OutboxEntry.Failure(code: error.kind ?? error.code.rawValue, message: error.message))
+                return .refused(
+                    OutboxEntry.Failure(
+                        code: .init(rawValue: error.kind ?? error.code.rawValue), message: error.message))
             }
             if let found = page.messages.first(where: { $0.nonce.map { Outbox.key($0, belongsTo: nonce) } == true }) {
                 return .found(found)
