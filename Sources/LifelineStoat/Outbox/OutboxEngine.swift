@@ -30,11 +30,6 @@ package protocol OutboxPersistence: Sendable {
 /// answers gave them). Posts and look-ups run as child tasks of `run`, so nothing outlives it. Announcements
 /// and cache updates happen under the lock, so observers see every change in order.
 final class OutboxEngine: OperationExpirationDelegate, Sendable {
-    /// A wake-up of the outbox, keyed by its ticket.
-    struct Watch: Identifiable, Sendable {
-        var id: UInt64
-    }
-
     /// What the run loop performs, in the outbox's order.
     private enum Command: Sendable {
         case persist(Outbox.Record)
@@ -66,7 +61,7 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
 
     private let state = Mutex(State())
     private let persistence = Mutex<(any OutboxPersistence)?>(nil)
-    private let watcher: OperationExpirationWatcher<Watch>
+    private let watcher: OperationExpirationWatcher<Watch<UInt64>>
     private let commands: AsyncStream<Command>
     private let post: AsyncStream<Command>.Continuation
     /// Every announcement, unbounded: one per change of a message the user sent, each of which an observer
@@ -376,7 +371,7 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
     }
 
     /// Wake-ups that came due (``OperationExpirationDelegate``).
-    func operationsExpired(_ operations: [Watch]) {
+    func operationsExpired(_ operations: [Watch<UInt64>]) {
         for watch in operations { apply { $0.wake(ticket: watch.id, now: $1) } }
     }
 
