@@ -263,7 +263,7 @@ public actor Session {
 
     /// Completes onboarding with a username, then authenticates again (USER_CREATED).
     ///
-    /// - Throws: ``SessionError/Code/wrongState`` outside ONBOARDING; ``SessionError/Code/onboardingFailed``
+    /// - Throws: ``SessionErrorCode/wrongState`` outside ONBOARDING; ``SessionErrorCode/onboardingFailed``
     ///   with the server's refusal as its `cause` (the session stays in ONBOARDING).
     public func submitUsername(_ username: String) async throws(SessionError) {
         guard machine.state == .onboarding, let credentials = machine.credentials else {

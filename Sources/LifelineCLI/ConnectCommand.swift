@@ -321,7 +321,7 @@ struct Connect: AsyncParsableCommand {
         if case .needsMFA(let challenge) = outcome {
             guard let totp = secrets.totp else {
                 let failure = LoginFailure(
-                    code: "MFA", message: "The account needs an MFA code: give LIFELINE_TOTP or --totp.")
+                    code: .secondFactorMissing, message: "The account needs an MFA code: give LIFELINE_TOTP or --totp.")
                 await client.session.reportLoginFailure(failure)
                 return false
             }
@@ -349,7 +349,7 @@ struct Connect: AsyncParsableCommand {
                 outcome = await client.signIn(to: store, account: id, password: password, email: email)
             }
         } catch {
-            let failure = LoginFailure(code: "noSuchAccount", message: "\(error)")
+            let failure = LoginFailure(code: .noSuchAccount, message: "\(error)")
             await client.session.reportLoginFailure(failure)
             return false
         }
@@ -357,7 +357,7 @@ struct Connect: AsyncParsableCommand {
             printer.signIn(outcome)
             guard let totp else {
                 let failure = LoginFailure(
-                    code: "MFA", message: "The account needs an MFA code: give LIFELINE_TOTP or --totp.")
+                    code: .secondFactorMissing, message: "The account needs an MFA code: give LIFELINE_TOTP or --totp.")
                 await client.session.reportLoginFailure(failure)
                 return false
             }
@@ -637,8 +637,8 @@ struct AccountPrinter: Sendable {
     }
 
     func signIn(_ outcome: SignInOutcome) {
-        var line: [String: JSONLine.Value] = ["type": .string("signin"), "outcome": .string(outcome.name)]
-        var human = "sign-in: \(outcome.name)"
+        var line: [String: JSONLine.Value] = ["type": .string("signin"), "outcome": .string(outcome.code.rawValue)]
+        var human = "sign-in: \(outcome.code)"
         // The server the sign-in went to: the account opened or created is that server's.
         if let server = client.api.server {
             line["server"] = .string(server.description)
@@ -785,9 +785,9 @@ struct AccountPrinter: Sendable {
             line["id"] = .string(id)
             human += " as \(terminalSafe(id))"
         case .failed(let failure):
-            line["reason"] = .string(failure.code)
+            line["reason"] = .string(failure.code.rawValue)
             if failure.mayHaveBeenSent { line["may_have_been_sent"] = .bool(true) }
-            human += " (\(terminalSafe(failure.code)): \(terminalSafe(failure.message)))"
+            human += " (\(terminalSafe(failure.code.rawValue)): \(terminalSafe(failure.message)))"
         case .queued, .sending:
             break
         }

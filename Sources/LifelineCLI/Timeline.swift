@@ -76,7 +76,8 @@ final class Timeline: Sendable {
                     human: paint("  notice: \(notice.text)", .yellow))
             case .loginFailed(let failure):
                 var object: [String: JSONLine.Value] = [
-                    "type": .string("login_failed"), "code": .string(failure.code), "message": .string(failure.message),
+                    "type": .string("login_failed"), "code": .string(failure.code.rawValue),
+                    "message": .string(failure.message),
                 ]
                 if let link = failure.supportURL { object["support_url"] = .string(link) }
                 // A `Disabled` login once the account's flags were read: the `error` line's reasons.

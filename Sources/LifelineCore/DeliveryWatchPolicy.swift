@@ -5,7 +5,7 @@
 /// which the heartbeat cannot see. The user's own message is the proof that it still delivers: the server
 /// has stored it (the REST answer carries it) and publishes its event to every socket of the channel. When
 /// the event does not come within the deadline, CONNECTED takes TEMPORARY_FAILURE with
-/// ``TemporaryFailureCause/Code/deliveryStalled``, and the reconnect (and the catch-up after it) brings what
+/// ``TemporaryFailureCode/deliveryStalled``, and the reconnect (and the catch-up after it) brings what
 /// was missed. The jitter spreads the reconnects of many clients behind one lagging events bus, so they do
 /// not all come back at once. See <doc:SessionLifecycle>.
 public struct DeliveryWatchPolicy: Sendable, Hashable {
@@ -23,7 +23,7 @@ public struct DeliveryWatchPolicy: Sendable, Hashable {
     /// - Parameters:
     ///   - deadline: The deadline before jitter; must be positive.
     ///   - jitter: The relative jitter, from 0 (none) up to but excluding 1.
-    /// - Throws: ``ConfigurationError`` with ``ConfigurationError/Code/outOfRange`` when an argument is
+    /// - Throws: ``ConfigurationError`` with ``ConfigurationErrorCode/outOfRange`` when an argument is
     ///   outside its range.
     public init(deadline: Duration = .seconds(15), jitter: Double = 0.2) throws(ConfigurationError) {
         guard deadline > .zero else {

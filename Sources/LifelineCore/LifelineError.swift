@@ -2,7 +2,8 @@
 /// and the error that caused it. Every error type a Lifeline library throws or reports adopts it, so an app reads
 /// any of them the same way and switches on the code, never on the message (see <doc:ErrorHandling>).
 ///
-/// An adopting type states only what is its own: its stored properties, its codes and its initialiser. It
+/// An error that is only a code, a message and a cause is ``CodedError`` over its own code type, and declares
+/// nothing but its codes; a type with fields of its own adopts the protocol directly. Either way it
 /// gets `code: message` as its ``description`` and, when it declares `Hashable`, equality and hashing by code
 /// and message (``hasSameCodeAndMessage(as:)``): the ``cause`` is never compared, since an arbitrary error
 /// cannot be.

@@ -19,7 +19,7 @@
 /// - **Kinds that are not recorded** (``SignificantEvent/Kind/isRecorded``: the user's own typing) are
 ///   played once if connected, never retried, never queued while disconnected.
 /// - **A kind the server refuses is not played again.** A connection that ends because the server refused a
-///   frame (``TemporaryFailureCause/Code/frameRefused``: Stoat's new events server closes with 1007 after a
+///   frame (``TemporaryFailureCode/frameRefused``: Stoat's new events server closes with 1007 after a
 ///   `Subscribe`, which it does not take) blames the last event played on it: its kind is
 ///   ``unsupportedKinds`` for the rest of the session — never played, replayed or renewed again — and
 ///   ``ReplayAction/unsupported(_:events:)`` tells the app once, with the recorded events of that kind. The
@@ -150,7 +150,7 @@ public struct ReplayPlan: Sendable {
     /// new events wait for it.
     ///
     /// - Parameter cause: Why the connection ended, if it is known. When the server refused a frame
-    ///   (``TemporaryFailureCause/Code/frameRefused``), the kind of the last event played on the connection
+    ///   (``TemporaryFailureCode/frameRefused``), the kind of the last event played on the connection
     ///   (``lastPlayed``) is refused for the rest of the session: its plays are dropped, it is never played
     ///   again, and ``ReplayAction/unsupported(_:events:)`` says so once. A refusal after no play blames
     ///   nothing.

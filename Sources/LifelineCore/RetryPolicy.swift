@@ -27,7 +27,7 @@ public struct RetryPolicy: Sendable, Hashable {
     ///   - ceiling: The largest delay before jitter. Must be at least `unit`: a smaller ceiling would make
     ///     every retry come sooner than the first, down to a loop that reconnects without pause.
     ///   - jitter: The relative jitter, from 0 (none) up to but excluding 1.
-    /// - Throws: ``ConfigurationError`` with ``ConfigurationError/Code/outOfRange`` when an argument is
+    /// - Throws: ``ConfigurationError`` with ``ConfigurationErrorCode/outOfRange`` when an argument is
     ///   outside its range.
     public init(
         unit: Duration = .seconds(1), ceiling: Duration = .seconds(300), jitter: Double = 0.2

@@ -4,7 +4,7 @@
 /// CANCEL, DISMISS, READY, SOCKET_CONNECTED, TEMPORARY_FAILURE, PERMANENT_FAILURE, RETRY, DEVICE_OFFLINE,
 /// DEVICE_ONLINE, LOGOUT) plus one documented extension, ``reconnectNow``. The specification's listener
 /// table also names SOCKET_DROPPED, which its graph does not draw: a dropped socket is a
-/// ``temporaryFailure(_:)`` whose cause is ``TemporaryFailureCause/Code/socketDropped``.
+/// ``temporaryFailure(_:)`` whose cause is ``TemporaryFailureCode/socketDropped``.
 public enum SessionEvent: Sendable, Hashable {
     /// The user exchanged credentials at the login interface; the fresh session still has to be
     /// authenticated (onboarding check, then the socket). READY → LOGGING_IN.

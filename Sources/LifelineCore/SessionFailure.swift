@@ -9,7 +9,7 @@ public indirect enum SessionFailure: LifelineError, Sendable, Hashable {
     /// `InvalidSession` before it believes it (``SessionCheckPolicy``).
     case permanent(PermanentFailureReason)
     /// The server ended the session (Stoat's `Logout` frame): an external LOGOUT, or a PERMANENT_FAILURE with
-    /// ``PermanentFailureReason/Code/loggedOut`` while logging in. Only a connection's end carries it: no
+    /// ``PermanentFailureCode/loggedOut`` while logging in. Only a connection's end carries it: no
     /// transition does.
     case loggedOut
 

@@ -6,7 +6,7 @@ extension SessionMachine {
     ///
     /// "Invalid" counts towards the policy's ``SessionCheckPolicy/checks``: the last one needed is
     /// PERMANENT_FAILURE, an earlier one arms the timer before the next check. "Valid", or a check that
-    /// failed in any other way, is TEMPORARY_FAILURE with ``TemporaryFailureCause/Code/unconfirmedInvalidSession``.
+    /// failed in any other way, is TEMPORARY_FAILURE with ``TemporaryFailureCode/unconfirmedInvalidSession``.
     ///
     /// - Parameters:
     ///   - result: The answer, or the error of a check that found none.

@@ -80,7 +80,7 @@ extension SessionMachine {
     /// - CONNECTED has no PERMANENT_FAILURE edge: a permanent end there is the socket dropping
     ///   (TEMPORARY_FAILURE); the reconnect meets the invalid session from RECONNECTING, which has the edge.
     /// - The server's logout is an external LOGOUT; in LOGGING_IN, which has no LOGOUT edge, it is
-    ///   PERMANENT_FAILURE with ``PermanentFailureReason/Code/loggedOut``.
+    ///   PERMANENT_FAILURE with ``PermanentFailureCode/loggedOut``.
     ///
     /// A connection that ends in CONNECTED less than ``stabilityWindow`` after it got there (`connectedFor`)
     /// does not wipe the failure history: DISCONNECTED counts from ``failuresBeforeConnected``, so a server

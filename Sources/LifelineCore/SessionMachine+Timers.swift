@@ -3,7 +3,7 @@
 extension SessionMachine {
     /// A timer the machine armed (``SessionAction/armTimer(_:)``) fired: RETRY for DISCONNECTED's retry
     /// timer, the next check of a session being confirmed, the next health poll, TEMPORARY_FAILURE
-    /// ``TemporaryFailureCause/Code/deliveryStalled`` for a delivery deadline.
+    /// ``TemporaryFailureCode/deliveryStalled`` for a delivery deadline.
     ///
     /// A delivery deadline ends the connection as a connection's own end does: one that had been in CONNECTED
     /// less than ``stabilityWindow`` (`connectedFor`) keeps the failure history, so a server that stays deaf

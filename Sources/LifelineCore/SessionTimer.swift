@@ -9,7 +9,7 @@ public struct SessionTimer: Sendable, Hashable {
         /// The wait before the next check of a session the server called invalid (``SessionCheckPolicy``).
         case sessionCheck(answers: Int)
         /// CONNECTED's delivery deadline (``DeliveryWatchPolicy``): the event of a message the server stored is
-        /// awaited on the socket; firing is TEMPORARY_FAILURE ``TemporaryFailureCause/Code/deliveryStalled``.
+        /// awaited on the socket; firing is TEMPORARY_FAILURE ``TemporaryFailureCode/deliveryStalled``.
         case deliveryWatch
         /// The wait before the next poll of the health service while polling (the service's poll interval,
         /// kept within ``SessionMachine/healthPollBounds``); firing asks for a poll

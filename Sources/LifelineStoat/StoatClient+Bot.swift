@@ -9,7 +9,7 @@ extension StoatClient {
     ///   - text: The message's text.
     ///   - channel: The channel's id.
     /// - Returns: The outbox entry, `queued`; it is delivered exactly once (``delivery(of:)`` waits for it).
-    /// - Throws: ``StoatClientError`` with ``StoatClientError/Code/storageFailed`` when the account's store
+    /// - Throws: ``StoatClientError`` with ``StoatClientErrorCode/storageFailed`` when the account's store
     ///   cannot keep it (nothing is queued then).
     @discardableResult
     public func send(_ text: String, to channel: String) async throws(StoatClientError) -> OutboxEntry {
@@ -41,8 +41,8 @@ extension StoatClient {
     /// forgotten first).
     ///
     /// - Parameter id: The user's id (a message's ``Message/author``).
-    /// - Throws: ``StoatClientError`` with ``StoatClientError/Code/notSignedIn`` without a session, or
-    ///   ``StoatClientError/Code/requestFailed`` with the ``StoatAPIError`` (an unknown user is
+    /// - Throws: ``StoatClientError`` with ``StoatClientErrorCode/notSignedIn`` without a session, or
+    ///   ``StoatClientErrorCode/requestFailed`` with the ``StoatAPIError`` (an unknown user is
     ///   ``StoatAPIError/Code/notFound``).
     public func fetchUser(_ id: String) async throws(StoatClientError) -> User {
         if let known = user(id) ?? userDirectory.withLock({ $0.user(id) }) { return known }

@@ -15,7 +15,7 @@ extension StoatClient {
     /// ```
     ///
     /// The cache has applied an event before any observer receives it. An observer that falls
-    /// ``Configuration/eventBufferLimit`` events behind is told (``StoatClientError/Code/observerTooSlow``).
+    /// ``Configuration/eventBufferLimit`` events behind is told (``StoatClientErrorCode/observerTooSlow``).
     /// Messages inside a recorded gap (``ChannelHistory/gaps``) reached neither the cache nor this stream; they
     /// do when the app pages into the gap (``history(of:before:limit:)``). Reactions and appended embeds change
     /// histories (``historyUpdates(of:)``) without an event here.
@@ -49,9 +49,9 @@ extension StoatClient {
     ///   - channel: The channel's id.
     ///   - message: The id to page before (the oldest message shown, or a gap's ``HistoryGap/before``).
     ///   - limit: How many messages, 1–100.
-    /// - Throws: ``StoatClientError``: ``StoatClientError/Code/notSignedIn``,
-    ///   ``StoatClientError/Code/requestFailed`` with the ``StoatAPIError``, or
-    ///   ``StoatClientError/Code/unexpectedPage`` for a page that is not what was asked (the cache is left as it
+    /// - Throws: ``StoatClientError``: ``StoatClientErrorCode/notSignedIn``,
+    ///   ``StoatClientErrorCode/requestFailed`` with the ``StoatAPIError``, or
+    ///   ``StoatClientErrorCode/unexpectedPage`` for a page that is not what was asked (the cache is left as it
     ///   was).
     public func history(
         of channel: String, before message: String, limit: Int = 100
@@ -125,7 +125,7 @@ extension StoatClient {
     /// - Parameters:
     ///   - channel: The channel's id.
     ///   - message: The newest message read; ``newestMessage(in:)`` is the newest the cache knows.
-    /// - Throws: ``StoatClientError`` with ``StoatClientError/Code/notSignedIn`` without a session (nothing is
+    /// - Throws: ``StoatClientError`` with ``StoatClientErrorCode/notSignedIn`` without a session (nothing is
     ///   marked).
     public func ack(channel: String, message: String) throws(StoatClientError) {
         guard currentCredentials != nil else {

@@ -52,8 +52,8 @@ extension StoatClient {
     ///
     /// - Parameter channel: The channel's id.
     /// - Returns: The fresh history.
-    /// - Throws: ``StoatClientError`` with ``StoatClientError/Code/notSignedIn`` without a session, or
-    ///   ``StoatClientError/Code/requestFailed`` with the ``StoatAPIError`` as its cause.
+    /// - Throws: ``StoatClientError`` with ``StoatClientErrorCode/notSignedIn`` without a session, or
+    ///   ``StoatClientErrorCode/requestFailed`` with the ``StoatAPIError`` as its cause.
     @discardableResult
     public func refreshHistory(of channel: String) async throws(StoatClientError) -> ChannelHistory {
         guard let credentials = currentCredentials else {
@@ -117,8 +117,8 @@ extension StoatClient {
     /// cached list; concurrent refreshes of one server share one request.
     ///
     /// - Parameter server: The server's id.
-    /// - Throws: ``StoatClientError`` with ``StoatClientError/Code/notSignedIn`` or
-    ///   ``StoatClientError/Code/requestFailed``.
+    /// - Throws: ``StoatClientError`` with ``StoatClientErrorCode/notSignedIn`` or
+    ///   ``StoatClientErrorCode/requestFailed``.
     @discardableResult
     public func refreshMembers(of server: String) async throws(StoatClientError) -> MemberList {
         guard let credentials = currentCredentials else {

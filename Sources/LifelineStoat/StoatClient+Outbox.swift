@@ -24,8 +24,8 @@ extension StoatClient {
     ///     `InvalidOperation`, and the key is echoed as the nonce anyway).
     ///   - channel: The channel's id.
     /// - Returns: The entry, `queued` (or further along, if it was already queued).
-    /// - Throws: ``StoatClientError`` with ``StoatClientError/Code/invalidRequest`` for an idempotency key
-    ///   that cannot name an entry (1 to 48 letters, digits, `-` or `_`), ``StoatClientError/Code/storageFailed``
+    /// - Throws: ``StoatClientError`` with ``StoatClientErrorCode/invalidRequest`` for an idempotency key
+    ///   that cannot name an entry (1 to 48 letters, digits, `-` or `_`), ``StoatClientErrorCode/storageFailed``
     ///   when the account's store cannot keep it (nothing is queued then).
     @discardableResult
     public func send(_ message: OutgoingMessage, to channel: String) async throws(StoatClientError) -> OutboxEntry {
@@ -37,7 +37,7 @@ extension StoatClient {
     /// Drops a `queued` or `failed` entry from the outbox, and from the account's store: the user's word.
     ///
     /// - Parameter nonce: The entry's nonce.
-    /// - Throws: ``StoatClientError`` with ``StoatClientError/Code/outboxRefused`` when no entry has this nonce
+    /// - Throws: ``StoatClientError`` with ``StoatClientErrorCode/outboxRefused`` when no entry has this nonce
     ///   or it is being sent (its post or look-up is in flight, and the server may have it).
     public func discard(_ nonce: String) throws(StoatClientError) {
         try outboxEngine.discard(nonce)
@@ -46,7 +46,7 @@ extension StoatClient {
     /// Sends a `failed` entry again, with a new idempotency key.
     ///
     /// - Parameter nonce: The entry's nonce.
-    /// - Throws: ``StoatClientError`` with ``StoatClientError/Code/outboxRefused`` when no entry has this nonce
+    /// - Throws: ``StoatClientError`` with ``StoatClientErrorCode/outboxRefused`` when no entry has this nonce
     ///   or it has not failed.
     public func resend(_ nonce: String) throws(StoatClientError) {
         try outboxEngine.resend(nonce)

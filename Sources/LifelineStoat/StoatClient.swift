@@ -46,7 +46,7 @@ public final class StoatClient: Sendable {
         /// request of Stoat's message history returns.
         public var historyLimit: Int
         /// How many events each observer of ``StoatClient/events`` may fall behind before its iteration
-        /// ends with ``StoatClientError/Code/observerTooSlow``. Default 10 000.
+        /// ends with ``StoatClientErrorCode/observerTooSlow``. Default 10 000.
         public var eventBufferLimit: Int
         /// How long to wait before asking the server again about a deadline (``StoatClient/deadlines``) when
         /// asking failed or found it still in force: 1 s, doubling up to 60 s by default.

@@ -94,7 +94,7 @@ extension OperationList where Operation == OperationsPage.Operation {
     /// Refreshes the list on every `OperationFinished` in `events` (the events socket's, for instance
     /// ``StoatClient/events``), until the sequence ends or the calling task is cancelled.
     ///
-    /// An observer that falls too far behind (``StoatClientError/Code/observerTooSlow``) may have missed a
+    /// An observer that falls too far behind (``StoatClientErrorCode/observerTooSlow``) may have missed a
     /// push: the list is refreshed and the events observed again.
     ///
     /// - Parameter events: The socket's events; everything but `OperationFinished` is ignored.

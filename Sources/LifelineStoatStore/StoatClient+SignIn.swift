@@ -84,16 +84,17 @@ extension StoatClient {
         case .opened(_, .passwordMismatch):
             await session.reportLoginFailure(
                 LoginFailure(
-                    code: "passwordMismatch",
+                    code: .passwordMismatch,
                     message: "The password opens this device's data but the server refused it: it was changed. "
                         + "Sign in with the new password."))
         case .opened(_, .serverUnreachable), .serverUnreachable:
             await session.reportLoginFailure(
-                LoginFailure(code: "serverUnreachable", message: "The server could not be reached. Try again later."))
+                LoginFailure(code: .serverUnreachable, message: "The server could not be reached. Try again later."))
         case .opened(_, .verificationFailed(let failure)), .verificationFailed(let failure):
             // A refused `Disabled` login keeps Stoat's kind as its code, as ``logIn(email:password:)`` reports it.
             let code =
-                failure.code == .accountDisabled ? StoatAPIError.Code.accountDisabled.rawValue : failure.code.rawValue
+                failure.code == .accountDisabled
+                ? LoginFailure.Code.api(.accountDisabled) : LoginFailure.Code(rawValue: failure.code.rawValue)
             await session.reportLoginFailure(
                 LoginFailure(
                     code: code, message: failure.message, supportURL: failure.supportURL?.absoluteString,
@@ -101,13 +102,15 @@ extension StoatClient {
         case .otherServer(let server):
             await session.reportLoginFailure(
                 LoginFailure(
-                    code: "otherServer",
+                    code: .otherServer,
                     message:
                         "This account belongs to \(server); it is not opened with \(api.server.map(\.description) ?? "this API")."
                 ))
         case .wrongPassword, .wrongPasswordUnconfirmed:
             await session.reportLoginFailure(
-                LoginFailure(code: outcome.name, message: "The email or password is incorrect."))
+                LoginFailure(
+                    code: outcome.code == .wrongPassword ? .wrongPassword : .wrongPasswordUnconfirmed,
+                    message: "The email or password is incorrect."))
         case .secondFactorRequired, .encryptionFailure, .migrationFailure, .storageFailure:
             break
         }

@@ -237,8 +237,8 @@ extension AccountDatabase {
     ///   - changes: The changes, applied in order: an id upserted then deleted in one batch ends deleted.
     ///   - messagesPerChat: How many of each touched chat's newest messages to keep (by
     ///     ``CachedMessage/sentAt``, then by a keyed tag of the id); older ones are deleted. At least 1.
-    /// - Throws: ``StoreError``: ``StoreError/Code/diskFull``, ``StoreError/Code/storage``,
-    ///   ``StoreError/Code/closed``, or ``StoreError/Code/invalidParameter`` when `messagesPerChat` is below 1.
+    /// - Throws: ``StoreError``: ``StoreErrorCode/diskFull``, ``StoreErrorCode/storage``,
+    ///   ``StoreErrorCode/closed``, or ``StoreErrorCode/invalidParameter`` when `messagesPerChat` is below 1.
     public func apply(
         _ changes: [CacheChange], messagesPerChat: Int = defaultMessagesPerChat
     )

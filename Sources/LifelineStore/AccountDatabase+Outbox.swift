@@ -23,7 +23,7 @@ public struct StoredOutboxEntry: Sendable, Hashable {
 public struct StoredOutbox: Sendable {
     /// The entries that open, in queue order.
     public var entries: [StoredOutboxEntry]
-    /// One ``StoreError`` (``StoreError/Code/encryptionFailure``) per row that does not authenticate or decode:
+    /// One ``StoreError`` (``StoreErrorCode/encryptionFailure``) per row that does not authenticate or decode:
     /// reported and skipped, never deleted (a later version of the code may read what this one cannot).
     public var damaged: [StoreError]
 }
@@ -43,8 +43,8 @@ extension AccountDatabase {
     /// A row that does not open (damaged, moved, or written by a later version) is skipped and reported in
     /// ``StoredOutbox/damaged``; the others are read all the same, so one bad row never hides the rest.
     ///
-    /// - Throws: ``StoreError`` when the table cannot be read at all (``StoreError/Code/storage``,
-    ///   ``StoreError/Code/closed``).
+    /// - Throws: ``StoreError`` when the table cannot be read at all (``StoreErrorCode/storage``,
+    ///   ``StoreErrorCode/closed``).
     public func outboxEntries() async throws(StoreError) -> StoredOutbox {
         try await read("the outbox") { db, sealer in
             let rows = try Row.fetchCursor(db, sql: "SELECT tag, position, payload FROM outbox ORDER BY position, tag")

@@ -13,8 +13,8 @@ internal import Synchronization
 ///
 /// Every method runs its database work and decryption on the database's own serial queue and suspends the
 /// caller meanwhile, so none blocks the main actor. Every method throws ``StoreError``: code
-/// ``StoreError/Code/encryptionFailure`` when a sealed record does not authenticate (damaged or moved),
-/// ``StoreError/Code/diskFull`` or ``StoreError/Code/storage`` when SQLite fails, ``StoreError/Code/closed``
+/// ``StoreErrorCode/encryptionFailure`` when a sealed record does not authenticate (damaged or moved),
+/// ``StoreErrorCode/diskFull`` or ``StoreErrorCode/storage`` when SQLite fails, ``StoreErrorCode/closed``
 /// after ``close()``. A failed write changes nothing: every write is one transaction.
 ///
 /// The instance holds the data key in memory until ``close()`` (or until it is released); the password is
@@ -47,10 +47,10 @@ public final class AccountDatabase: Sendable {
     /// The path of the database file.
     public var path: String { queue.path }
 
-    /// Closes the database and drops its data key from memory. Later calls throw ``StoreError/Code/closed``;
+    /// Closes the database and drops its data key from memory. Later calls throw ``StoreErrorCode/closed``;
     /// closing again does nothing.
     ///
-    /// - Throws: ``StoreError`` with code ``StoreError/Code/storage`` if SQLite cannot close the file (the key
+    /// - Throws: ``StoreError`` with code ``StoreErrorCode/storage`` if SQLite cannot close the file (the key
     ///   is dropped all the same).
     public func close() throws(StoreError) {
         keys.withLock { $0 = nil }
@@ -62,7 +62,7 @@ public final class AccountDatabase: Sendable {
         }
     }
 
-    /// The keys, or ``StoreError/Code/closed``.
+    /// The keys, or ``StoreErrorCode/closed``.
     func requireKeys() throws(StoreError) -> Keys {
         guard let keys = keys.withLock({ $0 }) else { throw .closed }
         return keys
@@ -94,7 +94,7 @@ public final class AccountDatabase: Sendable {
     ///
     /// - Parameter session: The session to cache, or nil to forget it. Its issuer, when set, must be the
     ///   account's server; the stored session is read back with that issuer.
-    /// - Throws: ``StoreError`` with code ``StoreError/Code/otherServer`` for a session another server issued
+    /// - Throws: ``StoreError`` with code ``StoreErrorCode/otherServer`` for a session another server issued
     ///   (nothing is written).
     public func storeSession(_ session: SessionCredentials?) async throws(StoreError) {
         try await write("the session") { db, sealer in
@@ -232,7 +232,7 @@ public final class AccountDatabase: Sendable {
     /// before re-keying: a typo here locks the user out of the cache.
     ///
     /// - Parameter newPassword: The account's new password.
-    /// - Throws: ``StoreError``; ``StoreError/Code/closed`` after ``close()``.
+    /// - Throws: ``StoreError``; ``StoreErrorCode/closed`` after ``close()``.
     public func rekey(newPassword: String) async throws(StoreError) {
         let keyring = try await wrapDataKey(password: newPassword)
         try await write("the keyring") { db, _ in try keyring.write(db) }

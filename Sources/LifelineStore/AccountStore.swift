@@ -174,7 +174,7 @@ public struct AccountStore: Sendable {
     /// committed state). A file that cannot be read is still listed, without a label or a server.
     ///
     /// - Returns: One entry per database file; none when the directory does not exist.
-    /// - Throws: ``StoreError`` with code ``StoreError/Code/storage`` when the directory cannot be listed.
+    /// - Throws: ``StoreError`` with code ``StoreErrorCode/storage`` when the directory cannot be listed.
     public func accounts() throws(StoreError) -> [StoredAccount] {
         guard FileManager.default.fileExists(atPath: directory.path) else { return [] }
         let names: [String]
@@ -257,7 +257,7 @@ public struct AccountStore: Sendable {
     ///     does not open the database, and recreate a database erased since it was listed.
     ///   - verifier: Checks the password with the server when the flow needs it.
     /// - Returns: The branch of the flow the sign-in took; ``SignInOutcome/storageFailure(_:)`` with
-    ///   ``StoreError/Code/noSuchAccount`` when the store has no such account and no email was given.
+    ///   ``StoreErrorCode/noSuchAccount`` when the store has no such account and no email was given.
     public func signIn(
         account: StoredAccount.ID,
         password: String,
@@ -282,7 +282,7 @@ public struct AccountStore: Sendable {
     /// - Parameters:
     ///   - email: The account whose database to erase.
     ///   - server: The server the account belongs to.
-    /// - Throws: ``StoreError`` with code ``StoreError/Code/storage`` when a file exists and cannot be removed.
+    /// - Throws: ``StoreError`` with code ``StoreErrorCode/storage`` when a file exists and cannot be removed.
     public func erase(email: String, server: ServerIdentity) throws(StoreError) {
         try erase(account: existingAccount(email: email, server: server) ?? accountID(email: email, server: server))
     }
@@ -291,7 +291,7 @@ public struct AccountStore: Sendable {
     /// bound to a server. See ``erase(account:)``.
     ///
     /// - Parameter email: The account whose database to erase.
-    /// - Throws: ``StoreError`` with code ``StoreError/Code/storage`` when a file exists and cannot be removed.
+    /// - Throws: ``StoreError`` with code ``StoreErrorCode/storage`` when a file exists and cannot be removed.
     public func erase(email: String) throws(StoreError) {
         try erase(account: accountID(email: email))
     }
@@ -303,8 +303,8 @@ public struct AccountStore: Sendable {
     /// account that has no database does nothing.
     ///
     /// - Parameter account: The account whose database to erase.
-    /// - Throws: ``StoreError`` with code ``StoreError/Code/storage`` when a file exists and cannot be removed,
-    ///   ``StoreError/Code/noSuchAccount`` when `account` is not an identifier the store makes.
+    /// - Throws: ``StoreError`` with code ``StoreErrorCode/storage`` when a file exists and cannot be removed,
+    ///   ``StoreErrorCode/noSuchAccount`` when `account` is not an identifier the store makes.
     public func erase(account: StoredAccount.ID) throws(StoreError) {
         guard Self.isAccountID(account) else {
             throw StoreError(code: .noSuchAccount, message: "not an account identifier")

@@ -10,7 +10,7 @@ public struct EraseOption: Sendable {
 
     /// Erases the account's database files. Close any ``AccountDatabase`` for the account first.
     ///
-    /// - Throws: ``StoreError`` with code ``StoreError/Code/storage`` when a file cannot be removed.
+    /// - Throws: ``StoreError`` with code ``StoreErrorCode/storage`` when a file cannot be removed.
     public func erase() throws(StoreError) {
         try store.erase(account: account)
     }

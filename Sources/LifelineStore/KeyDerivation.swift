@@ -70,7 +70,7 @@ public struct KeyDerivation: Sendable, Hashable, CustomStringConvertible {
     /// PBKDF2-HMAC-SHA512 with the given number of rounds.
     ///
     /// - Parameter rounds: From ``minimumPBKDF2Rounds`` to ``maximumPBKDF2Rounds``.
-    /// - Throws: ``StoreError`` with code ``StoreError/Code/invalidParameter`` outside that range.
+    /// - Throws: ``StoreError`` with code ``StoreErrorCode/invalidParameter`` outside that range.
     public static func pbkdf2SHA512(rounds: Int) throws(StoreError) -> KeyDerivation {
         guard rounds >= minimumPBKDF2Rounds else {
             throw StoreError(code: .invalidParameter, message: "PBKDF2 needs at least \(minimumPBKDF2Rounds) rounds")
@@ -86,7 +86,7 @@ public struct KeyDerivation: Sendable, Hashable, CustomStringConvertible {
     ///   - logN: The cost exponent, from ``minimumScryptLogN`` to ``maximumScryptLogN``.
     ///   - blockSize: scrypt's r, at least 8.
     ///   - parallelism: scrypt's p, at least 1.
-    /// - Throws: ``StoreError`` with code ``StoreError/Code/invalidParameter`` below the minimum or above a
+    /// - Throws: ``StoreError`` with code ``StoreErrorCode/invalidParameter`` below the minimum or above a
     ///   ceiling (r·p at most ``maximumScryptBlockSizeTimesParallelism``, 128·r·N at most
     ///   ``maximumScryptMemory``).
     public static func scrypt(
@@ -119,7 +119,7 @@ public struct KeyDerivation: Sendable, Hashable, CustomStringConvertible {
     ///   - logN: The cost exponent (N = 2^logN), clamped to 1…``maximumScryptLogN``.
     ///   - blockSize: scrypt's r, at least 1.
     ///   - parallelism: scrypt's p, at least 1.
-    /// - Throws: ``StoreError`` with code ``StoreError/Code/invalidParameter`` when r·p or the memory exceed
+    /// - Throws: ``StoreError`` with code ``StoreErrorCode/invalidParameter`` when r·p or the memory exceed
     ///   their ceilings.
     public static func unsafeUncheckedScrypt(
         logN: Int, blockSize: Int, parallelism: Int
@@ -140,7 +140,7 @@ public struct KeyDerivation: Sendable, Hashable, CustomStringConvertible {
     /// Checks the setting against the ceilings every stored keyring must meet: the one check for writing and
     /// for reading.
     ///
-    /// - Throws: ``StoreError`` with code ``StoreError/Code/invalidParameter`` when a parameter is out of range.
+    /// - Throws: ``StoreError`` with code ``StoreErrorCode/invalidParameter`` when a parameter is out of range.
     func checkBounds() throws(StoreError) {
         switch algorithm {
         case .pbkdf2SHA512(let rounds):

@@ -40,7 +40,7 @@ struct Keyring: Sendable, Equatable {
     /// ``unwrap(password:)`` accepts. The data key goes from its `SymmetricKey` straight into the seal: no copy
     /// of it is left in an unzeroed buffer.
     ///
-    /// - Throws: ``StoreError`` with code ``StoreError/Code/invalidParameter`` for a derivation outside the
+    /// - Throws: ``StoreError`` with code ``StoreErrorCode/invalidParameter`` for a derivation outside the
     ///   bounds; a `CryptoKitError` if sealing fails.
     static func wrap(_ dataKey: SymmetricKey, password: String, using keyDerivation: KeyDerivation) throws -> Keyring {
         try keyDerivation.checkBounds()

@@ -11,7 +11,7 @@ public enum OpenedSession: Sendable {
 
     /// No session was cached and the server refused the password that opened the database: it was changed on
     /// another device. The spec's "passwords used for db encryption and for account do not match"
-    /// (``StoreError/passwordMismatch``). Ask for the new password and call
+    /// (`StoreError.passwordMismatch`). Ask for the new password and call
     /// ``AccountDatabase/renewSession(password:verifier:)`` with it: it re-keys the database and caches the new
     /// session.
     case passwordMismatch

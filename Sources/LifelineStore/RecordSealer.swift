@@ -88,7 +88,7 @@ struct RecordSealer: Sendable {
 
     /// Opens a sealed value.
     ///
-    /// - Throws: ``StoreError`` with code ``StoreError/Code/encryptionFailure`` when the value is malformed or
+    /// - Throws: ``StoreError`` with code ``StoreErrorCode/encryptionFailure`` when the value is malformed or
     ///   does not authenticate in `context`.
     func open(_ sealed: Data, _ context: RecordContext) throws(StoreError) -> Data {
         do {

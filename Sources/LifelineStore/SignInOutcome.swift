@@ -77,22 +77,50 @@ public enum SignInOutcome: Sendable {
     /// account of this server. Nothing was written.
     case otherServer(ServerIdentity)
 
-    /// A stable name for the outcome, as the command line prints it: `created`, `opened`,
-    /// `secondFactorRequired`, `wrongPassword`, `wrongPasswordUnconfirmed`, `serverUnreachable`,
-    /// `verificationFailed`, `encryptionFailure`, `migrationFailure`, `storageFailure`, `otherServer`.
-    public var name: String {
+    /// Which case an outcome is, without its values: what a test or a log compares (`outcome.code ==
+    /// .wrongPassword`). Its `rawValue` is the stable name the command line prints.
+    public enum Code: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        /// ``SignInOutcome/created(_:session:)``.
+        case created
+        /// ``SignInOutcome/opened(_:session:)``.
+        case opened
+        /// ``SignInOutcome/secondFactorRequired(_:)``.
+        case secondFactorRequired
+        /// ``SignInOutcome/wrongPassword``.
+        case wrongPassword
+        /// ``SignInOutcome/wrongPasswordUnconfirmed``.
+        case wrongPasswordUnconfirmed
+        /// ``SignInOutcome/serverUnreachable``.
+        case serverUnreachable
+        /// ``SignInOutcome/verificationFailed(_:)``.
+        case verificationFailed
+        /// ``SignInOutcome/encryptionFailure(_:)``.
+        case encryptionFailure
+        /// ``SignInOutcome/migrationFailure(_:)``.
+        case migrationFailure
+        /// ``SignInOutcome/storageFailure(_:)``.
+        case storageFailure
+        /// ``SignInOutcome/otherServer(_:)``.
+        case otherServer
+
+        /// The stable name.
+        public var description: String { rawValue }
+    }
+
+    /// Which case the outcome is.
+    public var code: Code {
         switch self {
-        case .created: "created"
-        case .opened: "opened"
-        case .secondFactorRequired: "secondFactorRequired"
-        case .wrongPassword: "wrongPassword"
-        case .wrongPasswordUnconfirmed: "wrongPasswordUnconfirmed"
-        case .serverUnreachable: "serverUnreachable"
-        case .verificationFailed: "verificationFailed"
-        case .encryptionFailure: "encryptionFailure"
-        case .migrationFailure: "migrationFailure"
-        case .storageFailure: "storageFailure"
-        case .otherServer: "otherServer"
+        case .created: .created
+        case .opened: .opened
+        case .secondFactorRequired: .secondFactorRequired
+        case .wrongPassword: .wrongPassword
+        case .wrongPasswordUnconfirmed: .wrongPasswordUnconfirmed
+        case .serverUnreachable: .serverUnreachable
+        case .verificationFailed: .verificationFailed
+        case .encryptionFailure: .encryptionFailure
+        case .migrationFailure: .migrationFailure
+        case .storageFailure: .storageFailure
+        case .otherServer: .otherServer
         }
     }
 

@@ -1,36 +1,29 @@
 public import LifelineCore
 
 /// An error a scripted dependency throws, in Lifeline's one error shape.
-public struct ScriptedError: LifelineError, Sendable {
-    /// What kind of scripted failure this is.
-    public struct Code: LifelineErrorCode, RawRepresentable {
-        /// The code's stable name.
-        public var rawValue: String
-        /// Creates a code from its stable name.
-        public init(rawValue: String) { self.rawValue = rawValue }
+public typealias ScriptedError = CodedError<ScriptedErrorCode>
 
-        /// The script says this call fails.
-        public static let scripted = Code(rawValue: "scripted")
-        /// The scripted connection is not running.
-        public static let notRunning = Code(rawValue: "notRunning")
-    }
+/// What kind of scripted failure a ``ScriptedError`` is.
+public struct ScriptedErrorCode: LifelineErrorCode, RawRepresentable {
+    /// The code's stable name, as printed in `--json` output.
+    public var rawValue: String
 
-    /// What kind of failure this is.
-    public var code: Code
-    /// What the script says.
-    public var message: String
-    /// The error that caused this one, if any.
-    public var cause: (any Error)?
+    /// Creates a code from its stable name.
+    public init(rawValue: String) { self.rawValue = rawValue }
 
-    /// Creates an error.
+    /// The script says this call fails.
+    public static let scripted = ScriptedErrorCode(rawValue: "scripted")
+    /// The scripted connection is not running.
+    public static let notRunning = ScriptedErrorCode(rawValue: "notRunning")
+}
+
+extension ScriptedError {
+    /// Creates an error of code ``ScriptedErrorCode/scripted``.
     ///
     /// - Parameters:
-    ///   - code: What kind of failure this is; ``Code/scripted`` by default.
     ///   - message: What the script says.
     ///   - cause: The error that caused this one, if any.
-    public init(code: Code = .scripted, message: String, cause: (any Error)? = nil) {
-        self.code = code
-        self.message = message
-        self.cause = cause
+    public init(message: String, cause: (any Error)? = nil) {
+        self.init(code: .scripted, message: message, cause: cause)
     }
 }

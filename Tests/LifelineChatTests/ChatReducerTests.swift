@@ -136,7 +136,7 @@ struct ChatReducerTests {
 
     @Test("a failed send is sent again with F7 and discarded with F8")
     func resendDiscard() {
-        let failed = F.entry("N9", "no", .failed(OutboxEntry.Failure(code: "MissingPermission", message: "no")))
+        let failed = F.entry("N9", "no", .failed(OutboxEntry.Failure(code: .api(.missingPermission), message: "no")))
         var state = F.state(
             .connected, channel: F.channel(pending: [F.entry("N8", "later", .queued(retryAfter: nil)), failed]))
         #expect(ChatReducer.reduce(&state, .key(KeyPress(.function(7)))) == [.resend(nonce: "N9")])

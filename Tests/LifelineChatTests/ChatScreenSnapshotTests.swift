@@ -47,7 +47,7 @@ struct ChatScreenSnapshotTests {
 
     @Test("while CONNECTED no text of the client's own says disconnect, reconnect or retry", arguments: sizes)
     func connectedWording(size: TerminalSize) {
-        let failed = F.entry("N1", "hello", .failed(OutboxEntry.Failure(code: "MissingPermission", message: "no")))
+        let failed = F.entry("N1", "hello", .failed(OutboxEntry.Failure(code: .api(.missingPermission), message: "no")))
         var screens: [ChatState] = []
         for mode in [ChatState.Mode.demo, .server] {
             var state = F.state(.connected, size: size, channel: F.channel(pending: [failed]), mode: mode)
@@ -81,7 +81,7 @@ struct ChatScreenSnapshotTests {
             .ready, size: size, signIn: SignInView(accounts: accounts, server: "https://api.stoat.chat"))
         state.models.session.presentation.notice = .loginFailed(
             LoginFailure(
-                code: "BlockedByShield", message: "The login was blocked by Shield.",
+                code: LoginFailure.Code(rawValue: "BlockedByShield"), message: "The login was blocked by Shield.",
                 supportURL: "https://support.stoat.chat/shield"))
         state.login = ChatState.LoginForm(focus: .account)
         let grid = ChatScreen.render(state, size: size)
@@ -138,7 +138,7 @@ struct ChatScreenSnapshotTests {
             F.entry("N3", "waiting out the slowmode", .queued(retryAfter: .seconds(7))),
             F.entry(
                 "N4", "this one was refused",
-                .failed(OutboxEntry.Failure(code: "MissingPermission", message: "you may not send here"))),
+                .failed(OutboxEntry.Failure(code: .api(.missingPermission), message: "you may not send here"))),
         ]
         let grid = ChatScreen.render(F.state(.connected, size: size, channel: F.channel(pending: pending)), size: size)
         expectSnapshot(grid, "pending-\(Self.name(size))")

@@ -60,4 +60,35 @@ struct LifelineErrorTests {
         default: Issue.record("matched no code")
         }
     }
+
+    @Test("a cause of the same type and code is flattened into one error, as grpc-swift's RPCError does")
+    func flattensSameCode() {
+        let inner = TemporaryFailureCause(code: .socketDropped, message: "the peer reset", cause: Underlying())
+        let outer = TemporaryFailureCause(
+            code: .socketDropped, message: "the heartbeat could not be written", cause: inner)
+        #expect(outer.message == "the heartbeat could not be written the peer reset")
+        #expect(outer.cause is Underlying, "the cause's own cause, not the cause nested in itself")
+        let twice = TemporaryFailureCause(
+            code: .socketDropped, message: "the heartbeat could not be written", cause: outer)
+        #expect(twice.message == outer.message, "the same message is carried once")
+        #expect(twice.cause is Underlying)
+
+        let other = TemporaryFailureCause(code: .connectFailed, message: "could not reconnect", cause: inner)
+        #expect(other.message == "could not reconnect")
+        #expect((other.cause as? TemporaryFailureCause) == inner, "another code keeps its cause as it is")
+        let otherType = PermanentFailureReason(code: .invalidSession, message: "InvalidSession", cause: inner)
+        #expect((otherType.cause as? TemporaryFailureCause) == inner, "another type keeps its cause as it is")
+    }
+
+    @Test("an error that is only its codes is CodedError over its code type, and its Code names that type")
+    func codedError() {
+        let code: ConfigurationError.Code = .outOfRange
+        #expect(code == ConfigurationErrorCode.outOfRange)
+        let error: any Error = ConfigurationError(code: code, message: "a negative count")
+        let caught = error as? ConfigurationError
+        #expect(caught?.code == .outOfRange)
+        #expect(error as? TemporaryFailureCause == nil, "each code type makes a type of its own")
+        #expect(PermanentFailureReason.invalidSession.code == .invalidSession)
+        #expect(TemporaryFailureCause.socketDropped.description == "socketDropped: the socket closed")
+    }
 }

@@ -201,7 +201,8 @@ struct SuspensionNoticeTests {
 
     @Test("a login refused as Disabled looks the account up: suspended, or plainly disabled")
     func disabledLogin() {
-        let disabled = LoginFailure(code: "Disabled", message: "This account has been disabled.")
+        let disabled = LoginFailure(
+            code: LoginFailure.Code(rawValue: "Disabled"), message: "This account has been disabled.")
         for (standing, notice) in [
             (AccountStanding.suspended, Notice.accountStanding(.suspended)), (.loggedOut, .loginFailed(disabled)),
         ] {
@@ -221,7 +222,7 @@ struct SuspensionNoticeTests {
     @Test("a refused login without a user id looks nothing up")
     func refusedWithoutUser() {
         let story = Story(in: .ready)
-        let wrong = LoginFailure(code: "InvalidCredentials", message: "wrong")
+        let wrong = LoginFailure(code: LoginFailure.Code(rawValue: "InvalidCredentials"), message: "wrong")
         #expect(story.machine.loginFailed(wrong) == .updated(actions: []))
     }
 }

@@ -43,7 +43,8 @@ struct SessionMachineRandomWalkTests {
         case 9:
             return machine.connectionReady(generation: machine.liveGeneration ?? 0, using: &random)
         case 10:
-            return machine.loginFailed(LoginFailure(code: "Disabled", message: "disabled"), userID: "user-1")
+            return machine.loginFailed(
+                LoginFailure(code: LoginFailure.Code(rawValue: "Disabled"), message: "disabled"), userID: "user-1")
         case 11, 12:
             // A send's message expected on the live connection, or on a superseded one.
             let generation = Bool.random(using: &random) ? machine.liveGeneration ?? 0 : machine.generation &- 1

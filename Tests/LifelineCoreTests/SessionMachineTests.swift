@@ -271,7 +271,8 @@ struct SessionMachineStoryTests {
     func loginFailure() {
         let story = Story(in: .ready)
         let blocked = LoginFailure(
-            code: "BlockedByShield", message: "Blocked", supportURL: "https://support.example/blocked")
+            code: LoginFailure.Code(rawValue: "BlockedByShield"), message: "Blocked",
+            supportURL: "https://support.example/blocked")
         #expect(story.loginFailed(blocked))
         #expect(story.machine.presentation.notice == .loginFailed(blocked))
         story.send(.loginCached(credentials))

@@ -107,7 +107,7 @@ struct AppModelsTests {
         #expect(signIn.accounts.isEmpty)
         await signIn.signIn(email: me.email, password: me.password)
         #expect(signIn.isSignedIn)
-        #expect(signIn.outcome?.name == "created")
+        #expect(signIn.outcome?.code == .created)
         #expect(signIn.accounts.map(\.server) == [client.api.server])
         #expect(signIn.secondFactor == nil && signIn.eraseOffer == nil)
 
@@ -268,7 +268,7 @@ struct AppModelsTests {
         for await snapshot in client.states where snapshot.state == .connected { break }
         #expect(await client.logOut())
         await signIn.signIn(account: stored, password: "not the password")
-        #expect(["wrongPassword", "wrongPasswordUnconfirmed"].contains(signIn.outcome?.name ?? ""))
+        #expect([.wrongPassword, .wrongPasswordUnconfirmed].contains(signIn.outcome?.code))
         #expect(!signIn.isSignedIn)
         #expect(signIn.eraseOffer == nil)
         #expect(signIn.accounts.count == 1)

@@ -34,7 +34,7 @@ struct OutboxReachTests {
             Issue.record("not failed")
             return
         }
-        #expect(failure.code == "MissingPermission")
+        #expect(failure.code == .api(.missingPermission))
         #expect(failure.mayHaveBeenSent)
         let counts = await harness.server.requestCounts()
         #expect(counts[Self.post] == 1, "never a second post")

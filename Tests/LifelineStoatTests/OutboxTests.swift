@@ -234,7 +234,7 @@ struct OutboxTests {
         _ = story.connect()
         _ = story.send("n1")
         #expect(story.send("n2").requests.isEmpty, "one at a time per channel")
-        let failure = OutboxEntry.Failure(code: "MissingPermission", message: "no SendMessage")
+        let failure = OutboxEntry.Failure(code: .api(.missingPermission), message: "no SendMessage")
         let refused = story.posted("n1", "n1", .refused(failure))
         #expect(story.state("n1") == .failed(failure))
         #expect(refused.requests == ["post n2 on 1"])
@@ -300,7 +300,7 @@ struct OutboxTests {
         _ = story.send("n1")
         _ = story.send("n2")
         _ = story.posted("n1", "n1", .unknown(conflict: false))
-        let refusal = OutboxEntry.Failure(code: "MissingPermission", message: "ReadMessageHistory")
+        let refusal = OutboxEntry.Failure(code: .api(.missingPermission), message: "ReadMessageHistory")
         let refused = story.lookedUp("n1", .refused(refusal))
         #expect(refused.announced == ["n1 failed", "n2 sending"])
         #expect(refused.requests == ["post n2 on 1"], "the next entry goes; n1 is neither looked up nor posted")
@@ -308,7 +308,7 @@ struct OutboxTests {
             Issue.record("not failed")
             return
         }
-        #expect(failure.code == "MissingPermission")
+        #expect(failure.code == .api(.missingPermission))
         #expect(failure.mayHaveBeenSent)
         #expect(story.record("n1")?.failure?.mayHaveBeenSent == true, "kept in the store")
     }
@@ -328,7 +328,7 @@ struct OutboxTests {
     @Test("restored from the store: a posted entry is looked for first, a fresh one posted, a failed one left")
     func restore() {
         var story = Story()
-        let failure = Outbox.Record.Failure(code: "EmptyMessage", message: "empty")
+        let failure = Outbox.Record.Failure(code: .api(.emptyMessage), message: "empty")
         let records = [
             Outbox.Record(nonce: "fresh", channel: "A", position: 3, floor: Story.floor),
             Outbox.Record(nonce: "posted", channel: "B", position: 1, attempt: 2, posted: true, floor: Story.floor),
@@ -389,7 +389,7 @@ struct OutboxTests {
             Issue.record("not failed")
             return
         }
-        #expect(failure.code == "tooManyAttempts")
+        #expect(failure.code == .tooManyAttempts)
     }
 
     @Test("keys: the nonce, then NONCE.n; a message's nonce names an entry only by one of its keys")
@@ -406,6 +406,27 @@ struct OutboxTests {
         #expect(!OutboxEngine.isUsableNonce("a.b"))
         #expect(!OutboxEngine.isUsableNonce(String(repeating: "k", count: 49)))
         #expect(!OutboxEngine.isUsableNonce(""))
+    }
+
+    @Test("a failed record keeps its code as the name earlier releases stored, and reads theirs as a typed code")
+    func storedFailureCode() throws {
+        // A record as the previous release wrote it into the store's outbox table (its code a JSON string).
+        let written = Data(
+            (#"{"version":1,"nonce":"n1","channel":"C","content":"hi","position":1,"attempt":3,"posted":true,"#
+                + #""floor":"01HFLOOR000000000000000000","failure":{"code":"MissingPermission","message":"no"}}"#)
+                .utf8)
+        let record = try JSONDecoder().decode(Outbox.Record.self, from: written)
+        let failure = try #require(record.failure)
+        #expect(failure.code == .api(.missingPermission))
+        #expect(failure.mayHaveBeenSent == nil)
+        let unknown = try JSONDecoder().decode(
+            Outbox.Record.Failure.self, from: Data(#"{"code":"SomeNewKind","message":"m"}"#.utf8))
+        #expect(unknown.code == OutboxEntry.Failure.Code(rawValue: "SomeNewKind"), "an unknown kind is kept")
+
+        let rewritten = try JSONSerialization.jsonObject(with: JSONEncoder().encode(record)) as? [String: Any]
+        let stored = try #require(rewritten?["failure"] as? [String: Any])
+        #expect(stored["code"] as? String == "MissingPermission", "the stored form is the code's name")
+        #expect(try JSONDecoder().decode(Outbox.Record.self, from: JSONEncoder().encode(record)) == record)
     }
 
     @Test(
@@ -441,19 +462,19 @@ struct OutboxTests {
             (StoatAPIError(code: .invalidSession, message: "", status: 401), .later(nil)),
             (
                 StoatAPIError(code: .missingPermission, message: "m", kind: "MissingPermission", status: 403),
-                .refused(OutboxEntry.Failure(code: "MissingPermission", message: "m"))
+                .refused(OutboxEntry.Failure(code: .api(.missingPermission), message: "m"))
             ),
             (
                 StoatAPIError(code: .emptyMessage, message: "e", kind: "EmptyMessage", status: 422),
-                .refused(OutboxEntry.Failure(code: "EmptyMessage", message: "e"))
+                .refused(OutboxEntry.Failure(code: .api(.emptyMessage), message: "e"))
             ),
             (
                 StoatAPIError(code: .notFound, message: "n", kind: "NotFound", status: 404),
-                .refused(OutboxEntry.Failure(code: "NotFound", message: "n"))
+                .refused(OutboxEntry.Failure(code: .api(.notFound), message: "n"))
             ),
             (
                 StoatAPIError(code: .redirectRefused, message: "r"),
-                .refused(OutboxEntry.Failure(code: "redirectRefused", message: "r"))
+                .refused(OutboxEntry.Failure(code: .api(.redirectRefused), message: "r"))
             ),
         ])
     func outcomes(error: StoatAPIError, expected: Outbox.PostOutcome) {

@@ -98,7 +98,7 @@ struct RESTErrorTests {
             #expect(error.code == StoatAPIError.Code(rawValue: "BrandNewKind"))
             #expect(error.status == 418)
             #expect(error.location == "there")
-            #expect(error.loginFailure.code == "BrandNewKind")
+            #expect(error.loginFailure.code == LoginFailure.Code(rawValue: "BrandNewKind"))
         }
     }
 

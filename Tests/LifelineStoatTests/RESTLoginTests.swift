@@ -92,7 +92,7 @@ struct RESTLoginTests {
             #expect(error.kind == "InvalidCredentials")
             #expect(error.status == 401)
             #expect(error.location?.isEmpty == false)
-            #expect(error.loginFailure.code == "InvalidCredentials")
+            #expect(error.loginFailure.code == .api(.invalidCredentials))
             #expect(error.loginFailure.supportURL == nil)
         }
     }
@@ -141,7 +141,7 @@ struct RESTLoginTests {
             #expect(
                 error.loginFailure
                     == LoginFailure(
-                        code: "BlockedByShield", message: error.loginFailure.message,
+                        code: .api(.blockedByShield), message: error.loginFailure.message,
                         supportURL: "https://support.stoat.chat/kb/safety/blocked-for-spam"))
         }
     }

@@ -23,7 +23,7 @@ struct RESTTransportTests {
                 #expect(error.status == nil)
                 #expect(error.isTransportFailure)
                 #expect(error.cause != nil)
-                #expect(error.loginFailure.code == "network")
+                #expect(error.loginFailure.code == .api(.network))
             }
         }
     }
@@ -65,7 +65,7 @@ struct RESTTransportTests {
             #expect(error.code == .labelMe)
             #expect(error.kind == "LabelMe")
             #expect(error.location == "somewhere")
-            #expect(error.loginFailure.code == "LabelMe")
+            #expect(error.loginFailure.code == .api(.labelMe))
         }
     }
 

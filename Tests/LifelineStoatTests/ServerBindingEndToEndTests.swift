@@ -23,7 +23,7 @@ struct ServerBindingEndToEndTests {
 
         let clientA = CacheHarness(server: serverA)
         let first = await clientA.client.signIn(to: stores.store, email: account.email, password: account.password)
-        #expect(first.name == "created")
+        #expect(first.code == .created)
         let tokenA = try #require(first.session?.token)
         #expect(first.session?.issuer == clientA.client.api.server)
         await clientA.recorder.next(.connected)
@@ -32,7 +32,7 @@ struct ServerBindingEndToEndTests {
 
         let clientB = CacheHarness(server: serverB)
         let second = await clientB.client.signIn(to: stores.store, email: account.email, password: account.password)
-        #expect(second.name == "created", "B's account is a new file, not A's opened with A's session")
+        #expect(second.code == .created, "B's account is a new file, not A's opened with A's session")
         let tokenB = try #require(second.session?.token)
         await clientB.recorder.next(.connected)
         await clientB.stop()
@@ -46,12 +46,12 @@ struct ServerBindingEndToEndTests {
         let idA = stores.store.accountID(email: account.email, server: try #require(clientA.client.api.server))
         let third = CacheHarness(server: serverB)
         let otherServer = await third.client.signIn(to: stores.store, account: idA, password: account.password)
-        #expect(otherServer.name == "otherServer")
+        #expect(otherServer.code == .otherServer)
         guard case .loginFailed(let failure)? = third.client.session.snapshot.presentation.notice else {
             Issue.record("no notice for another server's account: \(third.client.session.snapshot.presentation)")
             return
         }
-        #expect(failure.code == "otherServer")
+        #expect(failure.code == .otherServer)
 
         // An app that hands A's session to B's client by hand: resume refuses it, and the REST API too.
         let credentialsA = try #require(first.session)
@@ -149,7 +149,7 @@ struct DisabledLoginTests {
             Issue.record("no login notice: \(harness.snapshot.presentation)")
             return
         }
-        #expect(failure.code == "Disabled")
+        #expect(failure.code == .api(.accountDisabled))
         #expect(failure.standing == standing)
         #expect(failure.message == message)
         await harness.stop()
@@ -165,7 +165,7 @@ struct DisabledLoginTests {
         let harness = CacheHarness(server: server)
         let outcome = await harness.client.signIn(to: stores.store, email: account.email, password: account.password)
         guard case .verificationFailed(let failure) = outcome else {
-            Issue.record("expected verificationFailed, got \(outcome.name)")
+            Issue.record("expected verificationFailed, got \(outcome.code)")
             return
         }
         #expect(failure.code == .accountDisabled)
@@ -174,7 +174,7 @@ struct DisabledLoginTests {
             Issue.record("no login notice")
             return
         }
-        #expect(notice.code == "Disabled")
+        #expect(notice.code == .api(.accountDisabled))
         #expect(notice.standing == .suspended)
         #expect(notice.message == "Your account has been suspended.")
 
@@ -187,13 +187,13 @@ struct DisabledLoginTests {
         let code = TOTP.code(secret: secret, at: await server.now())
         let step = await harness.client.signIn(to: stores.store, email: mfa.email, password: mfa.password)
         guard case .secondFactorRequired(let challenge) = step else {
-            Issue.record("expected a second factor, got \(step.name)")
+            Issue.record("expected a second factor, got \(step.code)")
             return
         }
         let refused = await harness.client.continueSignIn(
             challenge, with: SecondFactorResponse(method: .totp, code: code))
         guard case .verificationFailed(let banned) = refused else {
-            Issue.record("expected verificationFailed, got \(refused.name)")
+            Issue.record("expected verificationFailed, got \(refused.code)")
             return
         }
         #expect(banned.standing == .banned)

@@ -47,9 +47,10 @@ struct StoatClientModelTests {
         #expect(model.chats.first { $0.id == world.dm }?.mentionCount == 0)
 
         await change(of: { _ = model.presentation }) {
-            await client.session.reportLoginFailure(LoginFailure(code: "InvalidCredentials", message: "Wrong."))
+            await client.session.reportLoginFailure(LoginFailure(code: .api(.invalidCredentials), message: "Wrong."))
         }
-        #expect(model.presentation.notice == .loginFailed(LoginFailure(code: "InvalidCredentials", message: "Wrong.")))
+        #expect(
+            model.presentation.notice == .loginFailed(LoginFailure(code: .api(.invalidCredentials), message: "Wrong.")))
 
         following.cancel()
         running.cancel()

@@ -35,7 +35,7 @@ struct StoatDeadlineTests {
             Issue.record("the server refuses the timed-out member's messages")
             return
         }
-        #expect(failure.code == "MissingPermission")
+        #expect(failure.code == .api(.missingPermission))
 
         harness.clock.advance(to: .init(offset: started.deadline - .milliseconds(1)))
         #expect(harness.client.timeout(in: lobby)?.state == .active, "nothing before the check")

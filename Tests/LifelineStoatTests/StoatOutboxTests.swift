@@ -349,7 +349,7 @@ struct StoatOutboxTests {
                 failure = reason
             }
         }
-        #expect(failure?.code == "loggedOut")
+        #expect(failure?.code == .loggedOut)
         #expect(failure?.mayHaveBeenSent == false, "it was waiting, not being sent")
         #expect(memory.outbox.isEmpty)
         await harness.stop()

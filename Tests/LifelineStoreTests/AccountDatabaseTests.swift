@@ -141,7 +141,7 @@ struct AccountDatabaseTests {
         }
         let renewed = await database.renewSession(password: testPassword, verifier: FakeServer())
         guard case .storageFailure(let error) = renewed else {
-            Issue.record("expected storageFailure, got \(renewed.name)")
+            Issue.record("expected storageFailure, got \(renewed.code)")
             return
         }
         #expect(error.code == .closed)

@@ -74,7 +74,7 @@ struct CrashRecoveryTests {
             try database.close()
         case .wrongPassword:
             let outcome = await store.signIn(email: testEmail, password: "wrong password", verifier: server)
-            #expect(outcome.name == "wrongPassword")
+            #expect(outcome.code == .wrongPassword)
         case .rightPasswordOffline:
             server.alwaysAnswer(.unreachable)
             let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: server)

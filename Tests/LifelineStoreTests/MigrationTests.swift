@@ -37,7 +37,7 @@ struct MigrationTests {
         let server = FakeServer()
         let outcome = await directory.store(schema: broken)
             .signIn(email: testEmail, password: testPassword, verifier: server)
-        let failure = try #require(outcome.migrationFailure, "got \(outcome.name)")
+        let failure = try #require(outcome.migrationFailure, "got \(outcome.code)")
         #expect(failure.foundVersion == StoreSchema.current.expectedVersion)
         #expect(failure.expectedVersion == "v3-broken")
         #expect(!failure.isNewerThanExpected)
@@ -63,7 +63,7 @@ struct MigrationTests {
         try opened.requireDatabase.close()
 
         let outcome = await directory.store().signIn(email: testEmail, password: testPassword, verifier: FakeServer())
-        let failure = try #require(outcome.migrationFailure, "got \(outcome.name)")
+        let failure = try #require(outcome.migrationFailure, "got \(outcome.code)")
         #expect(failure.foundVersion == "v3-future")
         #expect(failure.expectedVersion == StoreSchema.current.expectedVersion)
         #expect(failure.isNewerThanExpected)
@@ -91,7 +91,7 @@ struct MigrationTests {
 
         let server = FakeServer()
         let outcome = await directory.store().signIn(email: testEmail, password: testPassword, verifier: server)
-        let failure = try #require(outcome.migrationFailure, "got \(outcome.name)")
+        let failure = try #require(outcome.migrationFailure, "got \(outcome.code)")
         #expect(failure.isNewerThanExpected)
         #expect(failure.foundVersion == "v9-future")
         #expect(server.calls == 0)

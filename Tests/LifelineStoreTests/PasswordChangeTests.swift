@@ -22,7 +22,7 @@ struct PasswordChangeTests {
         server.changePassword(to: "changed elsewhere")
         let outcome = await database.renewSession(password: testPassword, verifier: server)
         guard case .opened(let opened, .passwordMismatch) = outcome else {
-            Issue.record("expected opened with passwordMismatch, got \(outcome.name)")
+            Issue.record("expected opened with passwordMismatch, got \(outcome.code)")
             return
         }
         #expect(opened === database)
@@ -41,7 +41,7 @@ struct PasswordChangeTests {
         let outcome = await database.renewSession(password: testPassword, verifier: server)
         #expect(server.sessionsEnded == [testSession])
         guard case .opened(_, .verified(let session)) = outcome else {
-            Issue.record("expected opened with verified, got \(outcome.name)")
+            Issue.record("expected opened with verified, got \(outcome.code)")
             return
         }
         #expect(session == renewed)
@@ -58,14 +58,14 @@ struct PasswordChangeTests {
             try Data.fetchOne($0, sql: "SELECT wrappedKey FROM keyring")
         }
         let outcome = await database.renewSession(password: "something else", verifier: server)
-        #expect(outcome.name == "wrongPassword")
+        #expect(outcome.code == .wrongPassword)
         let keyringAfter: Data? = try await database.queue.read {
             try Data.fetchOne($0, sql: "SELECT wrappedKey FROM keyring")
         }
         #expect(keyringAfter == keyringBefore)
         server.alwaysAnswer(.unreachable)
         #expect(
-            await database.renewSession(password: "something else", verifier: server).name == "wrongPasswordUnconfirmed"
+            await database.renewSession(password: "something else", verifier: server).code == .wrongPasswordUnconfirmed
         )
     }
 
@@ -83,7 +83,7 @@ struct PasswordChangeTests {
         try database.close()
 
         let old = await store.signIn(email: testEmail, password: testPassword, verifier: server)
-        #expect(old.name == "wrongPassword")
+        #expect(old.code == .wrongPassword)
         let outcome = await store.signIn(email: testEmail, password: "new password", verifier: server)
         #expect(outcome.cachedSession == testSession)
         database = try outcome.requireDatabase
@@ -99,7 +99,7 @@ struct PasswordChangeTests {
         try await database.queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA query_only = ON") }
         let outcome = await database.renewSession(password: testPassword, verifier: server)
         guard case .storageFailure(let error) = outcome else {
-            Issue.record("expected storageFailure, got \(outcome.name)")
+            Issue.record("expected storageFailure, got \(outcome.code)")
             return
         }
         #expect(error.code == .storage)
@@ -137,7 +137,7 @@ struct PasswordChangeTests {
         try database.close()
 
         let old = await store.signIn(email: testEmail, password: testPassword, verifier: server)
-        #expect(old.name == "wrongPassword")
+        #expect(old.code == .wrongPassword)
         let outcome = await store.signIn(email: testEmail, password: "new password", verifier: server)
         #expect(outcome.cachedSession == testSession)
         database = try outcome.requireDatabase

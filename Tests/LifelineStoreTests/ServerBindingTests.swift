@@ -30,7 +30,7 @@ struct ServerBindingTests {
         let serverB = FakeServer(session: otherSession, server: otherServer)
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: serverB)
         guard case .created(let b, let session) = outcome else {
-            Issue.record("expected created on the second server, got \(outcome.name)")
+            Issue.record("expected created on the second server, got \(outcome.code)")
             return
         }
         #expect(session == otherSession)
@@ -64,7 +64,7 @@ struct ServerBindingTests {
         let serverB = FakeServer(session: otherSession, server: otherServer)
         let id = store.accountID(email: testEmail, server: testServer)
         let outcome = await store.signIn(account: id, password: testPassword, email: testEmail, verifier: serverB)
-        #expect(outcome.otherServer == testServer, "got \(outcome.name)")
+        #expect(outcome.otherServer == testServer, "got \(outcome.code)")
         #expect(serverB.calls == 0)
         #expect(fileBytes(url) == before)
     }
@@ -78,7 +78,7 @@ struct ServerBindingTests {
         let serverB = FakeServer(session: otherSession, server: otherServer)
         let id = store.accountID(email: testEmail, server: testServer)
         let outcome = await store.signIn(account: id, password: testPassword, verifier: serverB)
-        #expect(outcome.otherServer == testServer, "got \(outcome.name)")
+        #expect(outcome.otherServer == testServer, "got \(outcome.code)")
         #expect(serverB.calls == 0)
         #expect(serverB.sessionsEnded.isEmpty)
     }
@@ -110,7 +110,7 @@ struct ServerBindingTests {
         let confused = FakeServer(server: testServer)
         confused.alwaysAnswer(.verified(otherSession))
         let refused = await directory.store().signIn(email: "bob@example.com", password: "pw", verifier: confused)
-        #expect(refused.name == "verificationFailed")
+        #expect(refused.code == .verificationFailed)
         #expect(confused.sessionsEnded == [otherSession])
         #expect(!directory.store().hasDatabase(email: "bob@example.com", server: testServer))
     }
@@ -164,7 +164,7 @@ struct UnboundFileTests {
             token: "FRESH-TOKEN", userID: testSession.userID, sessionID: "01FRESH", issuer: testServer)
         let server = FakeServer(session: fresh)
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: server)
-        #expect(outcome.verifiedSession == fresh, "got \(outcome.name)")
+        #expect(outcome.verifiedSession == fresh, "got \(outcome.code)")
         #expect(outcome.cachedSession == nil)
         #expect(server.calls == 1)
         #expect(server.sessionsEnded.isEmpty, "the old token is dropped, never sent anywhere")
@@ -191,7 +191,7 @@ struct UnboundFileTests {
         let server = FakeServer()
         let outcome = await store.signIn(
             account: store.accountID(email: testEmail), password: testPassword, verifier: server)
-        #expect(outcome.verifiedSession == testSession, "got \(outcome.name)")
+        #expect(outcome.verifiedSession == testSession, "got \(outcome.code)")
         #expect(server.calls == 1)
         try outcome.requireDatabase.close()
         #expect(try store.accounts().map(\.server) == [testServer])
@@ -205,7 +205,7 @@ struct UnboundFileTests {
         let server = FakeServer(session: otherSession, server: otherServer)
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: server)
         guard case .created(let database, let session) = outcome else {
-            Issue.record("expected a new account file, got \(outcome.name)")
+            Issue.record("expected a new account file, got \(outcome.code)")
             return
         }
         #expect(session == otherSession)
@@ -225,7 +225,7 @@ struct UnboundFileTests {
         let file = try UnboundFile(store: store, session: nil)
         let before = try file.bytes()
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
-        #expect(outcome.name == "created")
+        #expect(outcome.code == .created)
         try outcome.requireDatabase.close()
         #expect(try file.bytes() == before)
     }
@@ -237,13 +237,13 @@ struct UnboundFileTests {
         let before = try file.bytes()
         let server = FakeServer()
         for (answer, expected) in [
-            (PasswordVerification.wrongPassword, "wrongPassword"),
-            (.unreachable, "serverUnreachable"),
-            (.failed(PasswordVerificationFailure(code: .rateLimited, message: "later")), "verificationFailed"),
+            (PasswordVerification.wrongPassword, SignInOutcome.Code.wrongPassword),
+            (.unreachable, .serverUnreachable),
+            (.failed(PasswordVerificationFailure(code: .rateLimited, message: "later")), .verificationFailed),
         ] {
             server.alwaysAnswer(answer)
             let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: server)
-            #expect(outcome.name == expected)
+            #expect(outcome.code == expected)
             #expect(outcome.database == nil)
             #expect(try file.bytes() == before)
         }
@@ -251,13 +251,13 @@ struct UnboundFileTests {
         server.requireSecondFactor(code: "123456")
         let step = await store.signIn(email: testEmail, password: testPassword, verifier: server)
         guard case .secondFactorRequired(let challenge) = step else {
-            Issue.record("expected a second factor, got \(step.name)")
+            Issue.record("expected a second factor, got \(step.code)")
             return
         }
         #expect(challenge.database == nil, "the file is not opened before the server answers")
         #expect(try file.bytes() == before)
         let bound = await challenge.submit(SecondFactorResponse(method: .totp, code: "123456"))
-        #expect(bound.verifiedSession == testSession, "got \(bound.name)")
+        #expect(bound.verifiedSession == testSession, "got \(bound.code)")
         try bound.requireDatabase.close()
         #expect(try store.accounts().map(\.server) == [testServer])
     }
@@ -268,7 +268,7 @@ struct UnboundFileTests {
         let file = try UnboundFile(store: store, password: "an older password")
         let before = try file.bytes()
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: FakeServer())
-        #expect(outcome.name == "created")
+        #expect(outcome.code == .created)
         try outcome.requireDatabase.close()
         #expect(try file.bytes() == before)
         #expect(try store.accounts().count == 2)
@@ -284,7 +284,7 @@ struct UnboundFileTests {
         let bound = fileBytes(url)
         let serverB = FakeServer(session: otherSession, server: otherServer)
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: serverB)
-        #expect(outcome.name == "created")
+        #expect(outcome.code == .created)
         try outcome.requireDatabase.close()
         #expect(fileBytes(url) == bound)
         #expect(Set(try store.accounts().map(\.server)) == [testServer, otherServer])

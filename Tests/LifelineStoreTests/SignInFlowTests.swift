@@ -18,7 +18,7 @@ struct SignInFlowTests {
     func emptyDatabaseWrongPassword() async throws {
         let store = directory.store()
         let outcome = await store.signIn(email: testEmail, password: "typo", verifier: FakeServer())
-        #expect(outcome.name == "wrongPassword")
+        #expect(outcome.code == .wrongPassword)
         #expect(!store.hasDatabase(email: testEmail, server: testServer))
     }
 
@@ -28,7 +28,7 @@ struct SignInFlowTests {
         let server = FakeServer()
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: server)
         guard case .created(let database, let session) = outcome else {
-            Issue.record("expected created, got \(outcome.name)")
+            Issue.record("expected created, got \(outcome.code)")
             return
         }
         #expect(session == testSession)
@@ -47,7 +47,7 @@ struct SignInFlowTests {
         let server = FakeServer()
         server.alwaysAnswer(.unreachable)
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: server)
-        #expect(outcome.name == "serverUnreachable")
+        #expect(outcome.code == .serverUnreachable)
         #expect(!store.hasDatabase(email: testEmail, server: testServer))
     }
 
@@ -61,7 +61,7 @@ struct SignInFlowTests {
         )
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: server)
         guard case .verificationFailed(let failure) = outcome else {
-            Issue.record("expected verificationFailed, got \(outcome.name)")
+            Issue.record("expected verificationFailed, got \(outcome.code)")
             return
         }
         #expect(failure.code == .blocked)
@@ -105,7 +105,7 @@ struct SignInFlowTests {
         let listingBefore = try FileManager.default.contentsOfDirectory(atPath: store.directory.path)
         let server = FakeServer()
         let outcome = await store.signIn(email: testEmail, password: "wrong password", verifier: server)
-        #expect(outcome.name == "wrongPassword")
+        #expect(outcome.code == .wrongPassword)
         #expect(server.calls == 1)
         #expect(fileBytes(url) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory.path) == listingBefore)
@@ -120,7 +120,7 @@ struct SignInFlowTests {
         let server = FakeServer()
         server.changePassword(to: "new password")
         let outcome = await store.signIn(email: testEmail, password: "new password", verifier: server)
-        let failure = try #require(outcome.encryptionFailure, "got \(outcome.name)")
+        let failure = try #require(outcome.encryptionFailure, "got \(outcome.code)")
         #expect(failure.code == .passwordDoesNotUnwrapKey)
         #expect(outcome.eraseOption?.account == store.accountID(email: testEmail, server: testServer))
         // The session the check created is not orphaned: the flow ended it.
@@ -138,7 +138,7 @@ struct SignInFlowTests {
         let server = FakeServer()
         server.alwaysAnswer(.unreachable)
         let outcome = await store.signIn(email: testEmail, password: "wrong password", verifier: server)
-        #expect(outcome.name == "wrongPasswordUnconfirmed")
+        #expect(outcome.code == .wrongPasswordUnconfirmed)
         #expect(outcome.eraseOption == nil)
         #expect(fileBytes(url) == before)
     }
@@ -151,7 +151,7 @@ struct SignInFlowTests {
         server.alwaysAnswer(.failed(PasswordVerificationFailure(code: .rateLimited, message: "slow down")))
         let outcome = await store.signIn(email: testEmail, password: "wrong password", verifier: server)
         guard case .verificationFailed(let failure) = outcome else {
-            Issue.record("expected verificationFailed, got \(outcome.name)")
+            Issue.record("expected verificationFailed, got \(outcome.code)")
             return
         }
         #expect(failure.code == .rateLimited)
@@ -165,7 +165,7 @@ struct SignInFlowTests {
         try await createAccount(in: store)
         let other = FakeServer()
         let otherOutcome = await store.signIn(email: "bob@example.com", password: "pw", verifier: other)
-        #expect(otherOutcome.name == "wrongPassword")  // FakeServer knows only Ada.
+        #expect(otherOutcome.code == .wrongPassword)  // FakeServer knows only Ada.
         let bob = store.databaseURL(email: "bob@example.com", server: testServer)
         try await createOtherAccount(store, bob)
 
@@ -186,7 +186,7 @@ struct SignInFlowTests {
         #expect(FileManager.default.fileExists(atPath: bob.path))
         // After the erase, the empty DB flow creates a fresh database with the account's current password.
         let again = await store.signIn(email: testEmail, password: "new password", verifier: server)
-        #expect(again.name == "created")
+        #expect(again.code == .created)
     }
 
     private func createOtherAccount(_ store: AccountStore, _ url: URL) async throws {

@@ -31,7 +31,7 @@ struct SignInSessionTests {
         let server = FakeServer(session: fresh)
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: server)
         guard case .opened(let database, .verified(let session)) = outcome else {
-            Issue.record("expected opened with verified, got \(outcome.name) \(outcome.openedSessionName ?? "")")
+            Issue.record("expected opened with verified, got \(outcome.code) \(outcome.openedSessionName ?? "")")
             return
         }
         #expect(session == fresh)
@@ -55,7 +55,7 @@ struct SignInSessionTests {
         server.changePassword(to: "changed elsewhere")
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: server)
         guard case .opened(let database, .passwordMismatch) = outcome else {
-            Issue.record("expected opened with passwordMismatch, got \(outcome.name)")
+            Issue.record("expected opened with passwordMismatch, got \(outcome.code)")
             return
         }
         #expect(outcome.session == nil)
@@ -89,7 +89,7 @@ struct SignInSessionTests {
         server.alwaysAnswer(.failed(PasswordVerificationFailure(code: .blocked, message: "blocked", supportURL: link)))
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: server)
         guard case .opened(_, .verificationFailed(let failure)) = outcome else {
-            Issue.record("expected opened with verificationFailed, got \(outcome.name)")
+            Issue.record("expected opened with verificationFailed, got \(outcome.code)")
             return
         }
         #expect(failure.code == .blocked)
@@ -106,7 +106,7 @@ struct SignInSessionTests {
         server.requireSecondFactor(code: "123456")
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: server)
         guard case .secondFactorRequired(let step) = outcome else {
-            Issue.record("expected secondFactorRequired, got \(outcome.name)")
+            Issue.record("expected secondFactorRequired, got \(outcome.code)")
             return
         }
         #expect(step.methods == [.totp, .recoveryCode])
@@ -115,7 +115,7 @@ struct SignInSessionTests {
 
         let wrong = await step.submit(SecondFactorResponse(method: .totp, code: "000000"))
         guard case .verificationFailed(let failure) = wrong else {
-            Issue.record("expected verificationFailed, got \(wrong.name)")
+            Issue.record("expected verificationFailed, got \(wrong.code)")
             return
         }
         #expect(failure.code == .secondFactorRefused)
@@ -123,7 +123,7 @@ struct SignInSessionTests {
 
         let right = await step.submit(SecondFactorResponse(method: .totp, code: "123456"))
         guard case .created(let database, let session) = right else {
-            Issue.record("expected created, got \(right.name)")
+            Issue.record("expected created, got \(right.code)")
             return
         }
         #expect(session == testSession)
@@ -138,7 +138,7 @@ struct SignInSessionTests {
         server.requireSecondFactor(code: "654321")
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: server)
         guard case .secondFactorRequired(let step) = outcome else {
-            Issue.record("expected secondFactorRequired, got \(outcome.name)")
+            Issue.record("expected secondFactorRequired, got \(outcome.code)")
             return
         }
         let database = try #require(step.database)
@@ -146,7 +146,7 @@ struct SignInSessionTests {
         #expect(try await database.recentChats().count == 10)
         let finished = await step.submit(SecondFactorResponse(method: .totp, code: "654321"))
         guard case .opened(let opened, .verified(let session)) = finished else {
-            Issue.record("expected opened with verified, got \(finished.name)")
+            Issue.record("expected opened with verified, got \(finished.code)")
             return
         }
         #expect(opened === database)
@@ -163,7 +163,7 @@ struct SignInSessionTests {
         server.requireSecondFactor(code: "111111")
         let outcome = await store.signIn(email: testEmail, password: "new password", verifier: server)
         guard case .secondFactorRequired(let step) = outcome else {
-            Issue.record("expected secondFactorRequired, got \(outcome.name)")
+            Issue.record("expected secondFactorRequired, got \(outcome.code)")
             return
         }
         let finished = await step.submit(SecondFactorResponse(method: .totp, code: "111111"))
@@ -186,7 +186,7 @@ struct SignInSessionTests {
         let server = FakeServer()
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: server)
         guard case .storageFailure(let error) = outcome else {
-            Issue.record("expected storageFailure, got \(outcome.name)")
+            Issue.record("expected storageFailure, got \(outcome.code)")
             return
         }
         #expect(error.code == .storage)
@@ -217,7 +217,7 @@ struct SignInSessionTests {
         // Encryption failure: the verification's session is ended.
         server.changePassword(to: "new")
         outcome = await store.signIn(email: testEmail, password: "new", verifier: server)
-        #expect(outcome.name == "encryptionFailure")
+        #expect(outcome.code == .encryptionFailure)
 
         #expect(server.sessionsCreated.count == 3)
         #expect(handedOver.count == 2)
@@ -296,14 +296,14 @@ struct SignInSessionTests {
         let server = FakeServer()
 
         var outcome = await store.signIn(account: account, password: "typo", verifier: server)
-        #expect(outcome.name == "wrongPasswordUnconfirmed")
+        #expect(outcome.code == .wrongPasswordUnconfirmed)
         #expect(server.calls == 0)
         // An email that is not this account's is not used to ask the server.
         outcome = await store.signIn(account: account, password: "typo", email: "eve@example.com", verifier: server)
-        #expect(outcome.name == "wrongPasswordUnconfirmed")
+        #expect(outcome.code == .wrongPasswordUnconfirmed)
         #expect(server.calls == 0)
         outcome = await store.signIn(account: account, password: "typo", email: " ADA@example.com", verifier: server)
-        #expect(outcome.name == "wrongPassword")
+        #expect(outcome.code == .wrongPassword)
         #expect(server.calls == 1)
         #expect(fileBytes(url) == before)
     }
@@ -317,7 +317,7 @@ struct SignInSessionTests {
         for id in [account, "../../etc/passwd", "ABCDEF", String(repeating: "g", count: 32)] {
             let outcome = await store.signIn(account: id, password: testPassword, verifier: FakeServer())
             guard case .storageFailure(let error) = outcome else {
-                Issue.record("expected storageFailure for \(id), got \(outcome.name)")
+                Issue.record("expected storageFailure for \(id), got \(outcome.code)")
                 continue
             }
             #expect(error.code == .noSuchAccount)
@@ -327,6 +327,6 @@ struct SignInSessionTests {
         // With the account's email, an erased account is created again.
         let outcome = await store.signIn(
             account: account, password: testPassword, email: testEmail, verifier: FakeServer())
-        #expect(outcome.name == "created")
+        #expect(outcome.code == .created)
     }
 }

@@ -132,7 +132,7 @@ extension SignInOutcome {
     /// Signs in and requires `.created` or `.opened`, returning the database.
     var requireDatabase: AccountDatabase {
         get throws {
-            try #require(database, "expected an open database, got \(name)")
+            try #require(database, "expected an open database, got \(code)")
         }
     }
 
@@ -175,7 +175,7 @@ extension SignInOutcome {
 @discardableResult
 func createAccount(in store: AccountStore, server: FakeServer = FakeServer()) async throws -> URL {
     let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: server)
-    let database = try #require(outcome.database, "expected created, got \(outcome.name)")
+    let database = try #require(outcome.database, "expected created, got \(outcome.code)")
     try database.close()
     return store.databaseURL(email: testEmail, server: testServer)
 }

@@ -26,7 +26,7 @@ struct TamperingTests {
         let server = FakeServer()
         server.alwaysAnswer(answer)
         let outcome = await store.signIn(email: testEmail, password: testPassword, verifier: server)
-        let failure = try #require(outcome.encryptionFailure, "got \(outcome.name)")
+        let failure = try #require(outcome.encryptionFailure, "got \(outcome.code)")
         #expect(failure.code == .damagedKeyring)
         #expect(store.hasDatabase(email: testEmail, server: testServer))
     }

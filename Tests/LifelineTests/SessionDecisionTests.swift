@@ -73,7 +73,8 @@ struct SessionDecisionTests {
     func disabledLoginTailored() async throws {
         let harness = Harness(polling: false)
         harness.authenticator.setStanding(.banned, for: "user-7")
-        let disabled = LoginFailure(code: "Disabled", message: "This account has been disabled.")
+        let disabled = LoginFailure(
+            code: LoginFailure.Code(rawValue: "Disabled"), message: "This account has been disabled.")
         #expect(await harness.session.reportLoginFailure(disabled, userID: "user-7"))
         let tailored = await harness.recorder.next { $0.presentation.notice == .accountStanding(.banned) }
         #expect(tailored?.presentation.notice?.text == "Your account has been banned.")

@@ -285,7 +285,7 @@ struct SessionTests {
     func loginFailureNotice() async throws {
         let harness = Harness()
         let blocked = LoginFailure(
-            code: "BlockedByShield", message: "Blocked by Stoat's shield.",
+            code: LoginFailure.Code(rawValue: "BlockedByShield"), message: "Blocked by Stoat's shield.",
             supportURL: "https://support.stoat.chat/kb/safety/blocked-for-spam")
         #expect(await harness.session.reportLoginFailure(blocked))
         #expect(harness.session.snapshot.presentation.notice == .loginFailed(blocked))

@@ -417,7 +417,7 @@ final class SoakChecks: Sendable {
                 }
             case .failed(let failure)?:
                 figures.failed += 1
-                if !copies.isEmpty || failure.code.isEmpty {
+                if !copies.isEmpty || failure.code.rawValue.isEmpty {
                     figures.duplicated += copies.isEmpty ? 0 : 1
                     violations.record(
                         "outbox", session: send.session,

@@ -9,13 +9,8 @@ import Synchronization
 /// wake-ups on one `OperationExpirationWatcher` (one timer however many channels wait), requests as child tasks
 /// of `run`, so nothing outlives it.
 final class AckEngine: OperationExpirationDelegate, Sendable {
-    /// A channel's wake-up, keyed by the channel.
-    struct Watch: Identifiable, Sendable {
-        var id: String
-    }
-
     private let queue = Mutex(AckQueue())
-    private let watcher: OperationExpirationWatcher<Watch>
+    private let watcher: OperationExpirationWatcher<Watch<String>>
     private let commands: AsyncStream<AckQueue.Action>
     private let post: AsyncStream<AckQueue.Action>.Continuation
     private let api: StoatAPI
@@ -81,7 +76,7 @@ final class AckEngine: OperationExpirationDelegate, Sendable {
     }
 
     /// Wake-ups that came due (``OperationExpirationDelegate``).
-    func operationsExpired(_ operations: [Watch]) {
+    func operationsExpired(_ operations: [Watch<String>]) {
         for watch in operations { apply { $0.woke(channel: watch.id, now: $1) } }
     }
 

@@ -5,7 +5,7 @@ import Lifeline
 ///
 /// Each observer has its own buffer of ``StoatClient/Configuration/eventBufferLimit`` events (10 000 by
 /// default). An observer that falls that far behind is not dropped silently: its iteration delivers what
-/// it buffered, then throws ``StoatClientError/Code/observerTooSlow``, so it knows it missed events and
+/// it buffered, then throws ``StoatClientErrorCode/observerTooSlow``, so it knows it missed events and
 /// can read the cache (which applied every event before any observer saw it) and observe again. Other
 /// observers, and the cache, are not affected.
 public struct StoatEvents: AsyncSequence, Sendable {
@@ -27,7 +27,7 @@ public struct StoatEvents: AsyncSequence, Sendable {
 
         /// The next event, or `nil` once the client stopped.
         ///
-        /// - Throws: ``StoatClientError/Code/observerTooSlow`` after the last buffered event when the
+        /// - Throws: ``StoatClientErrorCode/observerTooSlow`` after the last buffered event when the
         ///   buffer overflowed.
         public mutating func next() async throws(StoatClientError) -> BonfireEvent? {
             do {
@@ -54,7 +54,7 @@ public struct StoatEvents: AsyncSequence, Sendable {
 
 extension Broadcaster {
     /// A broadcaster of the socket's events or messages: each observer has a buffer of `limit` events and, when
-    /// it falls further behind, its iteration ends with ``StoatClientError/Code/observerTooSlow`` after what it
+    /// it falls further behind, its iteration ends with ``StoatClientErrorCode/observerTooSlow`` after what it
     /// buffered — events must not be lost silently, and a slow observer must neither hold the socket back nor
     /// grow without bound (the cache applied every event before any observer saw it, so it can read the cache
     /// and observe again).
@@ -78,7 +78,7 @@ extension StoatClientError {
 /// each message id ``MessageEvent/received(_:origin:)`` once, live or caught up after a reconnect.
 ///
 /// Each observer has its own buffer of ``StoatClient/Configuration/eventBufferLimit`` events; one that falls
-/// that far behind is told (its iteration throws ``StoatClientError/Code/observerTooSlow`` after what it
+/// that far behind is told (its iteration throws ``StoatClientErrorCode/observerTooSlow`` after what it
 /// buffered) rather than silently missing messages.
 public struct StoatMessages: AsyncSequence, Sendable {
     /// The element: what happened to a message.
@@ -99,7 +99,7 @@ public struct StoatMessages: AsyncSequence, Sendable {
 
         /// The next event, or `nil` once the client stopped.
         ///
-        /// - Throws: ``StoatClientError/Code/observerTooSlow`` after the last buffered event when the
+        /// - Throws: ``StoatClientErrorCode/observerTooSlow`` after the last buffered event when the
         ///   buffer overflowed.
         public mutating func next() async throws(StoatClientError) -> MessageEvent? {
             do {

@@ -217,7 +217,7 @@ struct CatchUpPlan: Sendable {
 
     /// A page arrived for `chat`, in the order the server sent it.
     ///
-    /// - Throws: ``StoatClientError/Code/unexpectedPage`` for a page that is not what was asked — out of order,
+    /// - Throws: ``StoatClientErrorCode/unexpectedPage`` for a page that is not what was asked — out of order,
     ///   outside the range, of another channel, longer than the limit; the plan and the cache stay as they
     ///   were, and the chat is given up for this connection.
     mutating func received(_ page: [Message], for chat: String) throws(StoatClientError) -> Outcome {

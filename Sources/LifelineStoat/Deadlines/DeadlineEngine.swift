@@ -17,11 +17,6 @@ import Synchronization
 /// watches go to one `OperationExpirationWatcher` on the client's clock (one timer however many
 /// deadlines), and each confirmation runs as a child task of `run`, so nothing outlives it.
 final class DeadlineEngine: Sendable {
-    /// A watch of the book, keyed by its ticket.
-    struct Watch: Identifiable, Sendable {
-        var id: UInt64
-    }
-
     /// What the run loop performs, in the book's order.
     private enum Command: Sendable {
         case watch(ticket: UInt64, at: Duration)
@@ -33,8 +28,8 @@ final class DeadlineEngine: Sendable {
     static let signalKey = ChangeKey.deadlines
 
     private let book: Mutex<DeadlineBook>
-    private let watcher: OperationExpirationWatcher<Watch>
-    private let expirations: AsyncStream<[Watch]>
+    private let watcher: OperationExpirationWatcher<Watch<UInt64>>
+    private let expirations: AsyncStream<[Watch<UInt64>]>
     private let commands: AsyncStream<Command>
     private let post: AsyncStream<Command>.Continuation
     /// Every announcement, unbounded: one per deadline that starts or ends (a slowmode, a timeout), rare

@@ -52,7 +52,8 @@ package struct Outbox: Sendable {
         var failure: Failure?
 
         struct Failure: Sendable, Hashable, Codable {
-            var code: String
+            /// Kept as its stable name (a JSON string), as every release wrote it.
+            var code: OutboxEntry.Failure.Code
             var message: String
             /// Whether the server may have the message (``OutboxEntry/Failure/mayHaveBeenSent``); absent in records
             /// written before it.
@@ -539,7 +540,7 @@ package struct Outbox: Sendable {
             return fail(
                 index,
                 OutboxEntry.Failure(
-                    code: "tooManyAttempts",
+                    code: .tooManyAttempts,
                     message: "the server refused \(Self.maximumAttempts) keys for this message without storing it"))
         }
         entries[index].record.attempt += 1
@@ -598,7 +599,8 @@ extension Outbox.PostOutcome {
         case _ where (error.status ?? 0) >= 500:
             self = .unknown(conflict: false)
         default:
-            self = .refused(OutboxEntry.Failure(code: error.kind ?? error.code.rawValue, message: error.message))
+            self = .refused(
+                OutboxEntry.Failure(code: .init(rawValue: error.kind ?? error.code.rawValue), message: error.message))
         }
     }
 }

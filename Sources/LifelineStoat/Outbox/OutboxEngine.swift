@@ -30,11 +30,6 @@ package protocol OutboxPersistence: Sendable {
 /// answers gave them). Posts and look-ups run as child tasks of `run`, so nothing outlives it. Announcements
 /// and cache updates happen under the lock, so observers see every change in order.
 final class OutboxEngine: OperationExpirationDelegate, Sendable {
-    /// A wake-up of the outbox, keyed by its ticket.
-    struct Watch: Identifiable, Sendable {
-        var id: UInt64
-    }
-
     /// What the run loop performs, in the outbox's order.
     private enum Command: Sendable {
         case persist(Outbox.Record)
@@ -66,7 +61,7 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
 
     private let state = Mutex(State())
     private let persistence = Mutex<(any OutboxPersistence)?>(nil)
-    private let watcher: OperationExpirationWatcher<Watch>
+    private let watcher: OperationExpirationWatcher<Watch<UInt64>>
     private let commands: AsyncStream<Command>
     private let post: AsyncStream<Command>.Continuation
     /// Every announcement, unbounded: one per change of a message the user sent, each of which an observer
@@ -256,7 +251,7 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
                         : "the session ended before it was sent"
                     entry.state = .failed(
                         OutboxEntry.Failure(
-                            code: "loggedOut", message: message, mayHaveBeenSent: entry.state == .sending))
+                            code: .loggedOut, message: message, mayHaveBeenSent: entry.state == .sending))
                     announcements.publish(.changed(entry))
                     remember(entry.nonce, entry.state, in: &state)
                 }
@@ -376,7 +371,7 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
     }
 
     /// Wake-ups that came due (``OperationExpirationDelegate``).
-    func operationsExpired(_ operations: [Watch]) {
+    func operationsExpired(_ operations: [Watch<UInt64>]) {
         for watch in operations { apply { $0.wake(ticket: watch.id, now: $1) } }
     }
 
@@ -451,7 +446,9 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
                     in: channel, query: MessageQuery(limit: lookupPage, after: after, sort: .oldest), credentials)
             } catch {
                 guard isRefusal(error) else { return .failed }
-                return .refused(OutboxEntry.Failure(code: error.kind ?? error.code.rawValue, message: error.message))
+                return .refused(
+                    OutboxEntry.Failure(
+                        code: .init(rawValue: error.kind ?? error.code.rawValue), message: error.message))
             }
             if let found = page.messages.first(where: { $0.nonce.map { Outbox.key($0, belongsTo: nonce) } == true }) {
                 return .found(found)

@@ -34,10 +34,31 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
 
     /// Why the outbox gave a message up.
     public struct Failure: Sendable, Hashable, CustomStringConvertible {
-        /// A stable code: the server's error kind (`MissingPermission`, `EmptyMessage`, `UnknownChannel`…), a
-        /// ``StoatAPIError/Code`` of the client's own (`redirectRefused`), or the outbox's own: `loggedOut` (the
-        /// session ended with the entry in a memory-only outbox), `tooManyAttempts`.
-        public var code: String
+        /// What kind of failure this is: the code of the ``StoatAPIError`` that refused the message
+        /// (``api(_:)``: the server's error kind, `MissingPermission`, `EmptyMessage`, `UnknownChannel`…, or a
+        /// code of the client's own, `redirectRefused`), or one of the outbox's own. Its ``rawValue`` is what
+        /// `--json` prints and what the account's store keeps.
+        public struct Code: LifelineErrorCode, RawRepresentable, Codable {
+            /// The code's stable name, as printed in `--json` output and kept in the store.
+            public var rawValue: String
+
+            /// Creates a code from its stable name.
+            public init(rawValue: String) { self.rawValue = rawValue }
+
+            /// The session ended with the entry in a memory-only outbox.
+            public static let loggedOut = Code(rawValue: "loggedOut")
+            /// The server refused 1 000 keys for the message without storing it.
+            public static let tooManyAttempts = Code(rawValue: "tooManyAttempts")
+
+            /// The code of a refusal with a ``StoatAPIError`` of code `code`: the same stable name, so
+            /// `failure.code == .api(.missingPermission)`.
+            ///
+            /// - Parameter code: The API error's code.
+            public static func api(_ code: StoatAPIError.Code) -> Self { Self(rawValue: code.rawValue) }
+        }
+
+        /// What kind of failure this is.
+        public var code: Code
         /// A sentence for developers; never a secret.
         public var message: String
         /// Whether the server may have the message after all: a post went out whose answer was lost, and the
@@ -47,7 +68,7 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
         public var mayHaveBeenSent: Bool
 
         /// Creates a failure.
-        public init(code: String, message: String, mayHaveBeenSent: Bool = false) {
+        public init(code: Code, message: String, mayHaveBeenSent: Bool = false) {
             self.code = code
             self.message = message
             self.mayHaveBeenSent = mayHaveBeenSent

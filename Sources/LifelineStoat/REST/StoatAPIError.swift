@@ -456,7 +456,9 @@ public struct StoatAPIError: LifelineError, Sendable {
     /// kind as the code, a sentence for the user, and the support link for ``Code/blockedByShield``.
     /// A login refused as `Disabled` carries the account's ``standing``, once its flags were read.
     public var loginFailure: LoginFailure {
-        LoginFailure(code: kind ?? code.rawValue, message: userMessage, supportURL: supportURL, standing: standing)
+        LoginFailure(
+            code: LoginFailure.Code(rawValue: kind ?? code.rawValue), message: userMessage, supportURL: supportURL,
+            standing: standing)
     }
 
     /// A sentence for the user of a login or onboarding form.
@@ -485,4 +487,12 @@ public struct StoatAPIError: LifelineError, Sendable {
         default: "Something went wrong (\(code)). Try again later."
         }
     }
+}
+
+extension LoginFailure.Code {
+    /// The code of a login refused with a ``StoatAPIError`` of code `code`: the same stable name (Stoat's error
+    /// kind for the server's refusals), so `failure.code == .api(.invalidCredentials)`.
+    ///
+    /// - Parameter code: The API error's code.
+    public static func api(_ code: StoatAPIError.Code) -> Self { Self(rawValue: code.rawValue) }
 }

@@ -1,0 +1,59 @@
+/// Lifeline's one error shape as a type: a code of type `Code`, a message for people, and the error that
+/// caused it. An error type that carries nothing else is this struct over its own code type
+/// (`public typealias StoreError = CodedError<StoreErrorCode>`), so it declares only its codes; the
+/// storage, the initialiser, equality, `description` and the flattening of a cause are written once, here.
+///
+/// ```swift
+/// public typealias StoreError = CodedError<StoreErrorCode>
+///
+/// public struct StoreErrorCode: LifelineErrorCode, RawRepresentable {
+///     public let rawValue: String
+///     public init(rawValue: String) { self.rawValue = rawValue }
+///
+///     public static let closed = StoreErrorCode(rawValue: "closed")
+/// }
+/// ```
+///
+/// A cause of the same type with the same code is flattened, as grpc-swift's `RPCError` does: the new error
+/// takes the cause's own cause and both messages (`outer inner`), so one failure is carried once however
+/// many layers pass it on. Errors are equal when their codes and messages are; the cause is held in one
+/// reference (the values that carry an error stay cheap to copy) and never compared.
+public struct CodedError<CodeType: LifelineErrorCode>: LifelineError, Sendable, Hashable {
+    /// The type of the error's code, so that `StoreError.Code` names `StoreErrorCode`.
+    public typealias Code = CodeType
+
+    /// What kind of error this is.
+    public var code: Code
+
+    /// A sentence for people; never contains a token, a password or a stored value.
+    public var message: String
+
+    /// The error that caused this one, if any. Not part of equality.
+    public var cause: (any Error)? {
+        get { causeBox?.error }
+        set { causeBox = newValue.map(ErrorBox.init) }
+    }
+
+    /// The cause, boxed: one reference instead of an existential.
+    private var causeBox: ErrorBox?
+
+    /// Creates an error. A `cause` of this type with the same code is flattened into it: the error keeps
+    /// `message` followed by the cause's message (the cause's alone when it starts with `message`), and the
+    /// cause's own cause.
+    ///
+    /// - Parameters:
+    ///   - code: What kind of error this is.
+    ///   - message: A sentence for people; must never contain a token, a password or a stored value.
+    ///   - cause: The error that caused this one, if any.
+    public init(code: Code, message: String, cause: (any Error)? = nil) {
+        self.code = code
+        if let inner = cause as? Self, inner.code == code {
+            // Words the cause already starts with are not repeated.
+            self.message = inner.message.hasPrefix(message) ? inner.message : message + " " + inner.message
+            self.causeBox = inner.causeBox
+        } else {
+            self.message = message
+            self.causeBox = cause.map(ErrorBox.init)
+        }
+    }
+}
