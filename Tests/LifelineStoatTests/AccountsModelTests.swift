@@ -29,7 +29,7 @@ struct AccountsModelTests {
         for server in [first, second] {
             let outcome = await model.signIn(
                 apiURL: server.apiURL, email: server.defaultAccount.email, password: server.defaultAccount.password)
-            #expect(outcome.session != nil, "got \(outcome.name)")
+            #expect(outcome.session != nil, "got \(outcome.code)")
         }
         let firstID = stores.store.accountID(
             email: first.defaultAccount.email, server: try #require(ServerIdentity(first.apiURL.absoluteString)))
