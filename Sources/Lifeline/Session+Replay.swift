@@ -23,8 +23,7 @@ extension Session {
     ///   - event: The event.
     ///   - playable: Whether the protocol has a frame for it (an opposite without one only updates the record).
     public func request(_ event: SignificantEvent, playable: Bool = true) {
-        for action in machine.requested(event, playable: playable) { perform(action) }
-        publish(transitions: [])
+        modify { machine, _ in machine.requested(event, playable: playable) }
     }
 
     // MARK: - Running the plan
@@ -61,7 +60,7 @@ extension Session {
     private func startPlay(_ play: ReplayPlan.Play) {
         guard let connection = liveConnection?.connection else {
             // CONNECTED always has a connection object; if it is gone the play fails and is retried.
-            for action in machine.playAnswered(play.id, succeeded: false) { perform(action) }
+            modify(quiet: true) { machine, _ in machine.playAnswered(play.id, succeeded: false) }
             return
         }
         switch connection.startPlay(play.event) {
@@ -97,38 +96,29 @@ extension Session {
             immediateAnswers.removeAll(keepingCapacity: true)
             immediateAnswersDue = false
         }
-        guard !stopping else { return }
         var changed = false
         var index = 0
-        // The plays the answers start may be answered at once too: they join the end of the list.
+        // The plays the answers start may be answered at once too: they join the end of the list. A play the
+        // plan no longer waits for changes nothing.
         while index < immediateAnswers.count {
             let (id, succeeded) = immediateAnswers[index]
             index += 1
-            let actions = machine.playAnswered(id, succeeded: succeeded)
-            guard !actions.isEmpty else { continue }  // a play the plan no longer waits for
-            changed = true
-            for action in actions { perform(action) }
+            changed = modify(quiet: true) { machine, _ in machine.playAnswered(id, succeeded: succeeded) } || changed
         }
         if changed { publish(transitions: []) }
     }
 
+    /// A play's awaited answer: what the plan answers is published; a play it no longer waits for changes
+    /// nothing.
     func playFinished(_ id: UInt64, succeeded: Bool) {
-        playEnded(machine.playAnswered(id, succeeded: succeeded))
-    }
-
-    /// Performs what the plan answered to a play's end (an answer, or its timeout); the plan answers
-    /// nothing to a play it no longer waits for, and then nothing changed.
-    func playEnded(_ actions: [SessionAction]) {
-        guard !actions.isEmpty else { return }
-        for action in actions { perform(action) }
-        publish(transitions: [])
+        modify { machine, _ in machine.playAnswered(id, succeeded: succeeded) }
     }
 
     /// Plays the recorded subscriptions again, every ``Configuration/subscriptionRenewal`` while connected.
     func renewSubscriptions() {
         guard machine.state == .connected, let interval = configuration.subscriptionRenewal else { return }
         schedule(.renewal, after: interval)
-        for action in machine.renew(.subscribe, limit: 5) { perform(action) }
+        modify(quiet: true) { machine, _ in machine.renew(.subscribe, limit: 5) }
     }
 }
 

@@ -115,7 +115,6 @@ public actor Session {
     /// of their own whose loop is the polling's work: while polling, ``runningClientTasks`` counts it, DISPOSE
     /// waits for it, and its sleep stands apart from the retry's.
     nonisolated let healthTimer: DeadlineTimer<SessionDeadline>
-    private var actionBuffer: [SessionAction] = []
     private let broadcaster: Broadcaster<SessionSnapshot>
 
     /// What `run()`'s task group is to run, in order, as typed jobs; the group adds each as a child task
@@ -275,8 +274,7 @@ public actor Session {
             try await authenticator.completeOnboarding(credentials, username: username)
         } catch {
             let failure = SessionError(code: .onboardingFailed, message: "\(error)", cause: error)
-            machine.onboardingRefused(error, message: failure.message)
-            publish(transitions: [])
+            modify { machine, _ in machine.onboardingRefused(error, message: failure.message) }
             throw failure
         }
         // The user may have cancelled while the request was in flight; then USER_CREATED is rejected.
@@ -317,26 +315,20 @@ public actor Session {
     ///   - key: What names the delivery (the message's nonce); report it with ``deliverySeen(_:)``.
     ///   - generation: ``connectedGeneration`` when the send started.
     public func deliveryExpected(_ key: String, generation: UInt64) {
-        guard !stopping else { return }
-        // Not published: nothing the interface shows changed.
-        for action in machine.deliveryExpected(key, generation: generation, using: &random).actions {
-            perform(action)
-        }
+        modify(quiet: true) { $0.deliveryExpected(key, generation: generation, using: &$1) }
     }
 
     /// The socket delivered what ``deliveryExpected(_:generation:)`` named `key`: its deadline is cancelled. A
     /// key not awaited changes nothing, and is not a stale event.
     public func deliverySeen(_ key: String) {
-        guard !stopping else { return }
-        for action in machine.deliverySeen(key).actions { perform(action) }
+        modify(quiet: true) { machine, _ in machine.deliverySeen(key) }
     }
 
     /// The server named the session's user (a client reads it from its first `Ready`): a session that began
     /// without a user id carries it from now on, so an ending it meets later is looked up and named (see
     /// `SessionMachine.userIdentified(_:)`). A session that names its user keeps it.
     public func userIdentified(_ userID: String) {
-        guard !stopping else { return }
-        _ = machine.userIdentified(userID)
+        modify(quiet: true) { machine, _ in machine.userIdentified(userID) }
     }
 
     /// Shows why a login at the login interface failed (READY only): wrong password, blocked, disabled.
@@ -348,46 +340,41 @@ public actor Session {
     /// - Returns: Whether the session was in READY and shows the failure.
     @discardableResult
     public func reportLoginFailure(_ failure: LoginFailure, userID: String? = nil) -> Bool {
-        let output = machine.loginFailed(failure, userID: userID)
-        guard output != .ignored else { return false }  // not in READY: nothing to show, nothing stale
-        return apply(output)
+        modify { machine, _ in machine.loginFailed(failure, userID: userID) }
     }
 
-    // MARK: - Events
+    // MARK: - The funnel
 
-    /// Feeds one event to the machine, performs its actions, and publishes the snapshot.
+    /// Feeds one event to the machine (``modify(quiet:stale:_:)``).
     @discardableResult
     private func handle(_ event: SessionEvent) -> Bool {
-        guard !stopping else { return false }
-        actionBuffer.removeAll(keepingCapacity: true)
-        let from = machine.state
-        guard let steps = machine.handle(event, using: &random, appendingTo: &actionBuffer) else {
-            rejected(event.kind, in: from)
-            return false
-        }
-        var transitions = steps.transitions
-        transitions[0].cause = event.failure
-        let actions = actionBuffer
-        transitioned(transitions, actions: actions)
-        return true
+        modify { $0.handle(event, using: &$1) }
     }
 
-    /// Performs what the machine answered to a report; returns whether it was acted on.
+    /// The one place the session changes its machine: runs `change` on it, performs the actions it returned,
+    /// in order, and publishes a snapshot — with the transitions taken, or, for an update, unless `quiet` (a
+    /// change the interface does not show: a deadline armed, a poll asked). What the machine rejects or
+    /// ignores changes nothing; an ignored report is counted as stale when `stale` (a report about a
+    /// superseded connection, timer or check). After ``run()`` ended nothing changes.
+    ///
+    /// - Returns: Whether the machine acted on it (an accepted event, or an update).
     @discardableResult
-    func apply(_ output: SessionMachine.Output) -> Bool {
+    func modify(
+        quiet: Bool = false, stale: Bool = false,
+        _ change: (inout SessionMachine, inout any RandomNumberGenerator & Sendable) -> SessionMachine.Output
+    ) -> Bool {
         guard !stopping else { return false }
-        switch output {
+        switch change(&machine, &random) {
         case .transitioned(let transitions, let actions):
             transitioned(transitions, actions: actions)
         case .updated(let actions):
             for action in actions { perform(action) }
-            publish(transitions: [])
+            if !quiet { publish(transitions: []) }
         case .rejected(let kind, let state):
             rejected(kind, in: state)
             return false
         case .ignored:
-            // A late report from a superseded connection, timer, check or lookup.
-            metrics.staleEvent()
+            if stale { metrics.staleEvent() }
             return false
         }
         return true
@@ -422,10 +409,10 @@ public actor Session {
     func perform(_ action: SessionAction) {
         switch action {
         case .authenticate(let credentials, let generation):
-            machine.connectionStarted(generation: generation, at: clock.elapsed())
+            _ = machine.connectionStarted(generation: generation, at: clock.elapsed())
             startConnection(credentials, generation: generation, checkingOnboarding: true)
         case .connect(let credentials, let generation):
-            machine.connectionStarted(generation: generation, at: clock.elapsed())
+            _ = machine.connectionStarted(generation: generation, at: clock.elapsed())
             startConnection(credentials, generation: generation, checkingOnboarding: false)
         case .closeConnection(let generation):
             if connectionWork?.generation == generation {
@@ -651,9 +638,10 @@ public actor Session {
         case .opened, .authenticated:
             break
         case .ready:
-            apply(machine.connectionReady(generation: generation, at: clock.elapsed(), using: &random))
+            let now = clock.elapsed()
+            modify(stale: true) { $0.connectionReady(generation: generation, at: now, using: &$1) }
         case .ended(let end):
-            apply(machine.connectionEnded(end, generation: generation, at: clock.elapsed(), using: &random))
+            ended(end, generation: generation)
         }
     }
 
@@ -663,11 +651,16 @@ public actor Session {
         // A superseded connection returning is its normal end, not a stale report: the machine is not asked.
         guard machine.liveGeneration == generation else { return }
         let cause = TemporaryFailureCause(code: .socketDropped, message: "the connection ended without a reason")
-        apply(machine.connectionEnded(.temporary(cause), generation: generation, at: clock.elapsed(), using: &random))
+        ended(.temporary(cause), generation: generation)
+    }
+
+    private func ended(_ end: SessionFailure, generation: UInt64) {
+        let age = machine.connectedFor(at: clock.elapsed())
+        modify(stale: true) { $0.connectionEnded(end, generation: generation, connectedFor: age, using: &$1) }
     }
 
     private func onboardingNeeded(generation: UInt64) {
-        apply(machine.onboardingNeeded(generation: generation, using: &random))
+        modify(stale: true) { $0.onboardingNeeded(generation: generation, using: &$1) }
     }
 
     // MARK: - Deadlines, checks and lookups
@@ -687,18 +680,15 @@ public actor Session {
         for deadline in due {
             switch deadline {
             case .timer(let timer):
-                let output = machine.timerFired(timer.id, at: clock.elapsed(), using: &random)
-                if case .retry = timer.purpose, output != .ignored { metrics.retryFired() }
-                if case .healthPoll = timer.purpose, output != .ignored {
-                    // The next poll: nothing the interface shows changed yet.
-                    for action in output.actions { perform(action) }
-                } else {
-                    apply(output)
-                }
+                let age = machine.connectedFor(at: clock.elapsed())
+                // The next poll of the health service: nothing the interface shows changed yet.
+                let quiet = timer.purpose == .healthPoll
+                let acted = modify(quiet: quiet, stale: true) { $0.timerFired(timer.id, connectedFor: age, using: &$1) }
+                if case .retry = timer.purpose, acted { metrics.retryFired() }
             case .playTimeout(let id):
-                playEnded(machine.playTimedOut(id))
+                modify { machine, _ in machine.playTimedOut(id) }
             case .playRetry(let id):
-                for action in machine.playRetryDue(id) { perform(action) }
+                modify(quiet: true) { machine, _ in machine.playRetryDue(id) }
             case .renewal:
                 renewSubscriptions()
             }
@@ -706,26 +696,21 @@ public actor Session {
     }
 
     private func sessionChecked(_ result: Result<SessionCheck, any Error>, check: UInt64) {
-        apply(machine.sessionChecked(result, check: check, using: &random))
+        modify(stale: true) { $0.sessionChecked(result, check: check, using: &$1) }
     }
 
     /// Reports a health poll's answer (`nil`: it failed) to the machine, which arms the next poll's timer.
     private func healthAnswered(_ status: HealthStatus?, poll: UInt64) {
-        guard !stopping else { return }
-        let shown = machine.outageAlert
-        let output =
-            if let status {
-                machine.healthAnswered(poll: poll, alert: status.alert, pollInterval: status.pollInterval)
-            } else {
-                machine.healthPollFailed(poll: poll)
-            }
-        for action in output.actions { perform(action) }
-        if machine.outageAlert != shown { publish(transitions: []) }
+        // Published only when the alert the interface shows changed.
+        let quiet = status == nil || status?.alert == machine.outageAlert
+        modify(quiet: quiet) { machine, _ in
+            guard let status else { return machine.healthPollFailed(poll: poll) }
+            return machine.healthAnswered(poll: poll, alert: status.alert, pollInterval: status.pollInterval)
+        }
     }
 
     private func accountStandingFound(_ standing: AccountStanding?, lookup: UInt64) {
-        guard !stopping else { return }
-        if machine.accountStandingReceived(standing, lookup: lookup) { publish(transitions: []) }
+        modify { machine, _ in machine.accountStandingReceived(standing, lookup: lookup) }
     }
 
     private func disposed() {
@@ -733,12 +718,15 @@ public actor Session {
     }
 
     private func networkChanged(_ status: NetworkStatus) {
-        guard !stopping else { return }
-        // The machine decides what the change means; a report of no change is ignored, not counted.
-        let output = machine.networkChanged(isOnline: status.isOnline, using: &random)
-        guard output != .ignored else { return }
-        logger.info("network changed", metadata: ["lifeline.network": "\(status.rawValue)"])
-        apply(output)
+        // The machine decides what the change means; a report of no change is ignored, not counted. A change
+        // is logged before the transition it causes (the soak's audit reads them in order).
+        modify { machine, random in
+            let output = machine.networkChanged(isOnline: status.isOnline, using: &random)
+            if output != .ignored {
+                logger.info("network changed", metadata: ["lifeline.network": "\(status.rawValue)"])
+            }
+            return output
+        }
     }
 
     // MARK: - Bookkeeping

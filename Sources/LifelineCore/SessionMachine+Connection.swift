@@ -8,48 +8,31 @@ extension SessionMachine {
     /// attempt starts a new run; any other keeps the run's start, so the time to CONNECTED
     /// (``timeToConnected``) counts the failed attempts and the retries' waits before it.
     ///
-    /// - Returns: Whether it was recorded; `false` for a generation that is not the live one.
+    /// - Returns: ``Output/updated(actions:)`` with no action, or ``Output/ignored`` for a generation that is
+    ///   not the live one.
     @discardableResult
-    public mutating func connectionStarted(generation: UInt64, at now: Duration) -> Bool {
-        guard liveGeneration == generation else { return false }
+    public mutating func connectionStarted(generation: UInt64, at now: Duration) -> Output {
+        guard liveGeneration == generation else { return .ignored }
         if case .loggingIn = current {
             connectingSince = now
         } else if connectingSince == nil {
             connectingSince = now
         }
-        return true
+        return .updated(actions: [])
     }
 
-    /// The connection `generation` has loaded its initial data: SOCKET_CONNECTED, if it is the live one.
+    /// The connection `generation` has loaded its initial data: SOCKET_CONNECTED, if it is the live one. Given
+    /// `now` on the runtime's clock, the machine records when CONNECTED began (``connectedAt``), which the
+    /// runtime's later reports measure the connection's age from (``connectedFor(at:)``).
     ///
     /// - Returns: The transition, or ``Output/ignored`` for a superseded generation.
     public mutating func connectionReady(
-        generation: UInt64, using generator: inout some RandomNumberGenerator
+        generation: UInt64, at now: Duration? = nil, using generator: inout some RandomNumberGenerator
     ) -> Output {
         guard liveGeneration == generation else { return .ignored }
-        return handle(.socketConnected, using: &generator)
-    }
-
-    /// The connection `generation` has loaded its initial data at `now` on the runtime's clock:
-    /// SOCKET_CONNECTED, if it is the live one, and the machine records when CONNECTED began
-    /// (``connectedAt``) for the `at:` reports of the connection's end and of its timers.
-    ///
-    /// - Returns: The transition, or ``Output/ignored`` for a superseded generation.
-    public mutating func connectionReady(
-        generation: UInt64, at now: Duration, using generator: inout some RandomNumberGenerator
-    ) -> Output {
-        let output = connectionReady(generation: generation, using: &generator)
+        let output = handle(.socketConnected, using: &generator)
         if case .connected = current, !output.transitions.isEmpty { connectedAt = now }
         return output
-    }
-
-    /// The connection `generation` ended at `now` on the runtime's clock: as
-    /// ``connectionEnded(_:generation:connectedFor:using:)``, with the connection's age taken from the
-    /// machine's own record (``connectedAt``).
-    public mutating func connectionEnded(
-        _ end: SessionFailure, generation: UInt64, at now: Duration, using generator: inout some RandomNumberGenerator
-    ) -> Output {
-        connectionEnded(end, generation: generation, connectedFor: connectedFor(at: now), using: &generator)
     }
 
     /// How long the live connection has been in CONNECTED at `now`, when the runtime said when it got there

@@ -45,15 +45,6 @@ extension SessionMachine {
         return .updated(actions: [.checkSession(credentials, check: check)])
     }
 
-    /// A timer the machine armed fired at `now` on the runtime's clock: as
-    /// ``timerFired(_:connectedFor:using:)``, with the live connection's age taken from the machine's own
-    /// record (``connectedAt``).
-    public mutating func timerFired(
-        _ id: UInt64, at now: Duration, using generator: inout some RandomNumberGenerator
-    ) -> Output {
-        timerFired(id, connectedFor: connectedFor(at: now), using: &generator)
-    }
-
     mutating func nextTicket() -> UInt64 {
         lastTicket &+= 1
         return lastTicket

@@ -29,20 +29,18 @@ extension SessionMachine {
         return .transitioned(transitions, actions: actions)
     }
 
-    /// Handles one event, appending the actions to a buffer the caller owns: the allocation-free form of
-    /// ``handle(_:using:)`` for runtimes that handle many events (clear the buffer and reuse it). Its
-    /// transitions carry no ``SessionTransition/cause``: the caller has the event's
-    /// (``SessionEvent/failure``). For the same reason it records no failure as the ``lastError`` (it
-    /// clears it on SOCKET_CONNECTED and a login): copying the cause there cost `machine` 15 % of its
-    /// transitions per second. ``handle(_:using:)`` and the runtime's reports record it; `Session` hands
-    /// failures only to those.
+    /// Handles one event, appending the actions to a buffer the caller owns: the allocation-free core of
+    /// ``handle(_:using:)``, which `lifeline bench`'s `machine` measures (clear the buffer and reuse it). Its
+    /// transitions carry no ``SessionTransition/cause`` and it records no failure as the ``lastError`` (it
+    /// clears it on SOCKET_CONNECTED and a login): copying the cause cost `machine` 15 % of its transitions
+    /// per second, so ``handle(_:using:)``, the one public form, sets both, in one place.
     ///
     /// - Parameters:
     ///   - event: The fact that happened.
     ///   - generator: The random source for the retry jitter.
     ///   - actions: The buffer the actions are appended to, in the order to perform them.
     /// - Returns: The transitions taken, or `nil` when the state does not accept the event.
-    public mutating func handle(
+    package mutating func handle(
         _ event: SessionEvent,
         using generator: inout some RandomNumberGenerator,
         appendingTo actions: inout [SessionAction]
@@ -89,7 +87,7 @@ extension SessionMachine {
     ///
     /// Stored as plain values, so that the allocation-free form returns nothing that needs counting; the
     /// transitions are made when asked for, without a cause (the caller has the event's).
-    public struct Steps: Sendable, Hashable {
+    package struct Steps: Sendable, Hashable {
         @usableFromInline
         struct Step: Sendable, Hashable {
             var from: SessionState
@@ -106,14 +104,14 @@ extension SessionMachine {
         @usableFromInline var chainedStep: Step?
 
         /// The transition the event took.
-        public var first: SessionTransition { firstStep.transition }
+        package var first: SessionTransition { firstStep.transition }
         /// The transition the target's entry chained, if any.
-        public var chained: SessionTransition? { chainedStep?.transition }
+        package var chained: SessionTransition? { chainedStep?.transition }
         /// Whether the target's entry chained a second transition.
-        public var isChained: Bool { chainedStep != nil }
+        package var isChained: Bool { chainedStep != nil }
 
         /// The transitions in order.
-        public var transitions: [SessionTransition] {
+        package var transitions: [SessionTransition] {
             chainedStep.map { [first, $0.transition] } ?? [first]
         }
     }

@@ -153,8 +153,8 @@ public struct SessionMachine: Sendable {
     public internal(set) var failuresBeforeConnected = 0
 
     /// When the live connection entered CONNECTED, on the runtime's clock, when the runtime said
-    /// (``connectionReady(generation:at:using:)``): what the `at:` reports measure a connection's age from, so
-    /// the runtime keeps no record of its own. `nil` outside CONNECTED.
+    /// (``connectionReady(generation:at:using:)``): what ``connectedFor(at:)`` measures a connection's age
+    /// from, so the runtime keeps no record of its own. `nil` outside CONNECTED.
     public internal(set) var connectedAt: Duration?
 
     /// When the current run of connection attempts began, on the runtime's clock, as the runtime said
@@ -164,9 +164,8 @@ public struct SessionMachine: Sendable {
     public internal(set) var connectingSince: Duration?
 
     /// What the session last failed with, as its snapshot reports it: set by TEMPORARY_FAILURE,
-    /// PERMANENT_FAILURE and the server's LOGOUT (handled by ``handle(_:using:)`` or a report such as
-    /// ``connectionEnded(_:generation:connectedFor:using:)``; the allocation-free form leaves it to its
-    /// caller) and by a refused onboarding (``onboardingRefused(_:message:)``), cleared by SOCKET_CONNECTED
+    /// PERMANENT_FAILURE and the server's LOGOUT (in one place, ``handle(_:using:)``, which every report such
+    /// as ``connectionEnded(_:generation:connectedFor:using:)`` goes through) and by a refused onboarding (``onboardingRefused(_:message:)``), cleared by SOCKET_CONNECTED
     /// and by a new login. DISPOSE and READY keep it, so the login screen can
     /// still say what went wrong.
     public internal(set) var lastError: LastError?

@@ -17,11 +17,10 @@ struct SessionMachineRandomWalkTests {
         switch Int.random(in: 0..<30, using: &random) {
         case 0: return machine.networkChanged(isOnline: Bool.random(using: &random), using: &random)
         case 1:
-            machine.accountStandingReceived(AccountStanding.allCases.randomElement(using: &random), lookup: anyTicket)
-            return nil
+            return machine.accountStandingReceived(
+                AccountStanding.allCases.randomElement(using: &random), lookup: anyTicket)
         case 2:
-            machine.healthAlertReceived(Bool.random(using: &random) ? OutageAlert(text: "outage") : nil)
-            return nil
+            return machine.userIdentified("u\(Int.random(in: 0..<2, using: &random))")
         case 3, 4:
             let generation = Bool.random(using: &random) ? machine.liveGeneration ?? 0 : machine.generation &- 1
             let ends: [SessionFailure] = [
@@ -56,15 +55,15 @@ struct SessionMachineRandomWalkTests {
             let kind = [SignificantEvent.Kind.subscribe, .subscribe, .unsubscribe, .beginTyping]
                 .randomElement(using: &random)!
             let event = SignificantEvent(kind, "s\(Int.random(in: 0..<3, using: &random))")
-            return .updated(actions: machine.requested(event, playable: kind != .unsubscribe))
+            return machine.requested(event, playable: kind != .unsubscribe)
         case 15:
-            return .updated(actions: machine.playAnswered(anyPlay, succeeded: Bool.random(using: &random)))
+            return machine.playAnswered(anyPlay, succeeded: Bool.random(using: &random))
         case 16:
-            if Bool.random(using: &random) { return .updated(actions: machine.playTimedOut(anyPlay)) }
+            if Bool.random(using: &random) { return machine.playTimedOut(anyPlay) }
             firedRetry = anyPlay
-            return .updated(actions: machine.playRetryDue(anyPlay))
+            return machine.playRetryDue(anyPlay)
         case 17:
-            return .updated(actions: machine.renew(.subscribe, limit: 5))
+            return machine.renew(.subscribe, limit: 5)
         case 18:
             // A health poll answered (with or without an alert, an interval or none) or failed, live or stale.
             if Bool.random(using: &random) { return machine.healthPollFailed(poll: anyTicket) }
