@@ -28,22 +28,13 @@ extension Session {
 
     // MARK: - Running the plan
 
-    func connectionMade(_ connection: any SessionConnection, generation: UInt64) {
-        guard machine.liveGeneration == generation else { return }  // superseded while it was being made
-        liveConnection = (generation, connection)
-    }
-
     /// Performs one action of the machine's replay plan.
     func perform(_ action: ReplayAction) {
         switch action {
         case .play(let play):
             startPlay(play)
-        case .cancelTimeout(let id):
-            deadlines.cancel(.playTimeout(id))
-        case .armRetry(let id, let delay):
-            schedule(.playRetry(id), after: delay)
-        case .cancelRetry(let id):
-            deadlines.cancel(.playRetry(id))
+        case .cancelTimeout, .armRetry, .cancelRetry:
+            break  // the machine turns the plan's timers into its own (`armTimer`, `cancelTimer`)
         case .surface(let event, let attempts):
             logger.info(
                 "significant event failed",
@@ -58,7 +49,7 @@ extension Session {
     }
 
     private func startPlay(_ play: ReplayPlan.Play) {
-        guard let connection = liveConnection?.connection else {
+        guard let connection = connection?.work.connection else {
             // CONNECTED always has a connection object; if it is gone the play fails and is retried.
             modify(quiet: true) { machine, _ in machine.playAnswered(play.id, succeeded: false) }
             return
@@ -69,9 +60,9 @@ extension Session {
         case .failed:
             answeredAtOnce(play.id, succeeded: false)
         case .pending(let answer):
-            // The play is one task; its timeout is an entry in the session's deadline timer, not a task. A play
+            // The play is one task; the machine arms its timeout, an entry in the session's deadline timer. A play
             // that outlives its timeout ends with its connection, and the plan ignores its late answer.
-            schedule(.playTimeout(play.id), after: configuration.replayTimeout)
+            modify(quiet: true) { machine, _ in machine.playPending(play.id) }
             submit(.play(play.id, answer: answer), racing: false, client: true)
         }
     }
@@ -112,42 +103,6 @@ extension Session {
     /// nothing.
     func playFinished(_ id: UInt64, succeeded: Bool) {
         modify { machine, _ in machine.playAnswered(id, succeeded: succeeded) }
-    }
-
-    /// Plays the recorded subscriptions again, every ``Configuration/subscriptionRenewal`` while connected.
-    func renewSubscriptions() {
-        guard machine.state == .connected, let interval = configuration.subscriptionRenewal else { return }
-        schedule(.renewal, after: interval)
-        modify(quiet: true) { machine, _ in machine.renew(.subscribe, limit: 5) }
-    }
-}
-
-/// A deadline of a session: an entry in its one ``DeadlineTimer``.
-enum SessionDeadline: Identifiable, Sendable {
-    /// A timer the machine armed (retry, session check, delivery watch).
-    case timer(SessionTimer)
-    /// A play's timeout.
-    case playTimeout(UInt64)
-    /// The wait before a failed play's next attempt.
-    case playRetry(UInt64)
-    /// The next renewal of the recorded subscriptions.
-    case renewal
-
-    /// What names a deadline: the machine's timers and the plan's plays count their ids apart.
-    enum ID: Hashable, Sendable {
-        case timer(UInt64)
-        case playTimeout(UInt64)
-        case playRetry(UInt64)
-        case renewal
-    }
-
-    var id: ID {
-        switch self {
-        case .timer(let timer): .timer(timer.id)
-        case .playTimeout(let id): .playTimeout(id)
-        case .playRetry(let id): .playRetry(id)
-        case .renewal: .renewal
-        }
     }
 }
 

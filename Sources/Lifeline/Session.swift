@@ -105,16 +105,14 @@ public actor Session {
     let configuration: Configuration
 
     var machine: SessionMachine
-    /// The connection object of the live generation, once its work made it: plays go through it.
-    var liveConnection: (generation: UInt64, connection: any SessionConnection)?
-    /// Every deadline of the session — the machine's timers, the plays' timeouts and retries, the
-    /// subscription renewal — in one timer, whose loop runs as a job of ``run()``'s task group while
-    /// something is scheduled.
-    nonisolated let deadlines: DeadlineTimer<SessionDeadline>
+    /// Every timer the machine armed — the retry, the checks, the delivery watch, the plays' timeouts and
+    /// retries, the renewal — in one timer, whose loop runs as a job of ``run()``'s task group while something
+    /// is scheduled.
+    nonisolated let deadlines: DeadlineTimer<SessionTimer>
     /// The waits between health polls (the machine's ``SessionTimer/Purpose/healthPoll`` timers), in a timer
     /// of their own whose loop is the polling's work: while polling, ``runningClientTasks`` counts it, DISPOSE
     /// waits for it, and its sleep stands apart from the retry's.
-    nonisolated let healthTimer: DeadlineTimer<SessionDeadline>
+    nonisolated let healthTimer: DeadlineTimer<SessionTimer>
     private let broadcaster: Broadcaster<SessionSnapshot>
 
     /// What `run()`'s task group is to run, in order, as typed jobs; the group adds each as a child task
@@ -123,10 +121,9 @@ public actor Session {
     private let jobs: AsyncStream<Submission>.Continuation
     /// Every piece of work submitted and not yet ended, by id.
     private let registry = WorkRegistry()
-    /// The work of the current connection attempt, by generation, and the last one started, which the
-    /// next waits for.
-    private var connectionWork: (generation: UInt64, work: Work)?
-    private var previousConnection: Work?
+    /// The work of the last connection attempt started, by generation: the live one's carries the connection
+    /// that plays go through, and the next attempt waits for its end.
+    var connection: (generation: UInt64, work: Work)?
     private var started = false
     /// Set when ``run()`` ends: from then on no event is handled and no work is started.
     private(set) var stopping = false
@@ -183,7 +180,9 @@ public actor Session {
             replay: ReplayPlan(
                 mode: configuration.replayMode, retryLimit: configuration.replayRetryLimit,
                 retryDelay: configuration.replayRetryDelay),
-            healthPollInterval: configuration.healthPollInterval, healthPollBounds: configuration.healthPollBounds)
+            healthPollInterval: configuration.healthPollInterval, healthPollBounds: configuration.healthPollBounds,
+            pollsHealth: health != nil, replayTimeout: configuration.replayTimeout,
+            subscriptionRenewal: configuration.subscriptionRenewal)
         self.machine = machine
         broadcaster = Broadcaster(
             current: SessionSnapshot(state: machine.state, presentation: machine.presentation, failures: 0),
@@ -389,9 +388,6 @@ public actor Session {
     private func transitioned(_ transitions: [SessionTransition], actions: [SessionAction]) {
         guard let first = transitions.first else { return }
         if first.to == .disconnected, case .temporary(let cause)? = first.cause { metrics.failure(cause) }
-        if first.from == .connected {
-            deadlines.cancel(.renewal)
-        }
         for transition in transitions {
             metrics.transition(transition)
             var metadata: Logger.Metadata = [
@@ -415,25 +411,21 @@ public actor Session {
             _ = machine.connectionStarted(generation: generation, at: clock.elapsed())
             startConnection(credentials, generation: generation, checkingOnboarding: false)
         case .closeConnection(let generation):
-            if connectionWork?.generation == generation {
-                connectionWork?.work.cancel()
-                connectionWork = nil
-            }
-            if liveConnection?.generation == generation { liveConnection = nil }
+            if connection?.generation == generation { connection?.work.cancel() }
         case .invalidateCaches:
             pendingCacheInvalidation = true
+        case .armTimer(let timer) where timer.purpose == .healthPoll:
+            if healthTimer.schedule(timer, at: clock.elapsed() + timer.delay) {
+                submit(.runHealthTimer, racing: true, client: true)
+            }
         case .armTimer(let timer):
-            if case .healthPoll = timer.purpose {
-                guard health != nil else { return }
-                if healthTimer.schedule(.timer(timer), at: clock.elapsed() + timer.delay) {
-                    submit(.runHealthTimer, racing: true, client: true)
-                }
-            } else {
-                schedule(.timer(timer), after: timer.delay)
+            if deadlines.schedule(timer, at: clock.elapsed() + timer.delay) {
+                // The deadline timer's loop runs while something is scheduled: an idle session holds no task.
+                submit(.runDeadlines, racing: false, client: false, counted: false)
             }
         case .cancelTimer(let id):
-            deadlines.cancel(.timer(id))
-            healthTimer.cancel(.timer(id))
+            deadlines.cancel(id)
+            healthTimer.cancel(id)
         case .checkSession(let credentials, let check):
             submit(.checkSession(credentials, check: check), racing: true, client: true)
         case .startHealthPolling, .stopHealthPolling:
@@ -441,17 +433,13 @@ public actor Session {
             // stops is the machine's to ignore.
             break
         case .pollHealth(let poll):
-            guard health != nil else { return }
             submit(.pollHealth(poll: poll), racing: true, client: true)
         case .fetchAccountStanding(let userID, let lookup):
             // ERROR's lookup belongs to the client; the login screen's outlives DISPOSE, which it tailors.
             submit(.lookUpStanding(userID: userID, lookup: lookup), racing: true, client: machine.state == .error)
         case .replaySignificantEvents:
-            if let time = machine.timeToConnected { metrics.connected(after: time) }
             // The plays follow as `.replay` actions of the same transition.
-            if let interval = configuration.subscriptionRenewal {
-                schedule(.renewal, after: interval)
-            }
+            if let time = machine.timeToConnected { metrics.connected(after: time) }
         case .endSession(let credentials):
             // Not the client's: it outlives DISPOSE, and only the end of run() cancels it.
             submit(.endSession(credentials), racing: false, client: false)
@@ -459,9 +447,7 @@ public actor Session {
             deadlines.cancelAll()
             let running = registry.clientWork()
             for work in running { work.cancel() }
-            liveConnection = nil
-            previousConnection = nil
-            connectionWork = nil
+            connection = nil
             healthTimer.cancelAll()
             pendingCacheInvalidation = false
             // The plan starts its ids again: an answer kept for it must not reach the next client's plays.
@@ -573,10 +559,9 @@ public actor Session {
         let work = submit(
             .connection(
                 credentials, generation: generation, checkingOnboarding: checkingOnboarding, invalidate: invalidate,
-                previous: previousConnection),
+                previous: connection?.work),
             racing: false, client: true)
-        connectionWork = (generation, work)
-        previousConnection = work
+        connection = (generation, work)
     }
 
     private nonisolated func runConnection(
@@ -593,7 +578,6 @@ public actor Session {
         }
         let connection = connections.makeConnection(for: credentials, generation: generation)
         guard work.attach(connection) else { return }  // closed while it was being made
-        await connectionMade(connection, generation: generation)
         await connection.run { event in await self.connectionReported(event, generation: generation) }
         await connectionReturned(generation: generation)
     }
@@ -665,33 +649,15 @@ public actor Session {
 
     // MARK: - Deadlines, checks and lookups
 
-    /// Schedules a deadline `delay` from now, starting the deadline timer's loop in run()'s group when none
-    /// runs: a session with no deadline holds no task for them.
-    func schedule(_ deadline: SessionDeadline, after delay: Duration) {
-        if deadlines.schedule(deadline, at: clock.elapsed() + delay) {
-            submit(.runDeadlines, racing: false, client: false, counted: false)
-        }
-    }
-
-    /// The session's deadline timer reached these deadlines: each is reported to the machine or the plan
-    /// that armed it, which ignores one it no longer waits for.
-    private func deadlinesPassed(_ due: [SessionDeadline]) {
-        guard !stopping else { return }
-        for deadline in due {
-            switch deadline {
-            case .timer(let timer):
-                let age = machine.connectedFor(at: clock.elapsed())
-                // The next poll of the health service: nothing the interface shows changed yet.
-                let quiet = timer.purpose == .healthPoll
-                let acted = modify(quiet: quiet, stale: true) { $0.timerFired(timer.id, connectedFor: age, using: &$1) }
-                if case .retry = timer.purpose, acted { metrics.retryFired() }
-            case .playTimeout(let id):
-                modify { machine, _ in machine.playTimedOut(id) }
-            case .playRetry(let id):
-                modify(quiet: true) { machine, _ in machine.playRetryDue(id) }
-            case .renewal:
-                renewSubscriptions()
+    /// The session's deadline timer reached these timers: each is reported to the machine, which ignores one
+    /// it no longer waits for.
+    private func deadlinesPassed(_ due: [SessionTimer]) {
+        for timer in due {
+            let age = machine.connectedFor(at: clock.elapsed())
+            let fired = modify(quiet: timer.purpose.isQuiet, stale: true) {
+                $0.timerFired(timer.id, connectedFor: age, using: &$1)
             }
+            if case .retry = timer.purpose, fired { metrics.retryFired() }
         }
     }
 
@@ -737,7 +703,7 @@ public actor Session {
         // Two statements, not `flatMap`: Swift 6.3.1's optimizer crashes on that form in a release build
         // (CopyPropagation, "Found outside of lifetime use").
         var retry: Duration?
-        if let timer = machine.retryTimerID { retry = deadlines.deadline(of: .timer(timer)) }
+        if let timer = machine.retryTimerID { retry = deadlines.deadline(of: timer) }
         var snapshot = SessionSnapshot(
             state: machine.state, presentation: machine.presentation, failures: machine.failures,
             nextRetry: retry, network: machine.isDeviceOnline ? .online : .offline,

@@ -57,7 +57,7 @@ extension SessionMachine {
     ///
     /// - A temporary end is TEMPORARY_FAILURE.
     /// - `InvalidSession` while connecting (LOGGING_IN, CONNECTING, RECONNECTING) is confirmed first: the
-    ///   connection is closed and the session checked (``SessionAction/checkSession(_:check:)``), the
+    ///   connection has ended and the session is checked (``SessionAction/checkSession(_:check:)``), the
     ///   state unchanged, until ``sessionChecked(_:check:using:)`` decides. With
     ///   ``SessionCheckPolicy/none`` it is PERMANENT_FAILURE at once, like any other permanent end there.
     /// - CONNECTED has no PERMANENT_FAILURE edge: a permanent end there is the socket dropping
@@ -84,7 +84,12 @@ extension SessionMachine {
     ) -> Output {
         guard liveGeneration == generation else { return .ignored }
         if case .connected = current, let connectedFor, connectedFor < stabilityWindow { endedBeforeStable = true }
-        defer { endedBeforeStable = false }
+        // The connection has ended: nothing asks the runtime to close it (it returns by itself).
+        endedByItself = true
+        defer {
+            endedBeforeStable = false
+            endedByItself = false
+        }
         switch (end, current) {
         case (.temporary(let cause), _):
             return handle(.temporaryFailure(cause), using: &generator)
@@ -93,7 +98,7 @@ extension SessionMachine {
                 code: .socketDropped, message: "the server ended the connection (\(reason))", cause: reason)
             return handle(.temporaryFailure(cause), using: &generator)
         case (.permanent(let reason), _) where reason.code == .invalidSession && sessionCheckPolicy.checks > 0:
-            return startConfirming(reason, generation: generation)
+            return startConfirming(reason)
         case (.permanent(let reason), _):
             return handle(.permanentFailure(reason), using: &generator)
         case (.loggedOut, .loggingIn):

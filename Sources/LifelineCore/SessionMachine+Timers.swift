@@ -3,7 +3,8 @@
 extension SessionMachine {
     /// A timer the machine armed (``SessionAction/armTimer(_:)``) fired: RETRY for DISCONNECTED's retry
     /// timer, the next check of a session being confirmed, the next health poll, TEMPORARY_FAILURE
-    /// ``TemporaryFailureCause/Code/deliveryStalled`` for a delivery deadline.
+    /// ``TemporaryFailureCause/Code/deliveryStalled`` for a delivery deadline, a play's timeout or retry, the
+    /// renewal of the subscriptions.
     ///
     /// A delivery deadline ends the connection as a connection's own end does: one that had been in CONNECTED
     /// less than ``stabilityWindow`` (`connectedFor`) keeps the failure history, so a server that stays deaf
@@ -18,6 +19,7 @@ extension SessionMachine {
     public mutating func timerFired(
         _ id: UInt64, connectedFor: Duration? = nil, using generator: inout some RandomNumberGenerator
     ) -> Output {
+        if let replayed = replayTimerFired(id) { return replayed }
         if case .disconnected(_, _, let timer) = current, timer == id {
             return handle(.retry, using: &generator)
         }

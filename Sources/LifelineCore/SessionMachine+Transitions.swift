@@ -126,8 +126,9 @@ extension SessionMachine {
         case .loggingIn(_, let attempt), .connecting(_, let attempt), .reconnecting(_, let attempt):
             switch attempt {
             case .connection(let g):
-                // SOCKET_CONNECTED keeps the connection that just connected; every other exit ends it.
-                if target != .connected { actions.append(.closeConnection(generation: g)) }
+                // SOCKET_CONNECTED keeps the connection that just connected; every other exit ends it, unless it
+                // ended by itself.
+                if target != .connected && !endedByItself { actions.append(.closeConnection(generation: g)) }
             case .confirming:
                 // The connection was closed when the confirmation began; a check in flight is ignored.
                 if case .timer(let id) = confirmation?.pending { actions.append(.cancelTimer(id: id)) }
@@ -143,8 +144,16 @@ extension SessionMachine {
             // The plays stop; a refused frame's kind is not played again (ReplayPlan's discussion).
             // The cause only matters to a plan that played something on this connection (it blames that).
             let cause = replay.lastPlayed == nil ? nil : event.failure
-            for action in replay.disconnected(after: cause) { actions.append(.replay(action)) }
-            actions.append(.closeConnection(generation: g))
+            if let renewal = renewalTimer {
+                actions.append(.cancelTimer(id: renewal))
+                renewalTimer = nil
+            }
+            for action in replay.disconnected(after: cause) { appendReplay(action, into: &actions) }
+            // The plan cancelled every play's timer; none outlives the connection, whatever the plan said.
+            for id in replayTimers.keys.sorted() { actions.append(.cancelTimer(id: id)) }
+            replayTimers = [:]
+            replayTimerIDs = [:]
+            if !endedByItself { actions.append(.closeConnection(generation: g)) }
         case .ready, .onboarding, .error, .dispose, .offline:
             break
         }
@@ -223,7 +232,7 @@ extension SessionMachine {
             failures = 0
             connectingSince = nil
             current = .dispose
-            for action in replay.reset() { actions.append(.replay(action)) }
+            for action in replay.reset() { appendReplay(action, into: &actions) }
             actions.append(.dispose)
         case .connecting:
             let session = session()
@@ -240,13 +249,14 @@ extension SessionMachine {
             }
             current = .connected(session(), generation: g)
             actions.append(.replaySignificantEvents(generation: g))
-            for action in replay.connected() { actions.append(.replay(action)) }
+            if let subscriptionRenewal { actions.append(.armTimer(armRenewal(after: subscriptionRenewal))) }
+            for action in replay.connected() { appendReplay(action, into: &actions) }
         case .disconnected:
             // A connection that did not prove stable continues the count it started from (the lifecycle's
             // extension "A short connection keeps the failure count").
             if from == .connected && endedBeforeStable { failures = failuresBeforeConnected }
             failures += 1
-            if failures >= healthThreshold && !isPollingHealth {
+            if pollsHealth && failures >= healthThreshold && !isPollingHealth {
                 isPollingHealth = true
                 actions.append(.startHealthPolling)
                 lastHealthPoll &+= 1
