@@ -356,10 +356,6 @@ public struct SessionMachine: Sendable {
         return false
     }
 
-    /// Whether the client is being disposed of because the server ended the session (DISPOSE after an
-    /// external LOGOUT): READY will say "You were logged out".
-    public var isEndingExternalLogout: Bool { pendingExternalLogout }
-
     /// Whether the retry timer is armed: exactly while in DISCONNECTED.
     public var isRetryTimerArmed: Bool {
         if case .disconnected = current { return true }
