@@ -1,7 +1,6 @@
 public import CoreMetrics
 public import LifelineCore
 public import Logging
-import Synchronization
 
 /// One chat session kept alive: the runtime that owns a `SessionMachine`, performs every action it
 /// returns — connections, timers, lookups — and feeds what happens back in as events.
@@ -32,71 +31,10 @@ import Synchronization
 /// repeats no decision of the machine or the plan: a timer or a play answer they no longer wait for is
 /// theirs to ignore. See <doc:HowLifelineIsBuilt>.
 public actor Session {
-    /// Tunables of the lifecycle that are not dependencies.
-    public struct Configuration: Sendable {
-        /// The retry delay policy for DISCONNECTED.
-        public var retryPolicy: RetryPolicy
-        /// The failure count at which the health service is polled.
-        public var healthThreshold: Int
-        /// How an `InvalidSession` is confirmed before the session is given up.
-        public var sessionCheck: SessionCheckPolicy
-        /// How often to poll the health service when it does not say.
-        public var healthPollInterval: Duration
-        /// The bounds any poll interval is kept within, whatever the service asks for.
-        public var healthPollBounds: ClosedRange<Duration>
-        /// Whether significant events replay one at a time (the default) or all at once.
-        public var replayMode: ReplayPlan.Mode
-        /// How many attempts a significant event gets before its failure is shown.
-        public var replayRetryLimit: Int
-        /// How long one play of a significant event may take before it counts as failed.
-        public var replayTimeout: Duration
-        /// The wait before a failed play's second attempt; doubled for each later one.
-        public var replayRetryDelay: Duration
-        /// How often recorded subscriptions are played again while connected, or `nil` for never.
-        /// Stoat's subscriptions expire after 15 minutes; `StoatClient` renews them every 10.
-        public var subscriptionRenewal: Duration?
-        /// How long a connection must last after CONNECTED for its end to start the failure count again
-        /// (`SessionMachine.stabilityWindow`); `nil` is the machine's default, 30 s. `StoatClient` uses its
-        /// heartbeat interval.
-        public var stabilityWindow: Duration?
-        /// How long CONNECTED waits for the socket to deliver what the server stored
-        /// (``deliveryExpected(_:generation:)``) before it calls the socket deaf: 15 s ± 20 % by default.
-        public var deliveryWatch: DeliveryWatchPolicy
-
-        /// Creates a configuration; the defaults are the specification's.
-        public init(
-            retryPolicy: RetryPolicy = .spec,
-            healthThreshold: Int = 3,
-            sessionCheck: SessionCheckPolicy = .standard,
-            healthPollInterval: Duration = .seconds(60),
-            healthPollBounds: ClosedRange<Duration> = .seconds(10)...(.seconds(900)),
-            replayMode: ReplayPlan.Mode = .sequential,
-            replayRetryLimit: Int = 3,
-            replayTimeout: Duration = .seconds(10),
-            replayRetryDelay: Duration = .seconds(1),
-            subscriptionRenewal: Duration? = nil,
-            stabilityWindow: Duration? = nil,
-            deliveryWatch: DeliveryWatchPolicy = .standard
-        ) {
-            self.retryPolicy = retryPolicy
-            self.healthThreshold = healthThreshold
-            self.sessionCheck = sessionCheck
-            self.replayRetryDelay = replayRetryDelay
-            self.healthPollInterval = healthPollInterval
-            self.healthPollBounds = healthPollBounds
-            self.replayMode = replayMode
-            self.replayRetryLimit = replayRetryLimit
-            self.replayTimeout = replayTimeout
-            self.subscriptionRenewal = subscriptionRenewal
-            self.stabilityWindow = stabilityWindow
-            self.deliveryWatch = deliveryWatch
-        }
-    }
-
     private let connections: any ConnectionFactory
     let authenticator: any Authenticator
     private let health: (any HealthService)?
-    private let caches: (any CacheInvalidation)?
+    private let hooks: (any SessionHooks)?
     private let network: any NetworkMonitor
     let clock: SessionClock
     var random: any RandomNumberGenerator & Sendable
@@ -141,7 +79,8 @@ public actor Session {
     ///   - authenticator: The onboarding check and completion, the session check, the account lookup,
     ///     ending a session.
     ///   - health: The health service polled at high failure counts; `nil` for none.
-    ///   - caches: Invalidated on every entry into RECONNECTING and discarded on DISPOSE; `nil` for none.
+    ///   - hooks: Told of the lifecycle: caches invalidated on every entry into RECONNECTING and discarded on
+    ///     DISPOSE, CONNECTED entered and left, the session ended; `nil` for none.
     ///   - network: The device's network; `nil` (the default) is the platform's own,
     ///     ``SystemNetworkMonitor/make(logger:)`` logging to `logger`. Pass a ``ManualNetworkMonitor`` for a
     ///     network you drive yourself (tests, or an app that knows better).
@@ -154,7 +93,7 @@ public actor Session {
         connections: any ConnectionFactory,
         authenticator: any Authenticator,
         health: (any HealthService)? = nil,
-        caches: (any CacheInvalidation)? = nil,
+        hooks: (any SessionHooks)? = nil,
         network: (any NetworkMonitor)? = nil,
         clock: some Clock<Duration> = ContinuousClock(),
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
@@ -165,7 +104,7 @@ public actor Session {
         self.connections = connections
         self.authenticator = authenticator
         self.health = health
-        self.caches = caches
+        self.hooks = hooks
         self.network = network ?? SystemNetworkMonitor.make(logger: logger)
         self.clock = SessionClock(clock)
         self.random = random
@@ -388,6 +327,10 @@ public actor Session {
     private func transitioned(_ transitions: [SessionTransition], actions: [SessionAction]) {
         guard let first = transitions.first else { return }
         if first.to == .disconnected, case .temporary(let cause)? = first.cause { metrics.failure(cause) }
+        if first.from == .connected { hooks?.leftConnected() }
+        if transitions.contains(where: { $0.event == .logout || ($0.event == .permanentFailure && $0.to == .error) }) {
+            hooks?.sessionEnded()
+        }
         for transition in transitions {
             metrics.transition(transition)
             var metadata: Logger.Metadata = [
@@ -437,9 +380,10 @@ public actor Session {
         case .fetchAccountStanding(let userID, let lookup):
             // ERROR's lookup belongs to the client; the login screen's outlives DISPOSE, which it tailors.
             submit(.lookUpStanding(userID: userID, lookup: lookup), racing: true, client: machine.state == .error)
-        case .replaySignificantEvents:
+        case .replaySignificantEvents(let generation):
             // The plays follow as `.replay` actions of the same transition.
             if let time = machine.timeToConnected { metrics.connected(after: time) }
+            hooks?.connected(generation: generation)
         case .endSession(let credentials):
             // Not the client's: it outlives DISPOSE, and only the end of run() cancels it.
             submit(.endSession(credentials), racing: false, client: false)
@@ -546,7 +490,7 @@ public actor Session {
             for work in running { await work.ended() }
             // No sleep of the disposed client is left on the clock when the login form comes back.
             await deadlines.untilIdle()
-            await caches?.discardCaches()
+            await hooks?.discardCaches()
             await disposed()
         }
     }
@@ -572,7 +516,7 @@ public actor Session {
         // overlap, not even for the moment a socket takes to close.
         await previous?.ended()
         guard !work.isCancelled, !Task.isCancelled else { return }
-        if invalidate { await caches?.invalidateCaches() }
+        if invalidate { await hooks?.invalidateCaches() }
         if checkingOnboarding {
             guard await onboardingChecked(credentials, generation: generation, work: work) else { return }
         }
@@ -718,46 +662,5 @@ public actor Session {
     func makeID() -> UInt64 {
         nextID &+= 1
         return nextID
-    }
-}
-
-/// The session's work that has not ended yet, readable from any task: what ``Session/runningTasks`` and
-/// ``Session/runningClientTasks`` count, and what DISPOSE stops and waits for.
-final class WorkRegistry: Sendable {
-    private let works = Mutex<[UInt64: Work]>([:])
-
-    func insert(_ work: Work, id: UInt64) { works.withLock { $0[id] = work } }
-    func remove(_ id: UInt64) { works.withLock { _ = $0.removeValue(forKey: id) } }
-    func removeAll() { works.withLock { $0 = [:] } }
-    func clientWork() -> [Work] { works.withLock { $0.values.filter(\.isClientWork) } }
-
-    func count(clientOnly: Bool) -> Int {
-        works.withLock { works in clientOnly ? works.values.count { $0.isClientWork } : works.count }
-    }
-}
-
-extension ConnectionEvent {
-    /// The report's log metadata: the generation, the milestone (`opened`, `authenticated`, `ready`, `ended`)
-    /// and, for an end, its kind (`temporary`, `permanent`, `loggedOut`) and its code.
-    fileprivate func logMetadata(generation: UInt64) -> Logger.Metadata {
-        var metadata: Logger.Metadata = ["lifeline.generation": "\(generation)"]
-        switch self {
-        case .opened: metadata["lifeline.event"] = "opened"
-        case .authenticated: metadata["lifeline.event"] = "authenticated"
-        case .ready: metadata["lifeline.event"] = "ready"
-        case .ended(let end):
-            metadata["lifeline.event"] = "ended"
-            switch end {
-            case .temporary(let cause):
-                metadata["lifeline.end"] = "temporary"
-                metadata["lifeline.cause"] = "\(cause.code.rawValue)"
-            case .permanent(let reason):
-                metadata["lifeline.end"] = "permanent"
-                metadata["lifeline.cause"] = "\(reason.code.rawValue)"
-            case .loggedOut:
-                metadata["lifeline.end"] = "loggedOut"
-            }
-        }
-        return metadata
     }
 }

@@ -25,6 +25,22 @@ struct SessionDecisionTests {
         await harness.stop()
     }
 
+    @Test("the session tells its hooks of each CONNECTED with its generation, of leaving it, and of the end, in order")
+    func lifecycleHooks() async throws {
+        let harness = Harness(polling: false)
+        let first = await harness.connected()
+        await first.end(.temporary(.socketDropped))
+        _ = try #require(await harness.recorder.next(.disconnected))
+        let second = await harness.retry()
+        await second.ready()
+        _ = try #require(await harness.recorder.next(.connected))
+        await harness.session.logOut()
+        _ = try #require(await harness.recorder.next(.ready))
+        #expect(harness.caches.moments == ["connected(1)", "left", "connected(2)", "left", "ended"])
+        #expect(harness.caches.discards == 1)
+        await harness.stop()
+    }
+
     @Test("a connection that reports its own end is not closed by the session, which reconnects after it")
     func ownEndNotClosed() async throws {
         let harness = Harness(polling: false)
