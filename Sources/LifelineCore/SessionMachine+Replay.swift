@@ -21,7 +21,7 @@ extension SessionMachine {
         replayed(succeeded ? replay.played(id) : replay.failed(id))
     }
 
-    /// The play `id` (``ReplayAction/play(_:)``) is awaited (``PlayStart``'s `pending` in the runtime): its
+    /// The play `id` (``ReplayAction/play(_:)``) is awaited (`PlayStart.pending` in the runtime): its
     /// timeout is armed, ``replayTimeout`` from now, and firing fails it. A play answered at once needs none.
     ///
     /// - Returns: The timer to arm, or ``Output/ignored`` for a play the plan does not wait for, or whose
