@@ -23,28 +23,18 @@ extension Session {
     ///   - event: The event.
     ///   - playable: Whether the protocol has a frame for it (an opposite without one only updates the record).
     public func request(_ event: SignificantEvent, playable: Bool = true) {
-        for action in machine.requested(event, playable: playable) { perform(action) }
-        publish(transitions: [])
+        modify { machine, _ in machine.requested(event, playable: playable) }
     }
 
     // MARK: - Running the plan
-
-    func connectionMade(_ connection: any SessionConnection, generation: UInt64) {
-        guard machine.liveGeneration == generation else { return }  // superseded while it was being made
-        liveConnection = (generation, connection)
-    }
 
     /// Performs one action of the machine's replay plan.
     func perform(_ action: ReplayAction) {
         switch action {
         case .play(let play):
             startPlay(play)
-        case .cancelTimeout(let id):
-            deadlines.cancel(.playTimeout(id))
-        case .armRetry(let id, let delay):
-            schedule(.playRetry(id), after: delay)
-        case .cancelRetry(let id):
-            deadlines.cancel(.playRetry(id))
+        case .cancelTimeout, .armRetry, .cancelRetry:
+            break  // the machine turns the plan's timers into its own (`armTimer`, `cancelTimer`)
         case .surface(let event, let attempts):
             logger.info(
                 "significant event failed",
@@ -59,9 +49,9 @@ extension Session {
     }
 
     private func startPlay(_ play: ReplayPlan.Play) {
-        guard let connection = liveConnection?.connection else {
+        guard let connection = connection?.work.connection else {
             // CONNECTED always has a connection object; if it is gone the play fails and is retried.
-            for action in machine.playAnswered(play.id, succeeded: false) { perform(action) }
+            modify(quiet: true) { machine, _ in machine.playAnswered(play.id, succeeded: false) }
             return
         }
         switch connection.startPlay(play.event) {
@@ -70,9 +60,9 @@ extension Session {
         case .failed:
             answeredAtOnce(play.id, succeeded: false)
         case .pending(let answer):
-            // The play is one task; its timeout is an entry in the session's deadline timer, not a task. A play
+            // The play is one task; the machine arms its timeout, an entry in the session's deadline timer. A play
             // that outlives its timeout ends with its connection, and the plan ignores its late answer.
-            schedule(.playTimeout(play.id), after: configuration.replayTimeout)
+            modify(quiet: true) { machine, _ in machine.playPending(play.id) }
             submit(.play(play.id, answer: answer), racing: false, client: true)
         }
     }
@@ -97,99 +87,21 @@ extension Session {
             immediateAnswers.removeAll(keepingCapacity: true)
             immediateAnswersDue = false
         }
-        guard !stopping else { return }
         var changed = false
         var index = 0
-        // The plays the answers start may be answered at once too: they join the end of the list.
+        // The plays the answers start may be answered at once too: they join the end of the list. A play the
+        // plan no longer waits for changes nothing.
         while index < immediateAnswers.count {
             let (id, succeeded) = immediateAnswers[index]
             index += 1
-            let actions = machine.playAnswered(id, succeeded: succeeded)
-            guard !actions.isEmpty else { continue }  // a play the plan no longer waits for
-            changed = true
-            for action in actions { perform(action) }
+            changed = modify(quiet: true) { machine, _ in machine.playAnswered(id, succeeded: succeeded) } || changed
         }
         if changed { publish(transitions: []) }
     }
 
+    /// A play's awaited answer: what the plan answers is published; a play it no longer waits for changes
+    /// nothing.
     func playFinished(_ id: UInt64, succeeded: Bool) {
-        playEnded(machine.playAnswered(id, succeeded: succeeded))
+        modify { machine, _ in machine.playAnswered(id, succeeded: succeeded) }
     }
-
-    /// Performs what the plan answered to a play's end (an answer, or its timeout); the plan answers
-    /// nothing to a play it no longer waits for, and then nothing changed.
-    func playEnded(_ actions: [SessionAction]) {
-        guard !actions.isEmpty else { return }
-        for action in actions { perform(action) }
-        publish(transitions: [])
-    }
-
-    /// Plays the recorded subscriptions again, every ``Configuration/subscriptionRenewal`` while connected.
-    func renewSubscriptions() {
-        guard machine.state == .connected, let interval = configuration.subscriptionRenewal else { return }
-        schedule(.renewal, after: interval)
-        for action in machine.renew(.subscribe, limit: 5) { perform(action) }
-    }
-}
-
-/// A deadline of a session: an entry in its one ``DeadlineTimer``.
-enum SessionDeadline: Identifiable, Sendable {
-    /// A timer the machine armed (retry, session check, delivery watch).
-    case timer(SessionTimer)
-    /// A play's timeout.
-    case playTimeout(UInt64)
-    /// The wait before a failed play's next attempt.
-    case playRetry(UInt64)
-    /// The next renewal of the recorded subscriptions.
-    case renewal
-
-    /// What names a deadline: the machine's timers and the plan's plays count their ids apart.
-    enum ID: Hashable, Sendable {
-        case timer(UInt64)
-        case playTimeout(UInt64)
-        case playRetry(UInt64)
-        case renewal
-    }
-
-    var id: ID {
-        switch self {
-        case .timer(let timer): .timer(timer.id)
-        case .playTimeout(let id): .playTimeout(id)
-        case .playRetry(let id): .playRetry(id)
-        case .renewal: .renewal
-        }
-    }
-}
-
-/// A piece of a session's work, as data: what ``Session/run()``'s task group runs in one child task.
-enum SessionJob: Sendable {
-    /// A connection attempt: the onboarding check if asked, then the connection, after `previous` ended.
-    case connection(
-        SessionCredentials, generation: UInt64, checkingOnboarding: Bool, invalidate: Bool, previous: Work?)
-    /// A check of a session the server called invalid.
-    case checkSession(SessionCredentials, check: UInt64)
-    /// A lookup of the account's standing.
-    case lookUpStanding(userID: String, lookup: UInt64)
-    /// Ending the session on the server.
-    case endSession(SessionCredentials)
-    /// One poll of the health service.
-    case pollHealth(poll: UInt64)
-    /// The health timer's loop, while a poll is scheduled: the polling's work between polls.
-    case runHealthTimer
-    /// Awaiting the answer of one play of a significant event (``PlayStart/pending(_:)``).
-    case play(UInt64, answer: @Sendable () async throws -> Void)
-    /// Handing the plays the connection answered at once to the plan, in one turn of the actor.
-    case answerPlays
-    /// The deadline timer's loop, while something is scheduled.
-    case runDeadlines
-    /// Waiting for the disposed client's work to end, then READY.
-    case dispose(waitingFor: [Work])
-}
-
-/// A job handed to ``Session/run()``'s loop, with its work (the cancellation token and the end).
-struct Submission: Sendable {
-    var job: SessionJob
-    var work: Work
-    var id: UInt64
-    var racing: Bool
 }

@@ -1,7 +1,6 @@
 public import CoreMetrics
 public import LifelineCore
 public import Logging
-import Synchronization
 
 /// One chat session kept alive: the runtime that owns a `SessionMachine`, performs every action it
 /// returns — connections, timers, lookups — and feeds what happens back in as events.
@@ -32,71 +31,10 @@ import Synchronization
 /// repeats no decision of the machine or the plan: a timer or a play answer they no longer wait for is
 /// theirs to ignore. See <doc:HowLifelineIsBuilt>.
 public actor Session {
-    /// Tunables of the lifecycle that are not dependencies.
-    public struct Configuration: Sendable {
-        /// The retry delay policy for DISCONNECTED.
-        public var retryPolicy: RetryPolicy
-        /// The failure count at which the health service is polled.
-        public var healthThreshold: Int
-        /// How an `InvalidSession` is confirmed before the session is given up.
-        public var sessionCheck: SessionCheckPolicy
-        /// How often to poll the health service when it does not say.
-        public var healthPollInterval: Duration
-        /// The bounds any poll interval is kept within, whatever the service asks for.
-        public var healthPollBounds: ClosedRange<Duration>
-        /// Whether significant events replay one at a time (the default) or all at once.
-        public var replayMode: ReplayPlan.Mode
-        /// How many attempts a significant event gets before its failure is shown.
-        public var replayRetryLimit: Int
-        /// How long one play of a significant event may take before it counts as failed.
-        public var replayTimeout: Duration
-        /// The wait before a failed play's second attempt; doubled for each later one.
-        public var replayRetryDelay: Duration
-        /// How often recorded subscriptions are played again while connected, or `nil` for never.
-        /// Stoat's subscriptions expire after 15 minutes; `StoatClient` renews them every 10.
-        public var subscriptionRenewal: Duration?
-        /// How long a connection must last after CONNECTED for its end to start the failure count again
-        /// (`SessionMachine.stabilityWindow`); `nil` is the machine's default, 30 s. `StoatClient` uses its
-        /// heartbeat interval.
-        public var stabilityWindow: Duration?
-        /// How long CONNECTED waits for the socket to deliver what the server stored
-        /// (``deliveryExpected(_:generation:)``) before it calls the socket deaf: 15 s ± 20 % by default.
-        public var deliveryWatch: DeliveryWatchPolicy
-
-        /// Creates a configuration; the defaults are the specification's.
-        public init(
-            retryPolicy: RetryPolicy = .spec,
-            healthThreshold: Int = 3,
-            sessionCheck: SessionCheckPolicy = .standard,
-            healthPollInterval: Duration = .seconds(60),
-            healthPollBounds: ClosedRange<Duration> = .seconds(10)...(.seconds(900)),
-            replayMode: ReplayPlan.Mode = .sequential,
-            replayRetryLimit: Int = 3,
-            replayTimeout: Duration = .seconds(10),
-            replayRetryDelay: Duration = .seconds(1),
-            subscriptionRenewal: Duration? = nil,
-            stabilityWindow: Duration? = nil,
-            deliveryWatch: DeliveryWatchPolicy = .standard
-        ) {
-            self.retryPolicy = retryPolicy
-            self.healthThreshold = healthThreshold
-            self.sessionCheck = sessionCheck
-            self.replayRetryDelay = replayRetryDelay
-            self.healthPollInterval = healthPollInterval
-            self.healthPollBounds = healthPollBounds
-            self.replayMode = replayMode
-            self.replayRetryLimit = replayRetryLimit
-            self.replayTimeout = replayTimeout
-            self.subscriptionRenewal = subscriptionRenewal
-            self.stabilityWindow = stabilityWindow
-            self.deliveryWatch = deliveryWatch
-        }
-    }
-
     private let connections: any ConnectionFactory
     let authenticator: any Authenticator
     private let health: (any HealthService)?
-    private let caches: (any CacheInvalidation)?
+    private let hooks: (any SessionHooks)?
     private let network: any NetworkMonitor
     let clock: SessionClock
     var random: any RandomNumberGenerator & Sendable
@@ -105,17 +43,14 @@ public actor Session {
     let configuration: Configuration
 
     var machine: SessionMachine
-    /// The connection object of the live generation, once its work made it: plays go through it.
-    var liveConnection: (generation: UInt64, connection: any SessionConnection)?
-    /// Every deadline of the session — the machine's timers, the plays' timeouts and retries, the
-    /// subscription renewal — in one timer, whose loop runs as a job of ``run()``'s task group while
-    /// something is scheduled.
-    nonisolated let deadlines: DeadlineTimer<SessionDeadline>
+    /// Every timer the machine armed — the retry, the checks, the delivery watch, the plays' timeouts and
+    /// retries, the renewal — in one timer, whose loop runs as a job of ``run()``'s task group while something
+    /// is scheduled.
+    nonisolated let deadlines: DeadlineTimer<SessionTimer>
     /// The waits between health polls (the machine's ``SessionTimer/Purpose/healthPoll`` timers), in a timer
     /// of their own whose loop is the polling's work: while polling, ``runningClientTasks`` counts it, DISPOSE
     /// waits for it, and its sleep stands apart from the retry's.
-    nonisolated let healthTimer: DeadlineTimer<SessionDeadline>
-    private var actionBuffer: [SessionAction] = []
+    nonisolated let healthTimer: DeadlineTimer<SessionTimer>
     private let broadcaster: Broadcaster<SessionSnapshot>
 
     /// What `run()`'s task group is to run, in order, as typed jobs; the group adds each as a child task
@@ -124,10 +59,9 @@ public actor Session {
     private let jobs: AsyncStream<Submission>.Continuation
     /// Every piece of work submitted and not yet ended, by id.
     private let registry = WorkRegistry()
-    /// The work of the current connection attempt, by generation, and the last one started, which the
-    /// next waits for.
-    private var connectionWork: (generation: UInt64, work: Work)?
-    private var previousConnection: Work?
+    /// The work of the last connection attempt started, by generation: the live one's carries the connection
+    /// that plays go through, and the next attempt waits for its end.
+    var connection: (generation: UInt64, work: Work)?
     private var started = false
     /// Set when ``run()`` ends: from then on no event is handled and no work is started.
     private(set) var stopping = false
@@ -145,7 +79,8 @@ public actor Session {
     ///   - authenticator: The onboarding check and completion, the session check, the account lookup,
     ///     ending a session.
     ///   - health: The health service polled at high failure counts; `nil` for none.
-    ///   - caches: Invalidated on every entry into RECONNECTING and discarded on DISPOSE; `nil` for none.
+    ///   - hooks: Told of the lifecycle: caches invalidated on every entry into RECONNECTING and discarded on
+    ///     DISPOSE, CONNECTED entered and left, the session ended; `nil` for none.
     ///   - network: The device's network; `nil` (the default) is the platform's own,
     ///     ``SystemNetworkMonitor/make(logger:)`` logging to `logger`. Pass a ``ManualNetworkMonitor`` for a
     ///     network you drive yourself (tests, or an app that knows better).
@@ -158,7 +93,7 @@ public actor Session {
         connections: any ConnectionFactory,
         authenticator: any Authenticator,
         health: (any HealthService)? = nil,
-        caches: (any CacheInvalidation)? = nil,
+        hooks: (any SessionHooks)? = nil,
         network: (any NetworkMonitor)? = nil,
         clock: some Clock<Duration> = ContinuousClock(),
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
@@ -169,7 +104,7 @@ public actor Session {
         self.connections = connections
         self.authenticator = authenticator
         self.health = health
-        self.caches = caches
+        self.hooks = hooks
         self.network = network ?? SystemNetworkMonitor.make(logger: logger)
         self.clock = SessionClock(clock)
         self.random = random
@@ -184,7 +119,9 @@ public actor Session {
             replay: ReplayPlan(
                 mode: configuration.replayMode, retryLimit: configuration.replayRetryLimit,
                 retryDelay: configuration.replayRetryDelay),
-            healthPollInterval: configuration.healthPollInterval, healthPollBounds: configuration.healthPollBounds)
+            healthPollInterval: configuration.healthPollInterval, healthPollBounds: configuration.healthPollBounds,
+            pollsHealth: health != nil, replayTimeout: configuration.replayTimeout,
+            subscriptionRenewal: configuration.subscriptionRenewal)
         self.machine = machine
         broadcaster = Broadcaster(
             current: SessionSnapshot(state: machine.state, presentation: machine.presentation, failures: 0),
@@ -275,8 +212,7 @@ public actor Session {
             try await authenticator.completeOnboarding(credentials, username: username)
         } catch {
             let failure = SessionError(code: .onboardingFailed, message: "\(error)", cause: error)
-            machine.onboardingRefused(error, message: failure.message)
-            publish(transitions: [])
+            modify { machine, _ in machine.onboardingRefused(error, message: failure.message) }
             throw failure
         }
         // The user may have cancelled while the request was in flight; then USER_CREATED is rejected.
@@ -317,26 +253,20 @@ public actor Session {
     ///   - key: What names the delivery (the message's nonce); report it with ``deliverySeen(_:)``.
     ///   - generation: ``connectedGeneration`` when the send started.
     public func deliveryExpected(_ key: String, generation: UInt64) {
-        guard !stopping else { return }
-        // Not published: nothing the interface shows changed.
-        for action in machine.deliveryExpected(key, generation: generation, using: &random).actions {
-            perform(action)
-        }
+        modify(quiet: true) { $0.deliveryExpected(key, generation: generation, using: &$1) }
     }
 
     /// The socket delivered what ``deliveryExpected(_:generation:)`` named `key`: its deadline is cancelled. A
     /// key not awaited changes nothing, and is not a stale event.
     public func deliverySeen(_ key: String) {
-        guard !stopping else { return }
-        for action in machine.deliverySeen(key).actions { perform(action) }
+        modify(quiet: true) { machine, _ in machine.deliverySeen(key) }
     }
 
     /// The server named the session's user (a client reads it from its first `Ready`): a session that began
     /// without a user id carries it from now on, so an ending it meets later is looked up and named (see
     /// `SessionMachine.userIdentified(_:)`). A session that names its user keeps it.
     public func userIdentified(_ userID: String) {
-        guard !stopping else { return }
-        _ = machine.userIdentified(userID)
+        modify(quiet: true) { machine, _ in machine.userIdentified(userID) }
     }
 
     /// Shows why a login at the login interface failed (READY only): wrong password, blocked, disabled.
@@ -348,46 +278,41 @@ public actor Session {
     /// - Returns: Whether the session was in READY and shows the failure.
     @discardableResult
     public func reportLoginFailure(_ failure: LoginFailure, userID: String? = nil) -> Bool {
-        let output = machine.loginFailed(failure, userID: userID)
-        guard output != .ignored else { return false }  // not in READY: nothing to show, nothing stale
-        return apply(output)
+        modify { machine, _ in machine.loginFailed(failure, userID: userID) }
     }
 
-    // MARK: - Events
+    // MARK: - The funnel
 
-    /// Feeds one event to the machine, performs its actions, and publishes the snapshot.
+    /// Feeds one event to the machine (``modify(quiet:stale:_:)``).
     @discardableResult
     private func handle(_ event: SessionEvent) -> Bool {
-        guard !stopping else { return false }
-        actionBuffer.removeAll(keepingCapacity: true)
-        let from = machine.state
-        guard let steps = machine.handle(event, using: &random, appendingTo: &actionBuffer) else {
-            rejected(event.kind, in: from)
-            return false
-        }
-        var transitions = steps.transitions
-        transitions[0].cause = event.failure
-        let actions = actionBuffer
-        transitioned(transitions, actions: actions)
-        return true
+        modify { $0.handle(event, using: &$1) }
     }
 
-    /// Performs what the machine answered to a report; returns whether it was acted on.
+    /// The one place the session changes its machine: runs `change` on it, performs the actions it returned,
+    /// in order, and publishes a snapshot — with the transitions taken, or, for an update, unless `quiet` (a
+    /// change the interface does not show: a deadline armed, a poll asked). What the machine rejects or
+    /// ignores changes nothing; an ignored report is counted as stale when `stale` (a report about a
+    /// superseded connection, timer or check). After ``run()`` ended nothing changes.
+    ///
+    /// - Returns: Whether the machine acted on it (an accepted event, or an update).
     @discardableResult
-    func apply(_ output: SessionMachine.Output) -> Bool {
+    func modify(
+        quiet: Bool = false, stale: Bool = false,
+        _ change: (inout SessionMachine, inout any RandomNumberGenerator & Sendable) -> SessionMachine.Output
+    ) -> Bool {
         guard !stopping else { return false }
-        switch output {
+        switch change(&machine, &random) {
         case .transitioned(let transitions, let actions):
             transitioned(transitions, actions: actions)
         case .updated(let actions):
             for action in actions { perform(action) }
-            publish(transitions: [])
+            if !quiet { publish(transitions: []) }
         case .rejected(let kind, let state):
             rejected(kind, in: state)
             return false
         case .ignored:
-            // A late report from a superseded connection, timer, check or lookup.
-            metrics.staleEvent()
+            if stale { metrics.staleEvent() }
             return false
         }
         return true
@@ -402,8 +327,9 @@ public actor Session {
     private func transitioned(_ transitions: [SessionTransition], actions: [SessionAction]) {
         guard let first = transitions.first else { return }
         if first.to == .disconnected, case .temporary(let cause)? = first.cause { metrics.failure(cause) }
-        if first.from == .connected {
-            deadlines.cancel(.renewal)
+        if first.from == .connected { hooks?.leftConnected() }
+        if transitions.contains(where: { $0.event == .logout || ($0.event == .permanentFailure && $0.to == .error) }) {
+            hooks?.sessionEnded()
         }
         for transition in transitions {
             metrics.transition(transition)
@@ -422,31 +348,27 @@ public actor Session {
     func perform(_ action: SessionAction) {
         switch action {
         case .authenticate(let credentials, let generation):
-            machine.connectionStarted(generation: generation, at: clock.elapsed())
+            _ = machine.connectionStarted(generation: generation, at: clock.elapsed())
             startConnection(credentials, generation: generation, checkingOnboarding: true)
         case .connect(let credentials, let generation):
-            machine.connectionStarted(generation: generation, at: clock.elapsed())
+            _ = machine.connectionStarted(generation: generation, at: clock.elapsed())
             startConnection(credentials, generation: generation, checkingOnboarding: false)
         case .closeConnection(let generation):
-            if connectionWork?.generation == generation {
-                connectionWork?.work.cancel()
-                connectionWork = nil
-            }
-            if liveConnection?.generation == generation { liveConnection = nil }
+            if connection?.generation == generation { connection?.work.cancel() }
         case .invalidateCaches:
             pendingCacheInvalidation = true
+        case .armTimer(let timer) where timer.purpose == .healthPoll:
+            if healthTimer.schedule(timer, at: clock.elapsed() + timer.delay) {
+                submit(.runHealthTimer, racing: true, client: true)
+            }
         case .armTimer(let timer):
-            if case .healthPoll = timer.purpose {
-                guard health != nil else { return }
-                if healthTimer.schedule(.timer(timer), at: clock.elapsed() + timer.delay) {
-                    submit(.runHealthTimer, racing: true, client: true)
-                }
-            } else {
-                schedule(.timer(timer), after: timer.delay)
+            if deadlines.schedule(timer, at: clock.elapsed() + timer.delay) {
+                // The deadline timer's loop runs while something is scheduled: an idle session holds no task.
+                submit(.runDeadlines, racing: false, client: false, counted: false)
             }
         case .cancelTimer(let id):
-            deadlines.cancel(.timer(id))
-            healthTimer.cancel(.timer(id))
+            deadlines.cancel(id)
+            healthTimer.cancel(id)
         case .checkSession(let credentials, let check):
             submit(.checkSession(credentials, check: check), racing: true, client: true)
         case .startHealthPolling, .stopHealthPolling:
@@ -454,17 +376,14 @@ public actor Session {
             // stops is the machine's to ignore.
             break
         case .pollHealth(let poll):
-            guard health != nil else { return }
             submit(.pollHealth(poll: poll), racing: true, client: true)
         case .fetchAccountStanding(let userID, let lookup):
             // ERROR's lookup belongs to the client; the login screen's outlives DISPOSE, which it tailors.
             submit(.lookUpStanding(userID: userID, lookup: lookup), racing: true, client: machine.state == .error)
-        case .replaySignificantEvents:
-            if let time = machine.timeToConnected { metrics.connected(after: time) }
+        case .replaySignificantEvents(let generation):
             // The plays follow as `.replay` actions of the same transition.
-            if let interval = configuration.subscriptionRenewal {
-                schedule(.renewal, after: interval)
-            }
+            if let time = machine.timeToConnected { metrics.connected(after: time) }
+            hooks?.connected(generation: generation)
         case .endSession(let credentials):
             // Not the client's: it outlives DISPOSE, and only the end of run() cancels it.
             submit(.endSession(credentials), racing: false, client: false)
@@ -472,9 +391,7 @@ public actor Session {
             deadlines.cancelAll()
             let running = registry.clientWork()
             for work in running { work.cancel() }
-            liveConnection = nil
-            previousConnection = nil
-            connectionWork = nil
+            connection = nil
             healthTimer.cancelAll()
             pendingCacheInvalidation = false
             // The plan starts its ids again: an answer kept for it must not reach the next client's plays.
@@ -573,7 +490,7 @@ public actor Session {
             for work in running { await work.ended() }
             // No sleep of the disposed client is left on the clock when the login form comes back.
             await deadlines.untilIdle()
-            await caches?.discardCaches()
+            await hooks?.discardCaches()
             await disposed()
         }
     }
@@ -586,10 +503,9 @@ public actor Session {
         let work = submit(
             .connection(
                 credentials, generation: generation, checkingOnboarding: checkingOnboarding, invalidate: invalidate,
-                previous: previousConnection),
+                previous: connection?.work),
             racing: false, client: true)
-        connectionWork = (generation, work)
-        previousConnection = work
+        connection = (generation, work)
     }
 
     private nonisolated func runConnection(
@@ -600,13 +516,12 @@ public actor Session {
         // overlap, not even for the moment a socket takes to close.
         await previous?.ended()
         guard !work.isCancelled, !Task.isCancelled else { return }
-        if invalidate { await caches?.invalidateCaches() }
+        if invalidate { await hooks?.invalidateCaches() }
         if checkingOnboarding {
             guard await onboardingChecked(credentials, generation: generation, work: work) else { return }
         }
         let connection = connections.makeConnection(for: credentials, generation: generation)
         guard work.attach(connection) else { return }  // closed while it was being made
-        await connectionMade(connection, generation: generation)
         await connection.run { event in await self.connectionReported(event, generation: generation) }
         await connectionReturned(generation: generation)
     }
@@ -651,9 +566,10 @@ public actor Session {
         case .opened, .authenticated:
             break
         case .ready:
-            apply(machine.connectionReady(generation: generation, at: clock.elapsed(), using: &random))
+            let now = clock.elapsed()
+            modify(stale: true) { $0.connectionReady(generation: generation, at: now, using: &$1) }
         case .ended(let end):
-            apply(machine.connectionEnded(end, generation: generation, at: clock.elapsed(), using: &random))
+            ended(end, generation: generation)
         }
     }
 
@@ -663,69 +579,48 @@ public actor Session {
         // A superseded connection returning is its normal end, not a stale report: the machine is not asked.
         guard machine.liveGeneration == generation else { return }
         let cause = TemporaryFailureCause(code: .socketDropped, message: "the connection ended without a reason")
-        apply(machine.connectionEnded(.temporary(cause), generation: generation, at: clock.elapsed(), using: &random))
+        ended(.temporary(cause), generation: generation)
+    }
+
+    private func ended(_ end: SessionFailure, generation: UInt64) {
+        let age = machine.connectedFor(at: clock.elapsed())
+        modify(stale: true) { $0.connectionEnded(end, generation: generation, connectedFor: age, using: &$1) }
     }
 
     private func onboardingNeeded(generation: UInt64) {
-        apply(machine.onboardingNeeded(generation: generation, using: &random))
+        modify(stale: true) { $0.onboardingNeeded(generation: generation, using: &$1) }
     }
 
     // MARK: - Deadlines, checks and lookups
 
-    /// Schedules a deadline `delay` from now, starting the deadline timer's loop in run()'s group when none
-    /// runs: a session with no deadline holds no task for them.
-    func schedule(_ deadline: SessionDeadline, after delay: Duration) {
-        if deadlines.schedule(deadline, at: clock.elapsed() + delay) {
-            submit(.runDeadlines, racing: false, client: false, counted: false)
-        }
-    }
-
-    /// The session's deadline timer reached these deadlines: each is reported to the machine or the plan
-    /// that armed it, which ignores one it no longer waits for.
-    private func deadlinesPassed(_ due: [SessionDeadline]) {
-        guard !stopping else { return }
-        for deadline in due {
-            switch deadline {
-            case .timer(let timer):
-                let output = machine.timerFired(timer.id, at: clock.elapsed(), using: &random)
-                if case .retry = timer.purpose, output != .ignored { metrics.retryFired() }
-                if case .healthPoll = timer.purpose, output != .ignored {
-                    // The next poll: nothing the interface shows changed yet.
-                    for action in output.actions { perform(action) }
-                } else {
-                    apply(output)
-                }
-            case .playTimeout(let id):
-                playEnded(machine.playTimedOut(id))
-            case .playRetry(let id):
-                for action in machine.playRetryDue(id) { perform(action) }
-            case .renewal:
-                renewSubscriptions()
+    /// The session's deadline timer reached these timers: each is reported to the machine, which ignores one
+    /// it no longer waits for.
+    private func deadlinesPassed(_ due: [SessionTimer]) {
+        for timer in due {
+            let age = machine.connectedFor(at: clock.elapsed())
+            let fired = modify(quiet: timer.purpose.isQuiet, stale: true) {
+                $0.timerFired(timer.id, connectedFor: age, using: &$1)
             }
+            if case .retry = timer.purpose, fired { metrics.retryFired() }
         }
     }
 
     private func sessionChecked(_ result: Result<SessionCheck, any Error>, check: UInt64) {
-        apply(machine.sessionChecked(result, check: check, using: &random))
+        modify(stale: true) { $0.sessionChecked(result, check: check, using: &$1) }
     }
 
     /// Reports a health poll's answer (`nil`: it failed) to the machine, which arms the next poll's timer.
     private func healthAnswered(_ status: HealthStatus?, poll: UInt64) {
-        guard !stopping else { return }
-        let shown = machine.outageAlert
-        let output =
-            if let status {
-                machine.healthAnswered(poll: poll, alert: status.alert, pollInterval: status.pollInterval)
-            } else {
-                machine.healthPollFailed(poll: poll)
-            }
-        for action in output.actions { perform(action) }
-        if machine.outageAlert != shown { publish(transitions: []) }
+        // Published only when the alert the interface shows changed.
+        let quiet = status == nil || status?.alert == machine.outageAlert
+        modify(quiet: quiet) { machine, _ in
+            guard let status else { return machine.healthPollFailed(poll: poll) }
+            return machine.healthAnswered(poll: poll, alert: status.alert, pollInterval: status.pollInterval)
+        }
     }
 
     private func accountStandingFound(_ standing: AccountStanding?, lookup: UInt64) {
-        guard !stopping else { return }
-        if machine.accountStandingReceived(standing, lookup: lookup) { publish(transitions: []) }
+        modify { machine, _ in machine.accountStandingReceived(standing, lookup: lookup) }
     }
 
     private func disposed() {
@@ -733,12 +628,15 @@ public actor Session {
     }
 
     private func networkChanged(_ status: NetworkStatus) {
-        guard !stopping else { return }
-        // The machine decides what the change means; a report of no change is ignored, not counted.
-        let output = machine.networkChanged(isOnline: status.isOnline, using: &random)
-        guard output != .ignored else { return }
-        logger.info("network changed", metadata: ["lifeline.network": "\(status.rawValue)"])
-        apply(output)
+        // The machine decides what the change means; a report of no change is ignored, not counted. A change
+        // is logged before the transition it causes (the soak's audit reads them in order).
+        modify { machine, random in
+            let output = machine.networkChanged(isOnline: status.isOnline, using: &random)
+            if output != .ignored {
+                logger.info("network changed", metadata: ["lifeline.network": "\(status.rawValue)"])
+            }
+            return output
+        }
     }
 
     // MARK: - Bookkeeping
@@ -749,7 +647,7 @@ public actor Session {
         // Two statements, not `flatMap`: Swift 6.3.1's optimizer crashes on that form in a release build
         // (CopyPropagation, "Found outside of lifetime use").
         var retry: Duration?
-        if let timer = machine.retryTimerID { retry = deadlines.deadline(of: .timer(timer)) }
+        if let timer = machine.retryTimerID { retry = deadlines.deadline(of: timer) }
         var snapshot = SessionSnapshot(
             state: machine.state, presentation: machine.presentation, failures: machine.failures,
             nextRetry: retry, network: machine.isDeviceOnline ? .online : .offline,
@@ -764,46 +662,5 @@ public actor Session {
     func makeID() -> UInt64 {
         nextID &+= 1
         return nextID
-    }
-}
-
-/// The session's work that has not ended yet, readable from any task: what ``Session/runningTasks`` and
-/// ``Session/runningClientTasks`` count, and what DISPOSE stops and waits for.
-final class WorkRegistry: Sendable {
-    private let works = Mutex<[UInt64: Work]>([:])
-
-    func insert(_ work: Work, id: UInt64) { works.withLock { $0[id] = work } }
-    func remove(_ id: UInt64) { works.withLock { _ = $0.removeValue(forKey: id) } }
-    func removeAll() { works.withLock { $0 = [:] } }
-    func clientWork() -> [Work] { works.withLock { $0.values.filter(\.isClientWork) } }
-
-    func count(clientOnly: Bool) -> Int {
-        works.withLock { works in clientOnly ? works.values.count { $0.isClientWork } : works.count }
-    }
-}
-
-extension ConnectionEvent {
-    /// The report's log metadata: the generation, the milestone (`opened`, `authenticated`, `ready`, `ended`)
-    /// and, for an end, its kind (`temporary`, `permanent`, `loggedOut`) and its code.
-    fileprivate func logMetadata(generation: UInt64) -> Logger.Metadata {
-        var metadata: Logger.Metadata = ["lifeline.generation": "\(generation)"]
-        switch self {
-        case .opened: metadata["lifeline.event"] = "opened"
-        case .authenticated: metadata["lifeline.event"] = "authenticated"
-        case .ready: metadata["lifeline.event"] = "ready"
-        case .ended(let end):
-            metadata["lifeline.event"] = "ended"
-            switch end {
-            case .temporary(let cause):
-                metadata["lifeline.end"] = "temporary"
-                metadata["lifeline.cause"] = "\(cause.code.rawValue)"
-            case .permanent(let reason):
-                metadata["lifeline.end"] = "permanent"
-                metadata["lifeline.cause"] = "\(reason.code.rawValue)"
-            case .loggedOut:
-                metadata["lifeline.end"] = "loggedOut"
-            }
-        }
-        return metadata
     }
 }

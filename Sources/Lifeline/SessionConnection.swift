@@ -20,31 +20,17 @@ public protocol SessionConnection: Sendable {
     /// handle.
     func close()
 
-    /// Plays a significant event (a subscription, a typing indicator) on the connection, and returns when
-    /// it succeeded by its kind's criterion — an awaited answer, or, where the protocol sends none, the
-    /// frame written.
+    /// Starts playing a significant event (a subscription, a typing indicator) on the connection: answers at
+    /// once when its success criterion — an awaited answer, or, where the protocol sends none, the frame
+    /// written — is already met (or the play already failed), or what to await for it.
     ///
-    /// - Throws: When the event cannot be played (the connection is not open, the write failed, the
-    ///   protocol has no such event); the session retries it up to its limit.
-    func play(_ event: SignificantEvent) async throws
-
-    /// Starts playing a significant event, and answers at once when its success criterion is already met (or
-    /// the play already failed) without waiting: the same criterion as ``play(_:)``, only without a suspension.
-    ///
-    /// The session calls it, not ``play(_:)``. An answer given at once costs the session no task and no timeout:
-    /// a replay of 1 000 subscriptions on a socket with room is played in one turn of the session. The default
-    /// answers ``PlayStart/pending(_:)`` with ``play(_:)``, so a connection that does not implement it plays
-    /// as before.
+    /// An answer given at once costs the session no task and no timeout: a replay of 1 000 subscriptions on a
+    /// socket with room is played in one turn of the session. A play that cannot be played (the connection is
+    /// not open, the write failed, the protocol has no such event) fails; the session retries it up to its
+    /// limit.
     ///
     /// - Returns: The play's answer, or what to await for it (called once, in a task of the session's).
     func startPlay(_ event: SignificantEvent) -> PlayStart
-}
-
-extension SessionConnection {
-    /// Answers ``PlayStart/pending(_:)``: the session awaits ``play(_:)``.
-    public func startPlay(_ event: SignificantEvent) -> PlayStart {
-        .pending { try await self.play(event) }
-    }
 }
 
 /// How a play of a significant event started (``SessionConnection/startPlay(_:)``).

@@ -24,6 +24,9 @@ package final class Work: Sendable {
         isClientWork = client
     }
 
+    /// The connection the work runs (``attach(_:)``), until the work ends: what the session plays through.
+    var connection: (any SessionConnection)? { state.withLock { $0.connection } }
+
     /// Whether ``cancel()`` was called.
     package var isCancelled: Bool { state.withLock { $0.cancelled } }
 

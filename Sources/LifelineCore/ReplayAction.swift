@@ -1,9 +1,10 @@
 /// What the runtime must do for the replay.
 public enum ReplayAction: Sendable, Hashable {
-    /// Play the event on the current connection and arm its timeout; report ``ReplayPlan/played(_:)`` or
-    /// ``ReplayPlan/failed(_:)``.
+    /// Play the event on the current connection; report ``ReplayPlan/played(_:)`` or ``ReplayPlan/failed(_:)``
+    /// (a ``SessionMachine`` arms the timeout of a play whose answer is awaited: ``SessionMachine/playPending(_:)``).
     case play(ReplayPlan.Play)
-    /// The play with this id is answered or abandoned: disarm its timeout.
+    /// The play with this id is answered or abandoned: disarm its timeout (a ``SessionMachine`` turns it into
+    /// ``SessionAction/cancelTimer(id:)``, as it does the retry's two actions).
     case cancelTimeout(UInt64)
     /// The play with this id failed: arm its retry timer, and report ``ReplayPlan/retryTimerFired(_:)``
     /// when it fires.

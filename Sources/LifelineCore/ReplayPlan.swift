@@ -248,6 +248,11 @@ public struct ReplayPlan: Sendable {
         return next()
     }
 
+    /// Whether the play `id` was sent and not yet answered (one of ``inFlight``).
+    public func isInFlight(_ id: UInt64) -> Bool {
+        sent[sentHead...].contains { $0.id == id }
+    }
+
     /// The plays to send now.
     private mutating func next() -> [ReplayAction] {
         guard isConnected, let first = queue.first else { return [] }

@@ -65,12 +65,13 @@ extension SessionMachine {
         }
     }
 
-    /// Closes the connection that met `InvalidSession` and checks the session, the state unchanged.
-    mutating func startConfirming(_ reason: PermanentFailureReason, generation: UInt64) -> Output {
+    /// Checks the session after its connection ended with `InvalidSession`, the state unchanged (the
+    /// connection ended by itself: nothing to close).
+    mutating func startConfirming(_ reason: PermanentFailureReason) -> Output {
         guard let credentials else { preconditionFailure("confirming a session in \(state), which has none") }
         let check = nextTicket()
         setAttempt(.confirming)
         confirmation = Confirmation(reason: reason, invalidAnswers: 0, pending: .check(check))
-        return .updated(actions: [.closeConnection(generation: generation), .checkSession(credentials, check: check)])
+        return .updated(actions: [.checkSession(credentials, check: check)])
     }
 }

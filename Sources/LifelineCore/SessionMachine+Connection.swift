@@ -8,48 +8,31 @@ extension SessionMachine {
     /// attempt starts a new run; any other keeps the run's start, so the time to CONNECTED
     /// (``timeToConnected``) counts the failed attempts and the retries' waits before it.
     ///
-    /// - Returns: Whether it was recorded; `false` for a generation that is not the live one.
+    /// - Returns: ``Output/updated(actions:)`` with no action, or ``Output/ignored`` for a generation that is
+    ///   not the live one.
     @discardableResult
-    public mutating func connectionStarted(generation: UInt64, at now: Duration) -> Bool {
-        guard liveGeneration == generation else { return false }
+    public mutating func connectionStarted(generation: UInt64, at now: Duration) -> Output {
+        guard liveGeneration == generation else { return .ignored }
         if case .loggingIn = current {
             connectingSince = now
         } else if connectingSince == nil {
             connectingSince = now
         }
-        return true
+        return .updated(actions: [])
     }
 
-    /// The connection `generation` has loaded its initial data: SOCKET_CONNECTED, if it is the live one.
+    /// The connection `generation` has loaded its initial data: SOCKET_CONNECTED, if it is the live one. Given
+    /// `now` on the runtime's clock, the machine records when CONNECTED began (``connectedAt``), which the
+    /// runtime's later reports measure the connection's age from (``connectedFor(at:)``).
     ///
     /// - Returns: The transition, or ``Output/ignored`` for a superseded generation.
     public mutating func connectionReady(
-        generation: UInt64, using generator: inout some RandomNumberGenerator
+        generation: UInt64, at now: Duration? = nil, using generator: inout some RandomNumberGenerator
     ) -> Output {
         guard liveGeneration == generation else { return .ignored }
-        return handle(.socketConnected, using: &generator)
-    }
-
-    /// The connection `generation` has loaded its initial data at `now` on the runtime's clock:
-    /// SOCKET_CONNECTED, if it is the live one, and the machine records when CONNECTED began
-    /// (``connectedAt``) for the `at:` reports of the connection's end and of its timers.
-    ///
-    /// - Returns: The transition, or ``Output/ignored`` for a superseded generation.
-    public mutating func connectionReady(
-        generation: UInt64, at now: Duration, using generator: inout some RandomNumberGenerator
-    ) -> Output {
-        let output = connectionReady(generation: generation, using: &generator)
+        let output = handle(.socketConnected, using: &generator)
         if case .connected = current, !output.transitions.isEmpty { connectedAt = now }
         return output
-    }
-
-    /// The connection `generation` ended at `now` on the runtime's clock: as
-    /// ``connectionEnded(_:generation:connectedFor:using:)``, with the connection's age taken from the
-    /// machine's own record (``connectedAt``).
-    public mutating func connectionEnded(
-        _ end: SessionFailure, generation: UInt64, at now: Duration, using generator: inout some RandomNumberGenerator
-    ) -> Output {
-        connectionEnded(end, generation: generation, connectedFor: connectedFor(at: now), using: &generator)
     }
 
     /// How long the live connection has been in CONNECTED at `now`, when the runtime said when it got there
@@ -74,7 +57,7 @@ extension SessionMachine {
     ///
     /// - A temporary end is TEMPORARY_FAILURE.
     /// - `InvalidSession` while connecting (LOGGING_IN, CONNECTING, RECONNECTING) is confirmed first: the
-    ///   connection is closed and the session checked (``SessionAction/checkSession(_:check:)``), the
+    ///   connection has ended and the session is checked (``SessionAction/checkSession(_:check:)``), the
     ///   state unchanged, until ``sessionChecked(_:check:using:)`` decides. With
     ///   ``SessionCheckPolicy/none`` it is PERMANENT_FAILURE at once, like any other permanent end there.
     /// - CONNECTED has no PERMANENT_FAILURE edge: a permanent end there is the socket dropping
@@ -101,7 +84,12 @@ extension SessionMachine {
     ) -> Output {
         guard liveGeneration == generation else { return .ignored }
         if case .connected = current, let connectedFor, connectedFor < stabilityWindow { endedBeforeStable = true }
-        defer { endedBeforeStable = false }
+        // The connection has ended: nothing asks the runtime to close it (it returns by itself).
+        endedByItself = true
+        defer {
+            endedBeforeStable = false
+            endedByItself = false
+        }
         switch (end, current) {
         case (.temporary(let cause), _):
             return handle(.temporaryFailure(cause), using: &generator)
@@ -110,7 +98,7 @@ extension SessionMachine {
                 code: .socketDropped, message: "the server ended the connection (\(reason))", cause: reason)
             return handle(.temporaryFailure(cause), using: &generator)
         case (.permanent(let reason), _) where reason.code == .invalidSession && sessionCheckPolicy.checks > 0:
-            return startConfirming(reason, generation: generation)
+            return startConfirming(reason)
         case (.permanent(let reason), _):
             return handle(.permanentFailure(reason), using: &generator)
         case (.loggedOut, .loggingIn):

@@ -32,29 +32,30 @@ extension SessionMachine {
     /// - Parameters:
     ///   - standing: The standing, or `nil` when the lookup failed.
     ///   - lookup: The lookup's id; an answer to any lookup but the pending one is ignored.
-    /// - Returns: Whether the presentation changed.
+    /// - Returns: ``Output/updated(actions:)`` (with no action) when the presentation changed, else
+    ///   ``Output/ignored``.
     @discardableResult
-    public mutating func accountStandingReceived(_ standing: AccountStanding?, lookup: UInt64) -> Bool {
+    public mutating func accountStandingReceived(_ standing: AccountStanding?, lookup: UInt64) -> Output {
         if case .error(var error, let credentials, let pending?) = current, pending == lookup {
             error.standing = standing
             error.isCheckingAccount = false
             current = .error(error, credentials, lookup: nil)
-            return true
+            return .updated(actions: [])
         }
-        guard let pending = noticeLookup, pending.id == lookup else { return false }
+        guard let pending = noticeLookup, pending.id == lookup else { return .ignored }
         noticeLookup = nil
         // An account in good standing keeps the notice the lookup would have tailored: "You were logged
         // out", or the refused login's "This account has been disabled".
-        guard let standing, standing != .loggedOut else { return false }
+        guard let standing, standing != .loggedOut else { return .ignored }
         switch (pending.purpose, current) {
         case (.logout, .dispose):
             logoutStanding = standing
-            return false
+            return .ignored
         case (.logout, .ready) where notice == .loggedOut, (.disabled, .ready):
             notice = .accountStanding(standing)
-            return true
+            return .updated(actions: [])
         default:
-            return false
+            return .ignored
         }
     }
 
@@ -64,8 +65,11 @@ extension SessionMachine {
     /// - Parameters:
     ///   - cause: The refusal.
     ///   - message: A message for people; never a token or a password.
-    public mutating func onboardingRefused(_ cause: any Error, message: String) {
+    /// - Returns: ``Output/updated(actions:)`` with no action: the last error changed.
+    @discardableResult
+    public mutating func onboardingRefused(_ cause: any Error, message: String) -> Output {
         lastError = .onboardingRefused(message: message, cause: cause)
+        return .updated(actions: [])
     }
 
     /// The health service answered poll `poll` (``SessionAction/pollHealth(poll:)``): the machine records its
@@ -97,17 +101,6 @@ extension SessionMachine {
         return .updated(actions: [.armTimer(timer)])
     }
 
-    /// Records the health service's alert (or its absence). Ignored unless health is being polled, so a
-    /// late answer after CONNECTED cannot bring an alert back.
-    ///
-    /// - Returns: Whether the presentation changed.
-    @discardableResult
-    public mutating func healthAlertReceived(_ alert: OutageAlert?) -> Bool {
-        guard isPollingHealth, outageAlert != alert else { return false }
-        outageAlert = alert
-        return true
-    }
-
     /// Records why a login at the login interface failed, for the login screen's notice. Only READY shows
     /// it. A login refused as `Disabled` carries the account's user id: the account's standing is looked
     /// up, and a suspended, banned, deleted or spam account is named as such when the answer comes.
@@ -134,9 +127,10 @@ extension SessionMachine {
     /// names its user keeps it: the user id it signed in with is the one source of who the user is.
     ///
     /// - Parameter userID: The user the server named.
-    /// - Returns: Whether the credentials changed.
+    /// - Returns: ``Output/updated(actions:)`` with no action when the credentials changed, else
+    ///   ``Output/ignored``.
     @discardableResult
-    public mutating func userIdentified(_ userID: String) -> Bool {
+    public mutating func userIdentified(_ userID: String) -> Output {
         func named(_ credentials: SessionCredentials) -> SessionCredentials? {
             guard credentials.userID == nil else { return nil }
             var named = credentials
@@ -145,32 +139,32 @@ extension SessionMachine {
         }
         switch current {
         case .ready, .dispose:
-            return false
+            return .ignored
         case .loggingIn(let c, let attempt):
-            guard let n = named(c) else { return false }
+            guard let n = named(c) else { return .ignored }
             current = .loggingIn(n, attempt)
         case .onboarding(let c):
-            guard let n = named(c) else { return false }
+            guard let n = named(c) else { return .ignored }
             current = .onboarding(n)
         case .error(let error, let c, let lookup):
-            guard let n = named(c) else { return false }
+            guard let n = named(c) else { return .ignored }
             current = .error(error, n, lookup: lookup)
         case .connecting(let c, let attempt):
-            guard let n = named(c) else { return false }
+            guard let n = named(c) else { return .ignored }
             current = .connecting(n, attempt)
         case .connected(let c, let generation):
-            guard let n = named(c) else { return false }
+            guard let n = named(c) else { return .ignored }
             current = .connected(n, generation: generation)
         case .disconnected(let c, let delay, let timer):
-            guard let n = named(c) else { return false }
+            guard let n = named(c) else { return .ignored }
             current = .disconnected(n, retryDelay: delay, timer: timer)
         case .reconnecting(let c, let attempt):
-            guard let n = named(c) else { return false }
+            guard let n = named(c) else { return .ignored }
             current = .reconnecting(n, attempt)
         case .offline(let c):
-            guard let n = named(c) else { return false }
+            guard let n = named(c) else { return .ignored }
             current = .offline(n)
         }
-        return true
+        return .updated(actions: [])
     }
 }

@@ -8,31 +8,95 @@ extension SessionMachine {
     /// - Parameters:
     ///   - event: The event.
     ///   - playable: Whether the protocol has a frame for it (an opposite without one only updates the record).
-    /// - Returns: The actions, in order.
-    public mutating func requested(_ event: SignificantEvent, playable: Bool = true) -> [SessionAction] {
-        replay.requested(event, playable: playable).map(SessionAction.replay)
+    /// - Returns: ``Output/updated(actions:)`` with the actions, in order (the record changed, if nothing else).
+    public mutating func requested(_ event: SignificantEvent, playable: Bool = true) -> Output {
+        var actions: [SessionAction] = []
+        for action in replay.requested(event, playable: playable) { appendReplay(action, into: &actions) }
+        return .updated(actions: actions)
     }
 
     /// A play answered: `succeeded`, or it failed. A play the plan no longer waits for (answered after its
-    /// timeout or its connection's end) changes nothing and returns no action.
-    public mutating func playAnswered(_ id: UInt64, succeeded: Bool) -> [SessionAction] {
-        (succeeded ? replay.played(id) : replay.failed(id)).map(SessionAction.replay)
+    /// timeout or its connection's end) changes nothing: ``Output/ignored``.
+    public mutating func playAnswered(_ id: UInt64, succeeded: Bool) -> Output {
+        replayed(succeeded ? replay.played(id) : replay.failed(id))
     }
 
-    /// A play's timeout passed: it failed (``ReplayPlan/failed(_:)``), unless it was answered meanwhile.
-    public mutating func playTimedOut(_ id: UInt64) -> [SessionAction] {
-        replay.failed(id).map(SessionAction.replay)
-    }
-
-    /// A failed play's retry timer fired: it is played again (``ReplayPlan/retryTimerFired(_:)``).
-    public mutating func playRetryDue(_ id: UInt64) -> [SessionAction] {
-        replay.retryTimerFired(id).map(SessionAction.replay)
+    /// The play `id` (``ReplayAction/play(_:)``) is awaited (`PlayStart.pending` in the runtime): its
+    /// timeout is armed, ``replayTimeout`` from now, and firing fails it. A play answered at once needs none.
+    ///
+    /// - Returns: The timer to arm, or ``Output/ignored`` for a play the plan does not wait for, or whose
+    ///   timeout is armed already.
+    public mutating func playPending(_ id: UInt64) -> Output {
+        guard replayTimerIDs[.playTimeout(play: id)] == nil, replay.isInFlight(id) else { return .ignored }
+        return .updated(actions: [.armTimer(armReplayTimer(.playTimeout(play: id), after: replayTimeout))])
     }
 
     /// Plays recorded events of one kind again, at most `limit`, before the server forgets them: only while
     /// CONNECTED (``ReplayPlan/renew(_:limit:)``).
-    public mutating func renew(_ kind: SignificantEvent.Kind, limit: Int) -> [SessionAction] {
-        guard case .connected = current else { return [] }
-        return replay.renew(kind, limit: limit).map(SessionAction.replay)
+    public mutating func renew(_ kind: SignificantEvent.Kind, limit: Int) -> Output {
+        guard case .connected = current else { return .ignored }
+        return replayed(replay.renew(kind, limit: limit))
+    }
+
+    /// The plan's answer as an output: no action is a report the plan did not act on.
+    mutating func replayed(_ actions: [ReplayAction]) -> Output {
+        guard !actions.isEmpty else { return .ignored }
+        var output: [SessionAction] = []
+        output.reserveCapacity(actions.count)
+        for action in actions { appendReplay(action, into: &output) }
+        return .updated(actions: output)
+    }
+
+    /// Appends what the plan asked: its timers become the machine's (armed and cancelled by id), the rest
+    /// goes to the runtime as ``SessionAction/replay(_:)``.
+    mutating func appendReplay(_ action: ReplayAction, into actions: inout [SessionAction]) {
+        switch action {
+        case .cancelTimeout(let play):
+            // A play answered at once had no timeout armed.
+            if let id = replayTimerIDs.removeValue(forKey: .playTimeout(play: play)) {
+                replayTimers[id] = nil
+                actions.append(.cancelTimer(id: id))
+            }
+        case .armRetry(let play, let delay):
+            actions.append(.armTimer(armReplayTimer(.playRetry(play: play), after: delay)))
+        case .cancelRetry(let play):
+            if let id = replayTimerIDs.removeValue(forKey: .playRetry(play: play)) {
+                replayTimers[id] = nil
+                actions.append(.cancelTimer(id: id))
+            }
+        case .play, .surface, .unsupported:
+            actions.append(.replay(action))
+        }
+    }
+
+    mutating func armReplayTimer(_ purpose: SessionTimer.Purpose, after delay: Duration) -> SessionTimer {
+        let timer = SessionTimer(id: nextTicket(), purpose: purpose, delay: delay)
+        replayTimers[timer.id] = purpose
+        replayTimerIDs[purpose] = timer.id
+        return timer
+    }
+
+    mutating func armRenewal(after delay: Duration) -> SessionTimer {
+        let timer = SessionTimer(id: nextTicket(), purpose: .renewal, delay: delay)
+        renewalTimer = timer.id
+        return timer
+    }
+
+    /// One of the replay's timers fired (``timerFired(_:connectedFor:using:)``): a play's timeout fails it, a
+    /// retry plays it again, the renewal plays the oldest recorded subscriptions again and arms the next.
+    ///
+    /// - Returns: The plan's answer, or `nil` when `id` is none of the replay's timers.
+    mutating func replayTimerFired(_ id: UInt64) -> Output? {
+        if id == renewalTimer, let subscriptionRenewal {
+            let next = armRenewal(after: subscriptionRenewal)
+            return .updated(actions: [.armTimer(next)] + (replayed(replay.renew(.subscribe, limit: 5)).actions))
+        }
+        guard let purpose = replayTimers.removeValue(forKey: id) else { return nil }
+        replayTimerIDs[purpose] = nil
+        switch purpose {
+        case .playTimeout(let play): return replayed(replay.failed(play))
+        case .playRetry(let play): return replayed(replay.retryTimerFired(play))
+        default: return nil
+        }
     }
 }

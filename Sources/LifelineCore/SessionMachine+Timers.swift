@@ -3,7 +3,8 @@
 extension SessionMachine {
     /// A timer the machine armed (``SessionAction/armTimer(_:)``) fired: RETRY for DISCONNECTED's retry
     /// timer, the next check of a session being confirmed, the next health poll, TEMPORARY_FAILURE
-    /// ``TemporaryFailureCode/deliveryStalled`` for a delivery deadline.
+    /// ``TemporaryFailureCode/deliveryStalled`` for a delivery deadline, a play's timeout or retry, the
+    /// renewal of the subscriptions.
     ///
     /// A delivery deadline ends the connection as a connection's own end does: one that had been in CONNECTED
     /// less than ``stabilityWindow`` (`connectedFor`) keeps the failure history, so a server that stays deaf
@@ -18,6 +19,7 @@ extension SessionMachine {
     public mutating func timerFired(
         _ id: UInt64, connectedFor: Duration? = nil, using generator: inout some RandomNumberGenerator
     ) -> Output {
+        if let replayed = replayTimerFired(id) { return replayed }
         if case .disconnected(_, _, let timer) = current, timer == id {
             return handle(.retry, using: &generator)
         }
@@ -43,15 +45,6 @@ extension SessionMachine {
         confirmation.pending = .check(check)
         self.confirmation = confirmation
         return .updated(actions: [.checkSession(credentials, check: check)])
-    }
-
-    /// A timer the machine armed fired at `now` on the runtime's clock: as
-    /// ``timerFired(_:connectedFor:using:)``, with the live connection's age taken from the machine's own
-    /// record (``connectedAt``).
-    public mutating func timerFired(
-        _ id: UInt64, at now: Duration, using generator: inout some RandomNumberGenerator
-    ) -> Output {
-        timerFired(id, connectedFor: connectedFor(at: now), using: &generator)
     }
 
     mutating func nextTicket() -> UInt64 {

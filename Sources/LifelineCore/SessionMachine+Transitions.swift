@@ -29,20 +29,18 @@ extension SessionMachine {
         return .transitioned(transitions, actions: actions)
     }
 
-    /// Handles one event, appending the actions to a buffer the caller owns: the allocation-free form of
-    /// ``handle(_:using:)`` for runtimes that handle many events (clear the buffer and reuse it). Its
-    /// transitions carry no ``SessionTransition/cause``: the caller has the event's
-    /// (``SessionEvent/failure``). For the same reason it records no failure as the ``lastError`` (it
-    /// clears it on SOCKET_CONNECTED and a login): copying the cause there cost `machine` 15 % of its
-    /// transitions per second. ``handle(_:using:)`` and the runtime's reports record it; `Session` hands
-    /// failures only to those.
+    /// Handles one event, appending the actions to a buffer the caller owns: the allocation-free core of
+    /// ``handle(_:using:)``, which `lifeline bench`'s `machine` measures (clear the buffer and reuse it). Its
+    /// transitions carry no ``SessionTransition/cause`` and it records no failure as the ``lastError`` (it
+    /// clears it on SOCKET_CONNECTED and a login): copying the cause cost `machine` 15 % of its transitions
+    /// per second, so ``handle(_:using:)``, the one public form, sets both, in one place.
     ///
     /// - Parameters:
     ///   - event: The fact that happened.
     ///   - generator: The random source for the retry jitter.
     ///   - actions: The buffer the actions are appended to, in the order to perform them.
     /// - Returns: The transitions taken, or `nil` when the state does not accept the event.
-    public mutating func handle(
+    package mutating func handle(
         _ event: SessionEvent,
         using generator: inout some RandomNumberGenerator,
         appendingTo actions: inout [SessionAction]
@@ -89,7 +87,7 @@ extension SessionMachine {
     ///
     /// Stored as plain values, so that the allocation-free form returns nothing that needs counting; the
     /// transitions are made when asked for, without a cause (the caller has the event's).
-    public struct Steps: Sendable, Hashable {
+    package struct Steps: Sendable, Hashable {
         @usableFromInline
         struct Step: Sendable, Hashable {
             var from: SessionState
@@ -106,14 +104,14 @@ extension SessionMachine {
         @usableFromInline var chainedStep: Step?
 
         /// The transition the event took.
-        public var first: SessionTransition { firstStep.transition }
+        package var first: SessionTransition { firstStep.transition }
         /// The transition the target's entry chained, if any.
-        public var chained: SessionTransition? { chainedStep?.transition }
+        package var chained: SessionTransition? { chainedStep?.transition }
         /// Whether the target's entry chained a second transition.
-        public var isChained: Bool { chainedStep != nil }
+        package var isChained: Bool { chainedStep != nil }
 
         /// The transitions in order.
-        public var transitions: [SessionTransition] {
+        package var transitions: [SessionTransition] {
             chainedStep.map { [first, $0.transition] } ?? [first]
         }
     }
@@ -128,8 +126,9 @@ extension SessionMachine {
         case .loggingIn(_, let attempt), .connecting(_, let attempt), .reconnecting(_, let attempt):
             switch attempt {
             case .connection(let g):
-                // SOCKET_CONNECTED keeps the connection that just connected; every other exit ends it.
-                if target != .connected { actions.append(.closeConnection(generation: g)) }
+                // SOCKET_CONNECTED keeps the connection that just connected; every other exit ends it, unless it
+                // ended by itself.
+                if target != .connected && !endedByItself { actions.append(.closeConnection(generation: g)) }
             case .confirming:
                 // The connection was closed when the confirmation began; a check in flight is ignored.
                 if case .timer(let id) = confirmation?.pending { actions.append(.cancelTimer(id: id)) }
@@ -145,8 +144,16 @@ extension SessionMachine {
             // The plays stop; a refused frame's kind is not played again (ReplayPlan's discussion).
             // The cause only matters to a plan that played something on this connection (it blames that).
             let cause = replay.lastPlayed == nil ? nil : event.failure
-            for action in replay.disconnected(after: cause) { actions.append(.replay(action)) }
-            actions.append(.closeConnection(generation: g))
+            if let renewal = renewalTimer {
+                actions.append(.cancelTimer(id: renewal))
+                renewalTimer = nil
+            }
+            for action in replay.disconnected(after: cause) { appendReplay(action, into: &actions) }
+            // The plan cancelled every play's timer; none outlives the connection, whatever the plan said.
+            for id in replayTimers.keys.sorted() { actions.append(.cancelTimer(id: id)) }
+            replayTimers = [:]
+            replayTimerIDs = [:]
+            if !endedByItself { actions.append(.closeConnection(generation: g)) }
         case .ready, .onboarding, .error, .dispose, .offline:
             break
         }
@@ -225,7 +232,7 @@ extension SessionMachine {
             failures = 0
             connectingSince = nil
             current = .dispose
-            for action in replay.reset() { actions.append(.replay(action)) }
+            for action in replay.reset() { appendReplay(action, into: &actions) }
             actions.append(.dispose)
         case .connecting:
             let session = session()
@@ -242,13 +249,14 @@ extension SessionMachine {
             }
             current = .connected(session(), generation: g)
             actions.append(.replaySignificantEvents(generation: g))
-            for action in replay.connected() { actions.append(.replay(action)) }
+            if let subscriptionRenewal { actions.append(.armTimer(armRenewal(after: subscriptionRenewal))) }
+            for action in replay.connected() { appendReplay(action, into: &actions) }
         case .disconnected:
             // A connection that did not prove stable continues the count it started from (the lifecycle's
             // extension "A short connection keeps the failure count").
             if from == .connected && endedBeforeStable { failures = failuresBeforeConnected }
             failures += 1
-            if failures >= healthThreshold && !isPollingHealth {
+            if pollsHealth && failures >= healthThreshold && !isPollingHealth {
                 isPollingHealth = true
                 actions.append(.startHealthPolling)
                 lastHealthPoll &+= 1

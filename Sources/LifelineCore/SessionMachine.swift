@@ -153,8 +153,8 @@ public struct SessionMachine: Sendable {
     public internal(set) var failuresBeforeConnected = 0
 
     /// When the live connection entered CONNECTED, on the runtime's clock, when the runtime said
-    /// (``connectionReady(generation:at:using:)``): what the `at:` reports measure a connection's age from, so
-    /// the runtime keeps no record of its own. `nil` outside CONNECTED.
+    /// (``connectionReady(generation:at:using:)``): what ``connectedFor(at:)`` measures a connection's age
+    /// from, so the runtime keeps no record of its own. `nil` outside CONNECTED.
     public internal(set) var connectedAt: Duration?
 
     /// When the current run of connection attempts began, on the runtime's clock, as the runtime said
@@ -164,9 +164,8 @@ public struct SessionMachine: Sendable {
     public internal(set) var connectingSince: Duration?
 
     /// What the session last failed with, as its snapshot reports it: set by TEMPORARY_FAILURE,
-    /// PERMANENT_FAILURE and the server's LOGOUT (handled by ``handle(_:using:)`` or a report such as
-    /// ``connectionEnded(_:generation:connectedFor:using:)``; the allocation-free form leaves it to its
-    /// caller) and by a refused onboarding (``onboardingRefused(_:message:)``), cleared by SOCKET_CONNECTED
+    /// PERMANENT_FAILURE and the server's LOGOUT (in one place, ``handle(_:using:)``, which every report such
+    /// as ``connectionEnded(_:generation:connectedFor:using:)`` goes through) and by a refused onboarding (``onboardingRefused(_:message:)``), cleared by SOCKET_CONNECTED
     /// and by a new login. DISPOSE and READY keep it, so the login screen can
     /// still say what went wrong.
     public internal(set) var lastError: LastError?
@@ -183,6 +182,10 @@ public struct SessionMachine: Sendable {
     /// Set while the end of a connection that did not last ``stabilityWindow`` is being handled, for
     /// DISCONNECTED's entry.
     var endedBeforeStable = false
+
+    /// Set while a connection's own end (``connectionEnded(_:generation:connectedFor:using:)``) is being
+    /// handled: it has ended, so no exit asks the runtime to close it.
+    var endedByItself = false
 
     /// How long the live connection took to reach CONNECTED from when its run of attempts began
     /// (``connectingSince`` to ``connectedAt``): the time-to-connected the runtime reports. `nil` outside
@@ -212,6 +215,25 @@ public struct SessionMachine: Sendable {
         case asking(UInt64)
         case waiting(timer: UInt64)
     }
+
+    /// Whether there is a health service to poll: without one, the failure count never starts polling.
+    public let pollsHealth: Bool
+
+    /// How long one pending play of a significant event may take before it fails
+    /// (``SessionTimer/Purpose/playTimeout(play:)``). Default 10 s.
+    public let replayTimeout: Duration
+
+    /// How often CONNECTED plays the recorded subscriptions again (``SessionTimer/Purpose/renewal``), or `nil`
+    /// for never. Stoat's subscriptions expire after 15 minutes.
+    public let subscriptionRenewal: Duration?
+
+    /// The timers of the replay — the plays' timeouts and retries — by id, and by purpose: the plan names its
+    /// plays, the machine turns their timers into ``SessionTimer``s it arms and cancels.
+    var replayTimers: [UInt64: SessionTimer.Purpose] = [:]
+    var replayTimerIDs: [SessionTimer.Purpose: UInt64] = [:]
+
+    /// CONNECTED's renewal timer, while armed.
+    var renewalTimer: UInt64?
 
     /// How long to wait between health polls when the service does not say. Default 60 s.
     public let healthPollInterval: Duration
@@ -257,11 +279,15 @@ public struct SessionMachine: Sendable {
     ///   - replay: The replay plan the machine runs (its mode, retry limit and delay), empty.
     ///   - healthPollInterval: The wait between health polls when the service does not say.
     ///   - healthPollBounds: The bounds any wait between health polls is kept within.
+    ///   - pollsHealth: Whether there is a health service to poll.
+    ///   - replayTimeout: How long a pending play may take before it fails.
+    ///   - subscriptionRenewal: How often CONNECTED plays the recorded subscriptions again; `nil` for never.
     public init(
         retryPolicy: RetryPolicy = .spec, healthThreshold: Int = 3, sessionCheckPolicy: SessionCheckPolicy = .standard,
         stabilityWindow: Duration = .seconds(30), deliveryWatchPolicy: DeliveryWatchPolicy = .standard,
         replay: ReplayPlan = ReplayPlan(), healthPollInterval: Duration = .seconds(60),
-        healthPollBounds: ClosedRange<Duration> = .seconds(10)...(.seconds(900))
+        healthPollBounds: ClosedRange<Duration> = .seconds(10)...(.seconds(900)), pollsHealth: Bool = true,
+        replayTimeout: Duration = .seconds(10), subscriptionRenewal: Duration? = nil
     ) {
         precondition(healthThreshold >= 1, "healthThreshold must be at least 1, got \(healthThreshold)")
         precondition(stabilityWindow >= .zero, "stabilityWindow must not be negative, got \(stabilityWindow)")
@@ -273,6 +299,9 @@ public struct SessionMachine: Sendable {
         self.replay = replay
         self.healthPollInterval = healthPollInterval
         self.healthPollBounds = healthPollBounds
+        self.pollsHealth = pollsHealth
+        self.replayTimeout = replayTimeout
+        self.subscriptionRenewal = subscriptionRenewal
     }
 
     // MARK: - Reading
@@ -326,10 +355,6 @@ public struct SessionMachine: Sendable {
         if case .confirming = attempt?.attempt { return true }
         return false
     }
-
-    /// Whether the client is being disposed of because the server ended the session (DISPOSE after an
-    /// external LOGOUT): READY will say "You were logged out".
-    public var isEndingExternalLogout: Bool { pendingExternalLogout }
 
     /// Whether the retry timer is armed: exactly while in DISCONNECTED.
     public var isRetryTimerArmed: Bool {

@@ -1,7 +1,7 @@
 /// A timer the machine asks the runtime to arm: an id, what it is for, and its delay. When it fires the
 /// runtime calls ``SessionMachine/timerFired(_:connectedFor:using:)`` with the id; the machine ignores ids it no
 /// longer waits for, so a timer cancelled too late changes nothing.
-public struct SessionTimer: Sendable, Hashable {
+public struct SessionTimer: Sendable, Hashable, Identifiable {
     /// What a timer is for.
     public enum Purpose: Sendable, Hashable {
         /// DISCONNECTED's retry timer, armed for this failure count; firing sends RETRY.
@@ -15,6 +15,24 @@ public struct SessionTimer: Sendable, Hashable {
         /// kept within ``SessionMachine/healthPollBounds``); firing asks for a poll
         /// (``SessionAction/pollHealth(poll:)``).
         case healthPoll
+        /// A pending play's timeout (``SessionMachine/playPending(_:)``, ``SessionMachine/replayTimeout``): firing
+        /// fails the play (``ReplayPlan/failed(_:)``).
+        case playTimeout(play: UInt64)
+        /// The wait before a failed play's next attempt (``ReplayAction/armRetry(_:after:)``): firing plays it
+        /// again (``ReplayPlan/retryTimerFired(_:)``).
+        case playRetry(play: UInt64)
+        /// CONNECTED's renewal of the recorded subscriptions (``SessionMachine/subscriptionRenewal``): firing
+        /// plays the oldest again and arms the next.
+        case renewal
+
+        /// Whether firing changes only what the interface does not show (a poll asked, a play sent): the
+        /// runtime publishes no snapshot for it unless it takes a transition.
+        public var isQuiet: Bool {
+            switch self {
+            case .healthPoll, .playRetry, .renewal: true
+            case .retry, .sessionCheck, .deliveryWatch, .playTimeout: false
+            }
+        }
     }
 
     /// The timer's id, unique within its machine.

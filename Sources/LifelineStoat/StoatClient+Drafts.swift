@@ -22,7 +22,7 @@ extension StoatClient {
     /// - Parameters:
     ///   - text: The composer's text.
     ///   - channel: The channel's id.
-    /// - Throws: ``StoatClientError`` with ``StoatClientError/Code/storageFailed`` when the store cannot keep it
+    /// - Throws: ``StoatClientError`` with ``StoatClientErrorCode/storageFailed`` when the store cannot keep it
     ///   (the draft stays in memory, and is written again at its next change).
     public func setDraft(_ text: String, in channel: String) async throws(StoatClientError) {
         do {

@@ -169,27 +169,25 @@ extension StoatClient {
     /// Follows the session: refetches the open channels' stale histories each time it connects, labels
     /// the stored account with the user's name, and forgets the stored session when the user or the
     /// server ended it (a logout, or an invalid session in ERROR).
-    func followSession() async {
+    func followSession(_ lifecycle: AsyncStream<ClientLifecycle>) async {
         await withDiscardingTaskGroup { group in
-            for await snapshot in session.states {
-                for transition in snapshot.transitions {
-                    switch (transition.event, transition.to) {
-                    case (_, .connected):
-                        await learnViewer()
-                        // With catch-up, the catch-up fetches the open channels first (and tries them again).
-                        if !catchUpPolicy.isEnabled {
-                            let open = openChannels.withLock { $0 }
-                            let generation = cache.read { $0.generation }
-                            for channel in open where cachedHistory(of: channel).isStale {
-                                group.addTask { await self.refetchOpenChannel(channel, generation: generation) }
-                            }
+            for await moment in lifecycle {
+                switch moment {
+                case .connected:
+                    await learnViewer()
+                    // With catch-up, the catch-up fetches the open channels first (and tries them again).
+                    if !catchUpPolicy.isEnabled {
+                        let open = openChannels.withLock { $0 }
+                        let generation = cache.read { $0.generation }
+                        for channel in open where cachedHistory(of: channel).isStale {
+                            group.addTask { await self.refetchOpenChannel(channel, generation: generation) }
                         }
-                        group.addTask { await self.labelStoredAccount() }
-                    case (.logout, _), (.permanentFailure, .error):
-                        await forgetStoredSession()
-                    default:
-                        break
                     }
+                    group.addTask { await self.labelStoredAccount() }
+                case .ended:
+                    await forgetStoredSession()
+                case .leftConnected:
+                    break
                 }
             }
         }

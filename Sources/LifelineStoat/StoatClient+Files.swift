@@ -9,7 +9,7 @@ extension StoatClient {
 
     /// The file server the API's root document names (``StoatAPI/fileServer(maximumDownloadSize:)``).
     ///
-    /// - Throws: ``StoatClientError`` with ``StoatClientError/Code/requestFailed``; its cause is the
+    /// - Throws: ``StoatClientError`` with ``StoatClientErrorCode/requestFailed``; its cause is the
     ///   ``StoatAPIError`` (``StoatAPIError/Code/fileServerUnavailable``,
     ///   ``StoatAPIError/Code/insecureFileServerURL``, or a failure of `GET /`).
     public func fileServer() async throws(StoatClientError) -> StoatFileServer {
@@ -29,8 +29,8 @@ extension StoatClient {
     ///   - filename: The name to give it; the path's last component by default.
     ///   - progress: Called as the request is sent, with the bytes sent of the total.
     /// - Returns: The file's id, to put in ``OutgoingMessage/attachments``.
-    /// - Throws: ``StoatClientError``: ``StoatClientError/Code/notSignedIn`` without a session,
-    ///   ``StoatClientError/Code/requestFailed`` with the ``StoatAPIError`` as its cause
+    /// - Throws: ``StoatClientError``: ``StoatClientErrorCode/notSignedIn`` without a session,
+    ///   ``StoatClientErrorCode/requestFailed`` with the ``StoatAPIError`` as its cause
     ///   (``StoatAPIError/Code/fileTooLarge`` with its ``StoatAPIError/limit`` for a file over the limit).
     public func upload(
         contentsOf path: String, tag: StoatFileServer.Tag = .attachments, filename: String? = nil,
@@ -52,7 +52,7 @@ extension StoatClient {
     ///
     /// - Parameter file: The file, from a message's ``Message/attachments``.
     /// - Returns: Its bytes.
-    /// - Throws: ``StoatClientError`` with ``StoatClientError/Code/requestFailed``.
+    /// - Throws: ``StoatClientError`` with ``StoatClientErrorCode/requestFailed``.
     public func download(_ file: File) async throws(StoatClientError) -> Data {
         let files = try await fileServer()
         do {

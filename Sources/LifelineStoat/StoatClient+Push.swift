@@ -18,7 +18,7 @@ extension StoatClient {
     /// Withdraws the device's Web Push subscription: removed from the server (`POST /push/unsubscribe`) when the
     /// current session holds it, and not sent for later sessions.
     ///
-    /// - Throws: ``StoatClientError`` with ``StoatClientError/Code/requestFailed`` when the server could not be
+    /// - Throws: ``StoatClientError`` with ``StoatClientErrorCode/requestFailed`` when the server could not be
     ///   told (the client has withdrawn it all the same; the session's end removes it from the server).
     public func unsubscribePush() async throws(StoatClientError) {
         do {

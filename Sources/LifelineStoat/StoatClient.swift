@@ -145,6 +145,9 @@ public final class StoatClient: Sendable {
     let ackEngine: AckEngine
     /// The catch-up after each CONNECTED (``catchUps``).
     let catchUpEngine: CatchUpEngine
+    /// The session's moments the client's internal work follows (``ClientLifecycle``), told by the session's
+    /// hooks, in order and none dropped.
+    let lifecycle = Broadcaster<ClientLifecycle>()
     /// Whether the client catches up after each CONNECTED.
     let catchUpPolicy: CatchUpPolicy
     /// Closed while a sign-in reads the stored chats into the cache: the catch-up waits for them.
@@ -246,7 +249,9 @@ public final class StoatClient: Sendable {
         session = Session(
             connections: connections, authenticator: StoatAuthenticator(api: api),
             health: configuration.healthURL.map { StoatHealthService(api: api, url: $0) },
-            caches: ClientCaches(cache: cache, credentials: credentials, outbox: outbox, acks: acks, drafts: drafts),
+            hooks: ClientCaches(
+                cache: cache, credentials: credentials, outbox: outbox, acks: acks, drafts: drafts,
+                deadlines: deadlineEngine, lifecycle: lifecycle),
             network: network ?? SystemNetworkMonitor.make(logger: logger),
             clock: clock, random: random, configuration: sessionConfiguration, logger: logger)
     }
@@ -261,14 +266,17 @@ public final class StoatClient: Sendable {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.session.run() }
             group.addTask { await self.cache.runWriter() }
-            group.addTask { await self.followSession() }
-            group.addTask { await self.deadlineEngine.run(states: self.session.states) }
+            // Subscribed before anything runs, so no moment falls between.
+            let followed = lifecycle.subscribe()
+            let caughtUp = lifecycle.subscribe()
+            group.addTask { await self.followSession(followed) }
+            group.addTask { await self.deadlineEngine.run() }
             let catchUps = catchUpPolicy.isEnabled ? catchUpEngine.subscribe() : nil
             group.addTask {
                 await self.outboxEngine.run(
                     session: self.session, checkCandidates: { self.deliveryCheckCandidates() }, catchUps: catchUps)
             }
-            group.addTask { await self.catchUpEngine.run(states: self.session.states) }
+            group.addTask { await self.catchUpEngine.run(lifecycle: caughtUp) }
             group.addTask { await self.ackEngine.run() }
             group.addTask { await self.draftEngine.run() }
             group.addTask { await self.pushEngine.run(states: self.session.states) }
@@ -373,9 +381,21 @@ public final class StoatClient: Sendable {
     }
 }
 
-/// What the session invalidates and discards: the account cache, and on DISPOSE the session the client
-/// used for REST calls (DISPOSE ends before READY, so a later login's session is never cleared by it).
-struct ClientCaches: CacheInvalidation {
+/// A moment of the session the client's internal work follows (catch-up, the follower of the session).
+enum ClientLifecycle: Sendable, Hashable {
+    /// CONNECTED, on the session's connection `generation`.
+    case connected(generation: UInt64)
+    /// CONNECTED left.
+    case leftConnected
+    /// The session ended for good (a logout, or ERROR on a permanent failure).
+    case ended
+}
+
+/// The session's hooks in a client: what the session invalidates and discards — the account cache, and on
+/// DISPOSE the session the client used for REST calls (DISPOSE ends before READY, so a later login's session
+/// is never cleared by it), the outbox, the acknowledgements and the deadlines in memory — and the moments the
+/// client's work follows (``ClientLifecycle``).
+struct ClientCaches: SessionHooks {
     /// The session the client's REST calls use.
     final class Credentials: Sendable {
         private let stored = Mutex<SessionCredentials?>(nil)
@@ -409,6 +429,10 @@ struct ClientCaches: CacheInvalidation {
     var acks: AckEngine?
     /// The drafts, written out and forgotten in memory on DISPOSE (the store keeps them too).
     var drafts: DraftEngine?
+    /// The deadlines watched, no one's after DISPOSE.
+    var deadlines: DeadlineEngine?
+    /// Where the moments go.
+    var lifecycle: Broadcaster<ClientLifecycle>?
 
     func invalidateCaches() async {
         await cache.invalidateCaches()
@@ -420,7 +444,14 @@ struct ClientCaches: CacheInvalidation {
         outbox?.disposed()
         acks?.disposed()
         await drafts?.disposed()
+        deadlines?.disposed()
     }
+
+    func connected(generation: UInt64) { lifecycle?.publish(.connected(generation: generation)) }
+
+    func leftConnected() { lifecycle?.publish(.leftConnected) }
+
+    func sessionEnded() { lifecycle?.publish(.ended) }
 }
 
 /// A set of channel ids behind a lock, shared by reference (the client's open channels).

@@ -62,18 +62,14 @@ extension OperationList where Operation == OperationsPage.Operation {
     ///
     /// - Parameter client: The client whose session lists the operations.
     public nonisolated func follow(_ client: StoatClient) async {
-        let states = client.session.states
-        // Observing the pushes before the session's states: a push is either heard or before a refresh.
+        // Observing the pushes before the session's moments, and those before its state: a push is either heard
+        // or before a refresh, and a CONNECTED is either the present one or a moment to come.
         var pushes = client.events.makeAsyncIterator()
+        let lifecycle = client.lifecycle.subscribe()
+        if client.session.snapshot.state == .connected { refresh() }
         await withDiscardingTaskGroup { group in
             group.addTask {
-                var isFirst = true
-                for await snapshot in states {
-                    let connected =
-                        isFirst ? snapshot.state == .connected : snapshot.transitions.contains { $0.to == .connected }
-                    isFirst = false
-                    if connected { self.refresh() }
-                }
+                for await case .connected in lifecycle { self.refresh() }
             }
             while !Task.isCancelled {
                 do {

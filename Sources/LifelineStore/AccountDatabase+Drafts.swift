@@ -5,7 +5,7 @@ internal import GRDB
 public struct StoredDrafts: Sendable {
     /// The drafts that open, by chat id.
     public var drafts: [String: String]
-    /// One ``StoreError`` (``StoreError/Code/encryptionFailure``) per row that does not authenticate or decode:
+    /// One ``StoreError`` (``StoreErrorCode/encryptionFailure``) per row that does not authenticate or decode:
     /// reported and skipped, never deleted.
     public var damaged: [StoreError]
 }
@@ -23,8 +23,8 @@ extension AccountDatabase {
     /// A row that does not open is skipped and reported in ``StoredDrafts/damaged``; the others are read all the
     /// same.
     ///
-    /// - Throws: ``StoreError`` when the table cannot be read at all (``StoreError/Code/storage``,
-    ///   ``StoreError/Code/closed``).
+    /// - Throws: ``StoreError`` when the table cannot be read at all (``StoreErrorCode/storage``,
+    ///   ``StoreErrorCode/closed``).
     public func drafts() async throws(StoreError) -> StoredDrafts {
         try await read("the drafts") { db, sealer in
             let rows = try Row.fetchCursor(db, sql: "SELECT tag, payload FROM draft")

@@ -74,6 +74,7 @@ final class Story {
     func noting(_ output: SessionMachine.Output) -> SessionMachine.Output {
         for case .fetchAccountStanding(_, let id) in output.actions { lookup = id }
         for case .armTimer(let timer) in output.actions { lastArmedTimer = timer.id }
+        for case .pollHealth(let asked) in output.actions { poll = asked }
         return output
     }
 
@@ -109,15 +110,24 @@ final class Story {
         noting(machine.networkChanged(isOnline: isOnline, using: &random))
     }
 
-    /// Reports the account's standing to the last lookup the machine asked for.
+    /// Reports the account's standing to the last lookup the machine asked for; returns whether the
+    /// presentation changed.
     @discardableResult
     func standing(_ standing: AccountStanding?) -> Bool {
-        machine.accountStandingReceived(standing, lookup: lookup ?? 0)
+        machine.accountStandingReceived(standing, lookup: lookup ?? 0) != .ignored
     }
 
-    /// Reports the health service's alert.
+    /// The last poll of the health service the machine asked for.
+    var poll: UInt64 = 0
+
+    /// Answers the last poll the machine asked for with the health service's alert; returns whether the
+    /// presentation's alert changed.
     @discardableResult
-    func alert(_ alert: OutageAlert?) -> Bool { machine.healthAlertReceived(alert) }
+    func alert(_ alert: OutageAlert?) -> Bool {
+        let shown = machine.outageAlert
+        _ = noting(machine.healthAnswered(poll: poll, alert: alert, pollInterval: nil))
+        return machine.outageAlert != shown
+    }
 
     /// Reports a failed login at the login interface; returns whether READY took it.
     @discardableResult

@@ -21,7 +21,10 @@ struct ConnectionEndTests {
             let output = story.ended(end)
             if case .updated(let actions) = output {
                 #expect(state != .connected && end == .permanent(.invalidSession), "\(end) in \(state)")
-                #expect(actions.contains(.closeConnection(generation: story.machine.generation)))
+                #expect(actions == [.checkSession(credentials, check: 1 + (state == .reconnecting ? 1 : 0))])
+                #expect(
+                    !actions.contains(.closeConnection(generation: story.machine.generation)),
+                    "the connection ended by itself: nothing to close")
                 #expect(story.machine.isConfirmingSession)
             } else {
                 let transition = output.transitions.first
@@ -42,6 +45,19 @@ struct ConnectionEndTests {
         #expect(story.machine.state == .reconnecting && story.machine.liveGeneration == 2)
     }
 
+    @Test("a connection that reported its own end is not closed; one the lifecycle ends is")
+    func ownEndNotClosed() {
+        for state in [SessionState.loggingIn, .connecting, .connected, .reconnecting] {
+            let story = Story(in: state)
+            let generation = story.machine.liveGeneration ?? 0
+            let ended = story.ended(.temporary(.socketDropped))
+            #expect(!ended.transitions.isEmpty, "\(state)")
+            #expect(!ended.actions.contains(.closeConnection(generation: generation)), "\(state)")
+            let failed = Story(in: state).send(.temporaryFailure(.socketDropped))
+            #expect(failed.actions.contains(.closeConnection(generation: generation)), "\(state)")
+        }
+    }
+
     @Test("a permanent end while CONNECTED is the socket dropping, with the server's reason in its message")
     func permanentWhileConnected() {
         let story = Story(in: .connected)
@@ -57,7 +73,8 @@ struct ConnectionEndTests {
         #expect(output.transitions.first?.to == .error)
         #expect(output.transitions.first?.cause?.code == .permanent(.loggedOut))
         #expect(
-            output.actions == [.closeConnection(generation: 1), .fetchAccountStanding(userID: "user-1", lookup: 1)])
+            output.actions == [.fetchAccountStanding(userID: "user-1", lookup: 1)],
+            "the connection ended by itself: nothing to close")
     }
 }
 
@@ -68,10 +85,8 @@ struct SessionConfirmationTests {
         let story = Story(in: .connecting, sessionCheck: exactChecks)
         let presentation = story.machine.presentation
         #expect(
-            story.ended(.permanent(.invalidSession))
-                == .updated(actions: [
-                    .closeConnection(generation: 1), .checkSession(credentials, check: 1),
-                ]))
+            story.ended(.permanent(.invalidSession)) == .updated(actions: [.checkSession(credentials, check: 1)]),
+            "the connection ended by itself: checked, not closed")
         #expect(story.machine.state == .connecting && story.machine.isConfirmingSession)
         #expect(story.machine.presentation == presentation, "the interface shows what it showed")
         #expect(story.machine.liveGeneration == nil, "no connection while confirming")

@@ -8,7 +8,7 @@ struct SessionMachineRandomWalkTests {
     /// timers, network changes, account lookups, health answers — each about a live or a stale id.
     static func randomStep(
         _ machine: inout SessionMachine, _ random: inout SeededRandomNumberGenerator, tickets: UInt64,
-        fired: inout UInt64?, age: inout Duration?, firedRetry: inout UInt64?
+        replayTimers: [UInt64], fired: inout UInt64?, age: inout Duration?, ended: inout UInt64?
     ) -> SessionMachine.Output? {
         let anyTicket = UInt64.random(in: 0...(tickets + 1), using: &random)
         // A play the plan waits for (in flight or for its retry), or one it does not.
@@ -17,11 +17,10 @@ struct SessionMachineRandomWalkTests {
         switch Int.random(in: 0..<30, using: &random) {
         case 0: return machine.networkChanged(isOnline: Bool.random(using: &random), using: &random)
         case 1:
-            machine.accountStandingReceived(AccountStanding.allCases.randomElement(using: &random), lookup: anyTicket)
-            return nil
+            return machine.accountStandingReceived(
+                AccountStanding.allCases.randomElement(using: &random), lookup: anyTicket)
         case 2:
-            machine.healthAlertReceived(Bool.random(using: &random) ? OutageAlert(text: "outage") : nil)
-            return nil
+            return machine.userIdentified("u\(Int.random(in: 0..<2, using: &random))")
         case 3, 4:
             let generation = Bool.random(using: &random) ? machine.liveGeneration ?? 0 : machine.generation &- 1
             let ends: [SessionFailure] = [
@@ -30,6 +29,7 @@ struct SessionMachineRandomWalkTests {
             ]
             // The connection's age in CONNECTED: unknown, within the 30 s window, or beyond it.
             age = [nil, .seconds(1), .seconds(29), .seconds(30), .seconds(600)].randomElement(using: &random)!
+            ended = generation
             return machine.connectionEnded(
                 ends.randomElement(using: &random)!, generation: generation, connectedFor: age, using: &random)
         case 5, 6:
@@ -57,15 +57,17 @@ struct SessionMachineRandomWalkTests {
             let kind = [SignificantEvent.Kind.subscribe, .subscribe, .unsubscribe, .beginTyping]
                 .randomElement(using: &random)!
             let event = SignificantEvent(kind, "s\(Int.random(in: 0..<3, using: &random))")
-            return .updated(actions: machine.requested(event, playable: kind != .unsubscribe))
+            return machine.requested(event, playable: kind != .unsubscribe)
         case 15:
-            return .updated(actions: machine.playAnswered(anyPlay, succeeded: Bool.random(using: &random)))
+            return machine.playAnswered(anyPlay, succeeded: Bool.random(using: &random))
         case 16:
-            if Bool.random(using: &random) { return .updated(actions: machine.playTimedOut(anyPlay)) }
-            firedRetry = anyPlay
-            return .updated(actions: machine.playRetryDue(anyPlay))
+            // A play's answer awaited (its timeout armed), or one of the replay's timers fires: a play's timeout or
+            // retry, the renewal.
+            if Bool.random(using: &random) { return machine.playPending(anyPlay) }
+            fired = replayTimers.randomElement(using: &random) ?? anyTicket
+            return machine.timerFired(fired ?? 0, using: &random)
         case 17:
-            return .updated(actions: machine.renew(.subscribe, limit: 5))
+            return machine.renew(.subscribe, limit: 5)
         case 18:
             // A health poll answered (with or without an alert, an interval or none) or failed, live or stale.
             if Bool.random(using: &random) { return machine.healthPollFailed(poll: anyTicket) }
@@ -92,7 +94,8 @@ struct SessionMachineRandomWalkTests {
             // the in-process servers of every other test wait for them (README: "Tests on a loaded machine").
             await Task.yield()
             var random = SeededRandomNumberGenerator(seed: seed)
-            var machine = SessionMachine(retryPolicy: .spec, sessionCheckPolicy: .standard)
+            var machine = SessionMachine(
+                retryPolicy: .spec, sessionCheckPolicy: .standard, subscriptionRenewal: .seconds(600))
             var timers: [UInt64: SessionTimer.Purpose] = [:]
             var tickets: UInt64 = 0
             var polling = false
@@ -100,23 +103,29 @@ struct SessionMachineRandomWalkTests {
             var lastGeneration: UInt64 = 0
             // The count the live connection entered CONNECTED with.
             var countBeforeConnected = 0
-            // The plays' timeouts and retry timers armed, by play id.
-            var playTimeouts: Set<UInt64> = []
-            var playRetries: Set<UInt64> = []
+            // The plays sent and not yet answered, as far as the walk has seen.
+            var sentPlays: Set<UInt64> = []
             for step in 0..<200 {
                 let before = machine.state
                 let failuresBefore = machine.failures
                 var fired: UInt64?
                 var age: Duration?
-                var firedRetry: UInt64?
+                var ended: UInt64?
+                let replayTimers = timers.filter { $0.value.isReplayTimer }.map(\.key)
                 guard
                     let output = Self.randomStep(
-                        &machine, &random, tickets: tickets, fired: &fired, age: &age, firedRetry: &firedRetry)
+                        &machine, &random, tickets: tickets, replayTimers: replayTimers, fired: &fired, age: &age,
+                        ended: &ended)
                 else { continue }
-                // A retry timer that fired is gone, whether or not the plan still waited for it.
-                if let firedRetry { playRetries.remove(firedRetry) }
+                // A replay timer that fired is gone, whether or not the plan still waited for its play.
+                if let fired, timers[fired]?.isReplayTimer == true { timers[fired] = nil }
 
                 let context = "seed \(seed), step \(step), \(before) → \(machine.state)"
+                // A live connection that reported its own end has ended: the machine does not ask to close it.
+                if let ended, output != .ignored, live.contains(ended) {
+                    #expect(!output.actions.contains(.closeConnection(generation: ended)), "\(context)")
+                    live.remove(ended)
+                }
                 var state = before
                 for transition in output.transitions {
                     #expect(transition.from == state, "\(context)")
@@ -180,22 +189,27 @@ struct SessionMachineRandomWalkTests {
                         #expect(live == [g], "replay on a connection that is not live: \(context)")
                     case .replay(.play(let play)):
                         #expect(machine.state == .connected && live.count == 1, "a play off CONNECTED: \(context)")
-                        #expect(playTimeouts.insert(play.id).inserted, "a play sent twice: \(context)")
-                    case .replay(.cancelTimeout(let id)):
-                        playTimeouts.remove(id)
-                    case .replay(.armRetry(let id, _)):
-                        #expect(playRetries.insert(id).inserted, "a retry armed twice: \(context)")
-                    case .replay(.cancelRetry(let id)):
-                        #expect(playRetries.remove(id) != nil, "cancelled an unarmed retry: \(context)")
+                        #expect(sentPlays.insert(play.id).inserted, "a play sent twice: \(context)")
+                    case .replay(.cancelTimeout), .replay(.armRetry), .replay(.cancelRetry):
+                        Issue.record("the plan's timers reach the runtime as the machine's: \(context)")
                     case .replay(.surface), .replay(.unsupported):
                         break
                     case .invalidateCaches, .endSession, .dispose:
                         break
                     }
                 }
-                // Every play the plan waits for has its timeout or its retry timer armed, and nothing else is.
-                #expect(playTimeouts == Set(machine.replay.inFlight.map(\.id)), "play timeouts: \(context)")
-                #expect(playRetries == Set(machine.replay.waiting.map(\.id)), "play retries: \(context)")
+                // Every play waiting for its retry has its retry timer armed, a play's timeout is armed only while the
+                // plan waits for its answer, and the renewal exactly while CONNECTED.
+                let inFlight = Set(machine.replay.inFlight.map(\.id))
+                sentPlays.formIntersection(inFlight)
+                let playTimeouts = timers.values.compactMap { if case .playTimeout(let p) = $0 { p } else { nil } }
+                let playRetries = timers.values.compactMap { if case .playRetry(let p) = $0 { p } else { nil } }
+                #expect(Set(playTimeouts).isSubset(of: inFlight), "play timeouts: \(context)")
+                #expect(playTimeouts.count == Set(playTimeouts).count, "one timeout per play: \(context)")
+                #expect(playRetries.sorted() == machine.replay.waiting.map(\.id).sorted(), "play retries: \(context)")
+                #expect(
+                    timers.values.count { $0 == .renewal } == (machine.state == .connected ? 1 : 0),
+                    "the renewal armed exactly in CONNECTED: \(context)")
                 #expect(
                     machine.replay.isConnected == (machine.state == .connected),
                     "the plan plays in CONNECTED: \(context)")
@@ -234,6 +248,16 @@ struct SessionMachineRandomWalkTests {
                     healthTimers.count <= (polling ? 1 : 0), "one health timer at most, only while polling: \(context)")
                 #expect(machine.presentation.banner != nil || machine.state == .connected || !machine.state.isLoggedIn)
             }
+        }
+    }
+}
+
+extension SessionTimer.Purpose {
+    /// Whether the timer is one of the replay's (a play's timeout or retry, the renewal).
+    fileprivate var isReplayTimer: Bool {
+        switch self {
+        case .playTimeout, .playRetry, .renewal: true
+        case .retry, .sessionCheck, .deliveryWatch, .healthPoll: false
         }
     }
 }

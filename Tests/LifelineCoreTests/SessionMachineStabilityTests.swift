@@ -52,7 +52,8 @@ struct SessionMachineStabilityTests {
             #expect(story.machine.connectedAt == .seconds(100))
             #expect(story.machine.connectedFor(at: .seconds(110)) == .seconds(10))
             let output = story.machine.connectionEnded(
-                dropped, generation: generation, at: endedAt, using: &story.random)
+                dropped, generation: generation, connectedFor: story.machine.connectedFor(at: endedAt),
+                using: &story.random)
             #expect(output.transitions.map(\.failures) == [count], "ended at \(endedAt)")
             #expect(story.machine.connectedAt == nil, "forgotten on leaving CONNECTED")
             #expect(story.machine.connectedFor(at: endedAt) == nil)
@@ -79,7 +80,8 @@ struct SessionMachineStabilityTests {
                 Issue.record("no delivery timer: \(watch)")
                 return
             }
-            let fired = story.machine.timerFired(timer.id, at: firedAt, using: &story.random)
+            let age = story.machine.connectedFor(at: firedAt)
+            let fired = story.machine.timerFired(timer.id, connectedFor: age, using: &story.random)
             #expect(fired.transitions.map(\.failures) == [count], "fired at \(firedAt), CONNECTED at 50 s")
         }
     }

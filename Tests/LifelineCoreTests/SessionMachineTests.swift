@@ -259,10 +259,14 @@ struct SessionMachineStoryTests {
         #expect(story.machine.isPollingHealth)
         #expect(story.alert(OutageAlert(text: "Stoat is down")))
         #expect(story.machine.presentation.outageAlert?.text == "Stoat is down")
+        let nextPoll = story.lastArmedTimer
         story.send(.retry)
         #expect(story.send(.temporaryFailure(.socketDropped)).actions.contains(.startHealthPolling) == false)
         story.send(.retry)
-        #expect(story.send(.socketConnected).actions == [.stopHealthPolling, .replaySignificantEvents(generation: 5)])
+        #expect(
+            story.send(.socketConnected).actions == [
+                .cancelTimer(id: nextPoll), .stopHealthPolling, .replaySignificantEvents(generation: 5),
+            ])
         #expect(story.machine.presentation.outageAlert == nil)
         #expect(!story.alert(OutageAlert(text: "late")))
     }

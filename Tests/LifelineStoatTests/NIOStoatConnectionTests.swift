@@ -256,3 +256,14 @@ extension SessionFailure {
         if case .temporary(let cause) = self { cause.code } else { nil }
     }
 }
+
+extension SessionConnection {
+    /// Plays an event and waits for its answer, as the session does with `startPlay`.
+    fileprivate func play(_ event: SignificantEvent) async throws {
+        switch startPlay(event) {
+        case .succeeded: return
+        case .failed(let error): throw error
+        case .pending(let answer): try await answer()
+        }
+    }
+}

@@ -7,13 +7,18 @@ import Synchronization
 /// The session every runtime test logs in with.
 let credentials = SessionCredentials(token: "secret-token", userID: "user-1", sessionID: "session-1")
 
-/// Counts cache invalidations and discards.
-final class CountingCaches: CacheInvalidation {
-    private let counts = Mutex((invalidations: 0, discards: 0))
+/// Counts cache invalidations and discards, and records the lifecycle hooks in order.
+final class CountingCaches: SessionHooks {
+    private let counts = Mutex((invalidations: 0, discards: 0, moments: [String]()))
     var invalidations: Int { counts.withLock { $0.invalidations } }
     var discards: Int { counts.withLock { $0.discards } }
+    /// The hooks called, in order: `connected(N)`, `left`, `ended`.
+    var moments: [String] { counts.withLock { $0.moments } }
     func invalidateCaches() async { counts.withLock { $0.invalidations += 1 } }
     func discardCaches() async { counts.withLock { $0.discards += 1 } }
+    func connected(generation: UInt64) { counts.withLock { $0.moments.append("connected(\(generation))") } }
+    func leftConnected() { counts.withLock { $0.moments.append("left") } }
+    func sessionEnded() { counts.withLock { $0.moments.append("ended") } }
 }
 
 /// A session wired to scripted dependencies and a test clock, running in a task.
@@ -37,7 +42,7 @@ final class Harness: Sendable {
         self.policy = policy
         self.seed = seed
         session = Session(
-            connections: connections, authenticator: authenticator, health: polling ? health : nil, caches: caches,
+            connections: connections, authenticator: authenticator, health: polling ? health : nil, hooks: caches,
             network: network, clock: clock, random: SeededRandomNumberGenerator(seed: seed),
             configuration: Session.Configuration(
                 retryPolicy: policy, healthThreshold: healthThreshold, subscriptionRenewal: renewal),

@@ -18,8 +18,38 @@ struct SessionDecisionTests {
         #expect(disconnected.transitions.last?.cause?.code == .temporary(.unconfirmedInvalidSession))
         #expect(disconnected.lastError?.failure?.code == .temporary(.unconfirmedInvalidSession))
         #expect(harness.authenticator.sessionChecks == 1)
-        #expect(connection.wasCancelled, "the connection that met InvalidSession was closed")
+        #expect(
+            !connection.wasCancelled && connection.isFinished,
+            "the connection that met InvalidSession ended by itself, and the session did not close it")
         #expect(await harness.recorder.stateTrail == [.ready, .connecting, .disconnected], "never ERROR")
+        await harness.stop()
+    }
+
+    @Test("the session tells its hooks of each CONNECTED with its generation, of leaving it, and of the end, in order")
+    func lifecycleHooks() async throws {
+        let harness = Harness(polling: false)
+        let first = await harness.connected()
+        await first.end(.temporary(.socketDropped))
+        _ = try #require(await harness.recorder.next(.disconnected))
+        let second = await harness.retry()
+        await second.ready()
+        _ = try #require(await harness.recorder.next(.connected))
+        await harness.session.logOut()
+        _ = try #require(await harness.recorder.next(.ready))
+        #expect(harness.caches.moments == ["connected(1)", "left", "connected(2)", "left", "ended"])
+        #expect(harness.caches.discards == 1)
+        await harness.stop()
+    }
+
+    @Test("a connection that reports its own end is not closed by the session, which reconnects after it")
+    func ownEndNotClosed() async throws {
+        let harness = Harness(polling: false)
+        await harness.session.logIn(credentials, cached: true)
+        let connection = await harness.connections.nextConnection()
+        await connection.ready()
+        await connection.end(.temporary(.socketDropped))
+        _ = try #require(await harness.recorder.next(.disconnected))
+        #expect(!connection.wasCancelled && connection.isFinished, "it ended by itself")
         await harness.stop()
     }
 

@@ -307,7 +307,6 @@ struct OpenCountingFactory<Base: ConnectionFactory>: ConnectionFactory {
 
         func close() { base.close() }
 
-        func play(_ event: SignificantEvent) async throws { try await base.play(event) }
         func startPlay(_ event: SignificantEvent) -> PlayStart { base.startPlay(event) }
     }
 }

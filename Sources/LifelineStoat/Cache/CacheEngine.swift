@@ -9,7 +9,7 @@ import Synchronization
 /// what changed, and a wake-up of the writer; nothing waits for the store. The writer (``runWriter()``,
 /// run by ``StoatClient/run()``) takes every change pending when it wakes and writes them as one batch,
 /// so a burst of events becomes one transaction.
-final class CacheEngine: CacheInvalidation {
+final class CacheEngine: Sendable {
     /// Counts of what the cache tolerated or failed at.
     struct Counters: Sendable, Equatable {
         /// Events about something the cache does not know (a message for an unknown channel…).
@@ -187,7 +187,7 @@ final class CacheEngine: CacheInvalidation {
         messages.finish()
     }
 
-    // MARK: - CacheInvalidation
+    // MARK: - Invalidation (the session's hooks, through ClientCaches)
 
     /// RECONNECTING: every history and member list becomes stale.
     func invalidateCaches() async {

@@ -53,25 +53,25 @@ final class CatchUpEngine: Sendable {
     /// The last report.
     var lastReport: CatchUpReport? { last.withLock { $0 } }
 
-    /// Follows the session until the calling task is cancelled: a catch-up starts at each CONNECTED and is
-    /// cancelled when the session leaves it.
-    func run(states: SessionStates) async {
+    /// Follows the session's moments (its hooks, through the client) until the calling task is cancelled: a
+    /// catch-up starts at each CONNECTED and is cancelled when the session leaves it.
+    func run(lifecycle: AsyncStream<ClientLifecycle>) async {
         await withDiscardingTaskGroup { group in
             // The running catch-up's cancellation token: each is a child of this group, stopped early by it.
             var current: Work?
-            for await snapshot in states {
-                for transition in snapshot.transitions {
-                    if transition.from == .connected, transition.to != .connected {
-                        current?.cancel()
-                        current = nil
-                    }
-                    if transition.to == .connected, policy.isEnabled {
-                        current?.cancel()
-                        let generation = cache.read { $0.generation }
-                        let work = Work(client: false)
-                        current = work
-                        group.addTask { _ = await work.race { await self.catchUp(generation: generation) } }
-                    }
+            for await moment in lifecycle {
+                switch moment {
+                case .leftConnected:
+                    current?.cancel()
+                    current = nil
+                case .connected where policy.isEnabled:
+                    current?.cancel()
+                    let generation = cache.read { $0.generation }
+                    let work = Work(client: false)
+                    current = work
+                    group.addTask { _ = await work.race { await self.catchUp(generation: generation) } }
+                case .connected, .ended:
+                    break
                 }
             }
             current?.cancel()

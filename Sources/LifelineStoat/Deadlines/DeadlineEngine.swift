@@ -73,21 +73,20 @@ final class DeadlineEngine: Sendable {
 
     // MARK: - Running
 
+    /// The client was disposed of (the session's DISPOSE hook): its deadlines are no one's any more.
+    func disposed() {
+        apply { book, _ in book.reset() }
+    }
+
     /// Follows the socket's events (from the client's creation on) and the session, and performs the book's
     /// actions, until the calling task is cancelled; then drops every watch and ends the announcements.
-    func run(states: SessionStates) async {
+    func run() async {
         await withDiscardingTaskGroup { group in
             group.addTask { [watcher] in await watcher.run() }
             group.addTask { await self.followEvents() }
             group.addTask { [expirations] in
                 for await batch in expirations {
                     for watch in batch { self.apply { $0.watchFired(ticket: watch.id, now: $1) } }
-                }
-            }
-            group.addTask {
-                for await snapshot in states where snapshot.transitions.contains(where: { $0.to == .dispose }) {
-                    // The session ended: its deadlines are no one's any more.
-                    self.apply { book, _ in book.reset() }
                 }
             }
             for await command in commands {

@@ -1,0 +1,64 @@
+public import LifelineCore
+
+extension Session {
+    /// Tunables of the lifecycle that are not dependencies.
+    public struct Configuration: Sendable {
+        /// The retry delay policy for DISCONNECTED.
+        public var retryPolicy: RetryPolicy
+        /// The failure count at which the health service is polled.
+        public var healthThreshold: Int
+        /// How an `InvalidSession` is confirmed before the session is given up.
+        public var sessionCheck: SessionCheckPolicy
+        /// How often to poll the health service when it does not say.
+        public var healthPollInterval: Duration
+        /// The bounds any poll interval is kept within, whatever the service asks for.
+        public var healthPollBounds: ClosedRange<Duration>
+        /// Whether significant events replay one at a time (the default) or all at once.
+        public var replayMode: ReplayPlan.Mode
+        /// How many attempts a significant event gets before its failure is shown.
+        public var replayRetryLimit: Int
+        /// How long one play of a significant event may take before it counts as failed.
+        public var replayTimeout: Duration
+        /// The wait before a failed play's second attempt; doubled for each later one.
+        public var replayRetryDelay: Duration
+        /// How often recorded subscriptions are played again while connected, or `nil` for never.
+        /// Stoat's subscriptions expire after 15 minutes; `StoatClient` renews them every 10.
+        public var subscriptionRenewal: Duration?
+        /// How long a connection must last after CONNECTED for its end to start the failure count again
+        /// (`SessionMachine.stabilityWindow`); `nil` is the machine's default, 30 s. `StoatClient` uses its
+        /// heartbeat interval.
+        public var stabilityWindow: Duration?
+        /// How long CONNECTED waits for the socket to deliver what the server stored
+        /// (``deliveryExpected(_:generation:)``) before it calls the socket deaf: 15 s ± 20 % by default.
+        public var deliveryWatch: DeliveryWatchPolicy
+
+        /// Creates a configuration; the defaults are the specification's.
+        public init(
+            retryPolicy: RetryPolicy = .spec,
+            healthThreshold: Int = 3,
+            sessionCheck: SessionCheckPolicy = .standard,
+            healthPollInterval: Duration = .seconds(60),
+            healthPollBounds: ClosedRange<Duration> = .seconds(10)...(.seconds(900)),
+            replayMode: ReplayPlan.Mode = .sequential,
+            replayRetryLimit: Int = 3,
+            replayTimeout: Duration = .seconds(10),
+            replayRetryDelay: Duration = .seconds(1),
+            subscriptionRenewal: Duration? = nil,
+            stabilityWindow: Duration? = nil,
+            deliveryWatch: DeliveryWatchPolicy = .standard
+        ) {
+            self.retryPolicy = retryPolicy
+            self.healthThreshold = healthThreshold
+            self.sessionCheck = sessionCheck
+            self.replayRetryDelay = replayRetryDelay
+            self.healthPollInterval = healthPollInterval
+            self.healthPollBounds = healthPollBounds
+            self.replayMode = replayMode
+            self.replayRetryLimit = replayRetryLimit
+            self.replayTimeout = replayTimeout
+            self.subscriptionRenewal = subscriptionRenewal
+            self.stabilityWindow = stabilityWindow
+            self.deliveryWatch = deliveryWatch
+        }
+    }
+}

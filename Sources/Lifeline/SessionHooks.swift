@@ -1,0 +1,39 @@
+/// What a session tells the work that follows its lifecycle — the app's caches, a catch-up, a watch of
+/// deadlines — from the actions and transitions its machine returns, in order, none dropped: unlike the
+/// snapshots (``Session/states``), which coalesce for the interface, a hook is called once per moment.
+///
+/// The runtime calls the synchronous hooks on its own executor, in the turn that takes the transition: an
+/// implementation hands the moment on (to a stream, say) and returns at once.
+public protocol SessionHooks: Sendable {
+    /// Drops the cached data that may be stale, because events may have been missed while disconnected.
+    /// Called once per entry into RECONNECTING, before the connection is opened.
+    func invalidateCaches() async
+
+    /// Discards every cached datum when the client is disposed of (DISPOSE), before READY.
+    /// By default, ``invalidateCaches()``.
+    func discardCaches() async
+
+    /// The session entered CONNECTED on connection `generation`. By default, nothing.
+    func connected(generation: UInt64)
+
+    /// The session left CONNECTED (for whatever state). By default, nothing.
+    func leftConnected()
+
+    /// The session was ended for good, by the user or the server: a LOGOUT, or ERROR on a
+    /// PERMANENT_FAILURE. By default, nothing.
+    func sessionEnded()
+}
+
+extension SessionHooks {
+    /// Calls ``invalidateCaches()``.
+    public func discardCaches() async { await invalidateCaches() }
+
+    /// Does nothing.
+    public func connected(generation: UInt64) {}
+
+    /// Does nothing.
+    public func leftConnected() {}
+
+    /// Does nothing.
+    public func sessionEnded() {}
+}
