@@ -269,6 +269,7 @@ public final class StoatClient: Sendable {
             // Subscribed before anything runs, so no moment falls between.
             let followed = lifecycle.subscribe()
             let caughtUp = lifecycle.subscribe()
+            let pushed = lifecycle.subscribe()
             group.addTask { await self.followSession(followed) }
             group.addTask { await self.deadlineEngine.run() }
             let catchUps = catchUpPolicy.isEnabled ? catchUpEngine.subscribe() : nil
@@ -279,7 +280,7 @@ public final class StoatClient: Sendable {
             group.addTask { await self.catchUpEngine.run(lifecycle: caughtUp) }
             group.addTask { await self.ackEngine.run() }
             group.addTask { await self.draftEngine.run() }
-            group.addTask { await self.pushEngine.run(states: self.session.states) }
+            group.addTask { await self.pushEngine.run(lifecycle: pushed) }
         }
         // The writes left over are made outside the cancelled task: GRDB refuses to start work in a
         // cancelled one, and these changes must not be lost. Decision: each is a task awaited at once, so

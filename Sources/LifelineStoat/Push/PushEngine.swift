@@ -36,23 +36,23 @@ final class PushEngine: Sendable {
 
     var status: PushStatus { state.withLock { $0.status } }
 
-    /// Follows the session: at every CONNECTED, subscribes its session if it does not hold the subscription;
-    /// once the session that held it is gone (a logout, a new login), the subscription is pending again.
-    func run(states: SessionStates) async {
-        for await snapshot in states {
-            if snapshot.state == .connected {
-                await ensure()
-            } else {
-                sessionChanged()
+    /// Follows the session's moments (its hooks, through the client): at every CONNECTED, subscribes its session
+    /// if it does not hold the subscription; once the session has ended (a logout, or ERROR), the server has
+    /// dropped the subscription with it, so it is pending again until the next session is CONNECTED.
+    func run(lifecycle: AsyncStream<ClientLifecycle>) async {
+        for await moment in lifecycle {
+            switch moment {
+            case .connected: await ensure()
+            case .ended: sessionEnded()
+            case .leftConnected: break
             }
         }
     }
 
-    /// Marks the subscription pending when the session that held it is no longer the client's.
-    private func sessionChanged() {
-        let current = credentials.value
+    /// Marks the subscription pending: the session that held it is gone.
+    private func sessionEnded() {
         let changed = state.withLock { state -> Bool in
-            guard state.subscription != nil, let held = state.subscribedSession, held != current else { return false }
+            guard state.subscription != nil, state.subscribedSession != nil else { return false }
             state.subscribedSession = nil
             state.status = .pending
             return true
