@@ -28,6 +28,9 @@ package struct SessionClock: Sendable {
     /// ``longestSleep`` for any other (a test clock drops a cancelled sleep at once, and its handshake sees
     /// the deadline itself).
     package let longestStep: Duration
+    /// Whether this is one of the runtime's clocks (`ContinuousClock`, `SuspendingClock`), which measure the wall
+    /// time that network I/O takes; a test's clock does not, so I/O cannot be bounded by its durations.
+    package let measuresWallTime: Bool
 
     /// The time elapsed on the clock since the session was created.
     package let elapsed: @Sendable () -> Duration
@@ -45,6 +48,7 @@ package struct SessionClock: Sendable {
         scheduleCallback = (clock as? any CallbackClock<Duration>).map { Self.callbacks(of: $0, elapsed: elapsed) }
         let longestStep = Self.longestStep(of: C.self)
         self.longestStep = longestStep
+        measuresWallTime = C.self == ContinuousClock.self || C.self == SuspendingClock.self
         sleepUntil = { offset in
             while true {
                 let step = Self.step(towards: offset, now: elapsed(), longest: longestStep)

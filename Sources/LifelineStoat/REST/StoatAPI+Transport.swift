@@ -147,6 +147,9 @@ extension StoatAPI {
         }
     }
 
+    /// How long an exchange may take on the wall clock when the API's clock is a test's, which does not measure it.
+    static let exchangeBackstop: Duration = .seconds(300)
+
     /// Runs the call within its deadline (``requestTimeout`` on the API's clock): waits for an empty bucket
     /// to reset before sending, and waits out each `429`, as long as the wait fits the deadline.
     private func limited(
@@ -166,9 +169,13 @@ extension StoatAPI {
             guard deadline > sent else {
                 throw StoatAPIError(code: .timeout, message: "\(name) timed out")
             }
+            // On the runtime's clock the exchange gets what is left of the deadline. A test's clock does not measure
+            // the exchange's wall time (it moves only when told to), so its durations cannot bound it: the
+            // exchange then has a wall-clock backstop of its own, and the deadline still rules every wait.
+            let left = timer.measuresWallTime ? deadline - sent : max(deadline - sent, Self.exchangeBackstop)
             var response = try await exchange(
                 method, url: url, name: name, auth: auth, headers: headers, payload: payload, reach: reach,
-                timeout: deadline - sent, metadata: metadata)
+                timeout: left, metadata: metadata)
             let now = timer.elapsed()
             response.roundTrip = now - sent
             let bucket = response.headers.first(name: "X-RateLimit-Bucket")

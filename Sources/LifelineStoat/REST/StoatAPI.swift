@@ -104,8 +104,9 @@ public struct StoatAPI: Sendable {
     ///   - requestTimeout: How long a call may take in all, waits for rate limits included; 30 seconds by
     ///     default.
     ///   - maximumResponseSize: The largest response body accepted; 4 MiB by default.
-    ///   - clock: The clock rate-limit waits sleep on and ``operations(_:)`` measures its round trip on;
-    ///     continuous by default.
+    ///   - clock: The clock rate-limit waits sleep on, ``requestTimeout`` runs on and ``operations(_:)`` measures
+    ///     its round trip on; continuous by default. Another clock (a test's) does not measure the network's
+    ///     wall time, so an exchange then also has a wall-clock bound of its own (300 s).
     ///   - tlsConfiguration: The TLS configuration of every request, for instance your own authority among the
     ///     trust roots; `nil` (the default) uses the HTTP client's, which verifies certificates against the
     ///     system's roots.
