@@ -124,9 +124,6 @@ enum ChatFrameBenchmark {
             renderer.render(grid, cursor: cursor(state), into: &bytes)
             incremental += began.duration(to: clock.now)
             incrementalBytes += bytes.count
-            if let dump = ProcessInfo.processInfo.environment["LIFELINE_BENCH_DUMP"], frame < 5 {
-                try? Data(bytes).write(to: URL(fileURLWithPath: dump + "\(frame)"))
-            }
             // The baseline: the same frame built from nothing and written whole, as after a resize (the renderer
             // shows it afterwards too).
             let baselineStart = clock.now
