@@ -81,6 +81,8 @@ public final class ChatDriver {
     private let wake: AsyncStream<Wakeup>.Continuation
     private var modelsPending = false
     private var timer: Task<Void, Never>?
+    /// Builds each frame from the last, drawing again only what changed.
+    private var frames = ChatFrameBuilder()
 
     private enum Wakeup: Sendable {
         case input(ChatEvent)
@@ -156,10 +158,11 @@ public final class ChatDriver {
         }
     }
 
-    /// The frame of the current state.
+    /// The frame of the current state, built from the last frame (``ChatFrameBuilder``): the parts that did not
+    /// change keep their cells.
     public func frame() -> Frame {
         let cursor = ChatScreen.cursor(state, size: state.size).map { Cursor.at(row: $0.row, column: $0.column) }
-        return Frame(grid: ChatScreen.render(state, size: state.size), cursor: cursor ?? .hidden)
+        return Frame(grid: frames.render(state, size: state.size), cursor: cursor ?? .hidden)
     }
 
     @discardableResult

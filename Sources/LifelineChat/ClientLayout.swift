@@ -5,7 +5,7 @@ public import LifelineTerminal
 ///
 /// Shared by ``ChatScreen``, which draws into the regions, and ``ChatReducer``, which needs to know what is on
 /// screen (to acknowledge a channel whose newest message is shown, to scroll by a page, to open a clicked chat).
-public struct ClientLayout: Sendable {
+public struct ClientLayout: Sendable, Equatable {
     /// The smallest size the client draws in; below it the screen says it is too small.
     public static let minimum = TerminalSize(columns: 50, rows: 12)
 
@@ -70,6 +70,14 @@ public struct ClientLayout: Sendable {
         self.init(
             size: state.size, hasAlert: state.models.session.presentation.outageAlert != nil,
             composerLines: lines, noteLines: ChatScreen.notes(state).count, showsMembers: state.showsMembers)
+    }
+
+    /// Whether two layouts put every part in the same place.
+    public static func == (lhs: ClientLayout, rhs: ClientLayout) -> Bool {
+        lhs.alertRow == rhs.alertRow && lhs.list.columns == rhs.list.columns && lhs.list.rows == rhs.list.rows
+            && lhs.headerRow == rhs.headerRow && lhs.timelineRows == rhs.timelineRows && lhs.noteRows == rhs.noteRows
+            && lhs.composerRows == rhs.composerRows && lhs.channelColumns == rhs.channelColumns
+            && lhs.members == rhs.members
     }
 
     /// The width the composer's text wraps in: the channel's columns minus the prompt.

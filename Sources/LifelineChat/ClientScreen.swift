@@ -13,22 +13,11 @@ enum ClientScreen {
     static func draw(_ state: ChatState, into grid: inout Grid) {
         let layout = ClientLayout(state)
         drawStatus(state, into: &grid)
-        if let row = layout.alertRow, let alert = state.models.session.presentation.outageAlert {
-            grid.fill(row: row, columns: 0..<grid.size.columns, style: ChatStyle.alert)
-            let links = alert.actions.map { " · \($0.text): \($0.href)" }.joined()
-            grid.write(
-                TextLayout.truncate(" ⚠ \(alert.text)\(links)", width: grid.size.columns), row: row, column: 0,
-                style: ChatStyle.alert)
-        }
+        drawAlert(state, layout: layout, into: &grid)
         drawChatList(state, layout: layout, into: &grid)
-        for row in layout.list.rows {
-            grid.write("│", row: row, column: layout.list.columns.upperBound, style: ChatStyle.separator)
-        }
+        drawSeparators(layout, into: &grid)
         drawChannel(state, layout: layout, into: &grid)
         if let members = layout.members {
-            for row in layout.list.rows {
-                grid.write("│", row: row, column: members.lowerBound - 1, style: ChatStyle.separator)
-            }
             drawMembers(state, columns: members, rows: layout.list.rows, into: &grid)
         }
         switch state.overlay {
@@ -88,7 +77,33 @@ enum ClientScreen {
         return (left, keys.joined(separator: " · "), style)
     }
 
-    private static func drawStatus(_ state: ChatState, into grid: inout Grid) {
+    /// The rules between the chat list, the channel and the member list.
+    static func drawSeparators(_ layout: ClientLayout, into grid: inout Grid) {
+        for row in layout.list.rows {
+            grid.write("│", row: row, column: layout.list.columns.upperBound, style: ChatStyle.separator)
+        }
+        if let members = layout.members {
+            for row in layout.list.rows {
+                grid.write("│", row: row, column: members.lowerBound - 1, style: ChatStyle.separator)
+            }
+        }
+    }
+
+    /// The outage alert's text, when one shows.
+    static func alertText(_ state: ChatState, layout: ClientLayout) -> String? {
+        guard layout.alertRow != nil, let alert = state.models.session.presentation.outageAlert else { return nil }
+        let links = alert.actions.map { " · \($0.text): \($0.href)" }.joined()
+        return " ⚠ \(alert.text)\(links)"
+    }
+
+    static func drawAlert(_ state: ChatState, layout: ClientLayout, into grid: inout Grid) {
+        guard let row = layout.alertRow, let text = alertText(state, layout: layout) else { return }
+        grid.fill(row: row, columns: 0..<grid.size.columns, style: ChatStyle.alert)
+        grid.write(
+            TextLayout.truncate(text, width: grid.size.columns), row: row, column: 0, style: ChatStyle.alert)
+    }
+
+    static func drawStatus(_ state: ChatState, into grid: inout Grid) {
         let (left, right, style) = statusText(state)
         grid.fill(row: 0, columns: 0..<grid.size.columns, style: style)
         var emphasis = style
@@ -114,7 +129,7 @@ enum ClientScreen {
         }
     }
 
-    private static func drawChatList(_ state: ChatState, layout: ClientLayout, into grid: inout Grid) {
+    static func drawChatList(_ state: ChatState, layout: ClientLayout, into grid: inout Grid) {
         let columns = layout.list.columns
         let unread = state.models.chats.count { $0.isUnread }
         let heading = unread > 0 ? "Chats · \(unread) unread" : "Chats"
@@ -159,6 +174,19 @@ enum ClientScreen {
     // MARK: - The channel
 
     private static func drawChannel(_ state: ChatState, layout: ClientLayout, into grid: inout Grid) {
+        drawHeader(state, layout: layout, into: &grid)
+        if state.openChat != nil, let channel = state.channel {
+            let columns = layout.channelColumns
+            for (offset, row) in timelineRows(state, channel: channel, layout: layout).enumerated() {
+                drawTimelineRow(row, row: layout.timelineRows.lowerBound + offset, columns: columns, into: &grid)
+            }
+        }
+        if state.openChat != nil { drawNotesAndComposer(state, layout: layout, into: &grid) }
+    }
+
+    /// The channel's header row (the chat's name, its server, whether its history may miss messages), or where
+    /// no chat is open, what the channel's side says instead.
+    static func drawHeader(_ state: ChatState, layout: ClientLayout, into grid: inout Grid) {
         let columns = layout.channelColumns
         guard let chat = state.openChat else {
             grid.write(
@@ -166,7 +194,6 @@ enum ClientScreen {
                 row: layout.timelineRows.lowerBound + 1, column: columns.lowerBound + 1, style: ChatStyle.dim)
             return
         }
-        // The header: the chat's name, its server, whether its history may miss messages.
         var used = grid.write(
             TextLayout.truncate("#" + chat.name, width: columns.count / 2), row: layout.headerRow,
             column: columns.lowerBound + 1, style: ChatStyle.title)
@@ -185,14 +212,55 @@ enum ClientScreen {
         if columns.count - used > 50 {
             grid.write(hint, row: layout.headerRow, column: columns.upperBound - hint.count - 1, style: ChatStyle.dim)
         }
-        if let channel {
-            drawTimeline(state, channel: channel, layout: layout, into: &grid)
-        } else {
+        if channel == nil {
             grid.write(
                 "Loading the history…", row: layout.timelineRows.lowerBound, column: columns.lowerBound + 1,
                 style: ChatStyle.dim)
         }
-        // The notes under the timeline, or a rule.
+    }
+
+    /// What a row of the timeline shows.
+    enum TimelineRow: Equatable {
+        /// Nothing: above a history shorter than the timeline.
+        case blank
+        /// A row of an item.
+        case spans([Span])
+        /// The "new messages below" hint, over the last row when scrolled up.
+        case newBelowHint
+    }
+
+    /// The timeline's rows, top to bottom, one per row of the layout's timeline: bottom-aligned, a short history
+    /// sits just above the composer.
+    static func timelineRows(_ state: ChatState, channel: ChannelView, layout: ClientLayout) -> [TimelineRow] {
+        let columns = layout.channelColumns
+        let timeline = Timeline(
+            channel: channel, width: columns.count - 1, currentUserID: state.models.currentUserID,
+            timeZone: state.timeZone, selection: state.selection)
+        let height = layout.timelineRows.count
+        let window = timeline.window(height: height, position: state.scroll)
+        var rows = [TimelineRow](repeating: .blank, count: max(0, height - window.rows.count))
+        rows += window.rows.prefix(height).map { .spans($0.spans) }
+        if !window.isAtBottom, hasNewBelow(state, channel: channel), !rows.isEmpty {
+            rows[rows.count - 1] = .newBelowHint
+        }
+        return rows
+    }
+
+    /// Draws a timeline row into a row of blank cells.
+    static func drawTimelineRow(_ content: TimelineRow, row: Int, columns: Range<Int>, into grid: inout Grid) {
+        switch content {
+        case .blank: break
+        case .spans(let spans): grid.write(spans, row: row, column: columns.lowerBound + 1, limit: columns.count - 1)
+        case .newBelowHint:
+            let text = " ↓ new messages below · PgDn "
+            grid.fill(row: row, columns: columns, style: ChatStyle.selected)
+            ChatScreen.centeredIn(text, row: row, columns: columns, into: &grid, style: ChatStyle.selected)
+        }
+    }
+
+    /// The notes under the timeline (or a rule) and the composer.
+    static func drawNotesAndComposer(_ state: ChatState, layout: ClientLayout, into grid: inout Grid) {
+        let columns = layout.channelColumns
         let notes = ChatScreen.notes(state)
         if notes.isEmpty {
             grid.write(
@@ -206,27 +274,6 @@ enum ClientScreen {
             )
         }
         drawComposer(state, layout: layout, into: &grid)
-    }
-
-    private static func drawTimeline(
-        _ state: ChatState, channel: ChannelView, layout: ClientLayout, into grid: inout Grid
-    ) {
-        let columns = layout.channelColumns
-        let timeline = Timeline(
-            channel: channel, width: columns.count - 1, currentUserID: state.models.currentUserID,
-            timeZone: state.timeZone, selection: state.selection)
-        let window = timeline.window(height: layout.timelineRows.count, position: state.scroll)
-        // Rows are drawn bottom-aligned: a short history sits just above the composer.
-        let top = layout.timelineRows.upperBound - window.rows.count
-        for (offset, row) in window.rows.enumerated() {
-            grid.write(row.spans, row: top + offset, column: columns.lowerBound + 1, limit: columns.count - 1)
-        }
-        if !window.isAtBottom, hasNewBelow(state, channel: channel) {
-            let row = layout.timelineRows.upperBound - 1
-            let text = " ↓ new messages below · PgDn "
-            grid.fill(row: row, columns: columns, style: ChatStyle.selected)
-            ChatScreen.centeredIn(text, row: row, columns: columns, into: &grid, style: ChatStyle.selected)
-        }
     }
 
     /// Whether the open channel has messages newer than the newest that was on screen.
@@ -258,7 +305,7 @@ enum ClientScreen {
 
     // MARK: - Members
 
-    private static func drawMembers(_ state: ChatState, columns: Range<Int>, rows: Range<Int>, into grid: inout Grid) {
+    static func drawMembers(_ state: ChatState, columns: Range<Int>, rows: Range<Int>, into grid: inout Grid) {
         guard let members = state.models.members else {
             grid.write("Members…", row: rows.lowerBound, column: columns.lowerBound + 1, style: ChatStyle.dim)
             return

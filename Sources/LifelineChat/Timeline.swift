@@ -153,7 +153,10 @@ public struct Timeline: Sendable {
             while position < messages.count, messages[position].author == currentUserID { position += 1 }
             if position < messages.count { markers.append((position, .unreadDivider, "unread")) }
         }
-        if let catchUp = channel.catchUp {
+        // The catch-up marker stands above the oldest message a catch-up brought. One that brought none marks
+        // nothing: the first connection's catch-up of a chat just loaded finds nothing new, and a "caught up: 0
+        // messages" line would have no place in the history but under the newest message, where it would stay.
+        if let catchUp = channel.catchUp, catchUp.messages > 0 {
             let position = catchUp.oldestFound.map { oldest in first(from: 0) { $0 >= oldest } } ?? messages.count
             markers.append((position, .catchUp(catchUp), "caught-up"))
         }

@@ -23,3 +23,12 @@ public struct Cell: Hashable, Sendable {
     /// Whether this cell is the right half of a two-column cluster that starts in the cell to its left.
     public var isContinuation: Bool { width == 0 }
 }
+
+extension Cell {
+    /// Whether the cell draws exactly as `other`: `==` with the cheap fields compared first, for the renderer's
+    /// diff, which compares every cell of a frame.
+    @inline(__always)
+    func drawsLike(_ other: Cell) -> Bool {
+        width == other.width && style == other.style && grapheme == other.grapheme
+    }
+}

@@ -85,6 +85,43 @@ public struct Grid: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Copies the cells of `columns` of a row of `source` into the same columns of `row`: what a screen whose content
+    /// moved (a timeline pushed up by a new message) does instead of drawing that content again.
+    ///
+    /// A two-column cluster cut by the range's edges is not copied (blanks stand for its cells), and a cluster of
+    /// `row` that the copy cuts loses its other half, as a write would. A source of another size, or a row outside
+    /// either grid, copies nothing.
+    ///
+    /// - Parameters:
+    ///   - sourceRow: The row of `source` to copy from.
+    ///   - source: The grid to copy from (this one's size).
+    ///   - row: The row of this grid to copy into.
+    ///   - columns: The columns copied.
+    public mutating func copy(row sourceRow: Int, of source: Grid, to row: Int, columns: Range<Int>) {
+        guard source.size == size, sourceRow >= 0, sourceRow < size.rows, row >= 0, row < size.rows else { return }
+        let lower = max(0, columns.lowerBound)
+        let upper = min(size.columns, columns.upperBound)
+        guard lower < upper else { return }
+        let from = sourceRow * size.columns
+        let to = row * size.columns
+        // No cluster cut at either edge, in the source or here: the cells as they are, in one copy.
+        if !source.cells[from + lower].isContinuation, source.cells[from + upper - 1].width != 2,
+            !cells[to + lower].isContinuation, upper == size.columns || !cells[to + upper].isContinuation
+        {
+            cells.replaceSubrange((to + lower)..<(to + upper), with: source.cells[(from + lower)..<(from + upper)])
+            return
+        }
+        for column in lower..<upper {
+            let cell = source.cells[from + column]
+            if cell.isContinuation {
+                // Placed with its cluster; one whose cluster lies outside the range is a blank.
+                if column == lower { place(.blank(cell.style), row: row, column: column) }
+                continue
+            }
+            place(cell.width == 2 && column + 1 >= upper ? .blank(cell.style) : cell, row: row, column: column)
+        }
+    }
+
     /// The text of a row: its clusters left to right, trailing blanks dropped.
     public func text(row: Int) -> String {
         var line = ""

@@ -58,39 +58,53 @@ public struct Renderer: Sendable {
             return
         }
         let cursor = cursor.clamped(to: grid.size)
-        // The plain diff first, given up past a few cells' worth: then rows may have moved (a timeline with a new
-        // message), and the terminal's scroll and the cells that still differ may be shorter. The plain diff is
-        // written in full only when it is shorter than that, or there is no move to try.
+        // One pass over the rows finds the ones that changed; a frame that changed several may be a move (a
+        // timeline that took a message), and the terminal's scroll and the cells that still differ after it may be
+        // shorter than rewriting the rows: both are written, the plain diff given up once it is the longer.
+        let changed = Self.changedRows(from: frame, to: grid)
+        guard !changed.isEmpty || shownCursor != cursor else { return }
         var writer = frameWriter(visible: shownCursor.isVisible)
-        writer.limit = Self.scrollThreshold
-        writer.diff(from: frame, to: grid)
-        if writer.exceededLimit {
-            var best: FrameWriter?
-            if let plan = ScrollPlan(from: frame, to: grid) {
-                var scrolled = frameWriter(visible: shownCursor.isVisible)
-                scrolled.scroll(plan)
-                scrolled.diff(from: plan.applied(to: frame), to: grid)
-                scrolled.finishFrame(cursor: cursor)
-                best = scrolled
-            }
-            writer = frameWriter(visible: shownCursor.isVisible)
-            writer.limit = best?.output.count
-            writer.diff(from: frame, to: grid)
-            if writer.exceededLimit, let best {
-                writer = best
-            } else {
-                writer.finishFrame(cursor: cursor)
-                if let best, best.output.count < writer.output.count { writer = best }
-            }
-            output.append(contentsOf: writer.output)
-            keepState(of: writer)
-        } else if writer.wroteCells || shownCursor != cursor {
-            writer.finishFrame(cursor: cursor)
-            output.append(contentsOf: writer.output)
-            keepState(of: writer)
+        if changed.count >= 3, let plan = ScrollPlan(from: frame, to: grid, changedRows: changed) {
+            var scrolled = writer
+            scrolled.scroll(plan)
+            scrolled.diff(from: frame, to: grid, rows: Self.union(changed, plan.rows), moved: plan)
+            writer.limit = scrolled.output.count
+            writer.diff(from: frame, to: grid, rows: changed, moved: nil)
+            if writer.exceededLimit || writer.output.count > scrolled.output.count { writer = scrolled }
+        } else {
+            writer.diff(from: frame, to: grid, rows: changed, moved: nil)
         }
+        writer.finishFrame(cursor: cursor)
+        output.append(contentsOf: writer.output)
+        keepState(of: writer)
         self.frame = grid
         self.shownCursor = cursor
+    }
+
+    /// The rows of `new` that differ from `old` (same size), top to bottom.
+    static func changedRows(from old: Grid, to new: Grid) -> [Int] {
+        let columns = new.size.columns
+        var changed: [Int] = []
+        old.cells.withUnsafeBufferPointer { oldCells in
+            new.cells.withUnsafeBufferPointer { newCells in
+                for row in 0..<new.size.rows {
+                    let base = row * columns
+                    for column in base..<(base + columns) where !oldCells[column].drawsLike(newCells[column]) {
+                        changed.append(row)
+                        break
+                    }
+                }
+            }
+        }
+        return changed
+    }
+
+    /// The rows of `rows` and of `range`, in order.
+    static func union(_ rows: [Int], _ range: Range<Int>) -> [Int] {
+        var result = rows.filter { $0 < range.lowerBound }
+        result += range
+        result += rows.filter { $0 >= range.upperBound }
+        return result
     }
 
     /// A writer for the next frame that starts from what the terminal's state is after the last one.
@@ -202,38 +216,66 @@ struct FrameWriter {
     /// ZWJ sequence drawn by a terminal that counts their scalars.
     static let repairColumns = 4
 
-    /// Writes the cells of `new` that differ from `old` (same size).
+    /// Writes the cells of `new` that differ from `old` (same size): every row for a repaint.
     mutating func diff(from old: Grid, to new: Grid) {
+        diff(from: old, to: new, rows: Array(0..<new.size.rows), moved: nil)
+    }
+
+    /// Writes the cells of `rows` (in order) of `new` that differ from what the terminal shows: `old`, or `old`
+    /// with `moved`'s rows scrolled when the terminal scrolled them (the rows it brought in blank).
+    mutating func diff(from old: Grid, to new: Grid, rows: [Int], moved: ScrollPlan?) {
         let columns = new.size.columns
-        let oldCells = old.cells
-        let newCells = new.cells
-        for rowIndex in 0..<new.size.rows {
-            let base = rowIndex * columns
-            var columnIndex = 0
-            // After an uncertain cluster, the cells starting in the next few columns are redrawn: a terminal that
-            // drew it wider (a skin tone counted per scalar is two columns more) overwrote them.
-            var forcedUntil = -1
-            while columnIndex < columns {
-                let cell = newCells[base + columnIndex]
-                let width = max(1, Int(cell.width))
-                if cell.isContinuation {
-                    columnIndex += 1
-                    continue
-                }
-                let changed =
-                    columnIndex < forcedUntil || cell != oldCells[base + columnIndex]
-                    || (width == 2 && columnIndex + 1 < columns
-                        && newCells[base + columnIndex + 1] != oldCells[base + columnIndex + 1])
-                if changed {
-                    if let limit, output.count >= limit {
-                        exceededLimit = true
-                        return
+        let blank = Cell.blank()
+        old.cells.withUnsafeBufferPointer { oldCells in
+            new.cells.withUnsafeBufferPointer { newCells in
+                for rowIndex in rows {
+                    let base = rowIndex * columns
+                    // The row the terminal shows here: the old one, the one scrolled into it, or a blank one.
+                    var source: Int? = rowIndex
+                    if let moved, moved.rows.contains(rowIndex) {
+                        let from = rowIndex + moved.shift
+                        source = moved.rows.contains(from) ? from : nil
                     }
-                    let uncertain = cell.grapheme.asciiValue == nil && DisplayWidth.isUncertain(cell.grapheme)
-                    write(cell, row: rowIndex, column: columnIndex, uncertain: uncertain, lastColumn: columns - 1)
-                    if uncertain { forcedUntil = columnIndex + width + Self.repairColumns }
+                    let oldBase = (source ?? 0) * columns
+                    var columnIndex = 0
+                    // After an uncertain cluster, the cells starting in the next few columns are redrawn: a
+                    // terminal that drew it wider (a skin tone counted per scalar is two columns more) overwrote
+                    // them.
+                    var forcedUntil = -1
+                    while columnIndex < columns {
+                        let cell = newCells[base + columnIndex]
+                        let width = max(1, Int(cell.width))
+                        if cell.isContinuation {
+                            columnIndex += 1
+                            continue
+                        }
+                        let changed: Bool
+                        if columnIndex < forcedUntil {
+                            changed = true
+                        } else if source != nil {
+                            changed =
+                                !cell.drawsLike(oldCells[oldBase + columnIndex])
+                                || (width == 2 && columnIndex + 1 < columns
+                                    && !newCells[base + columnIndex + 1].drawsLike(oldCells[oldBase + columnIndex + 1]))
+                        } else {
+                            changed =
+                                !cell.drawsLike(blank)
+                                || (width == 2 && columnIndex + 1 < columns
+                                    && !newCells[base + columnIndex + 1].drawsLike(blank))
+                        }
+                        if changed {
+                            if let limit, output.count >= limit {
+                                exceededLimit = true
+                                return
+                            }
+                            let uncertain = cell.grapheme.asciiValue == nil && DisplayWidth.isUncertain(cell.grapheme)
+                            write(
+                                cell, row: rowIndex, column: columnIndex, uncertain: uncertain, lastColumn: columns - 1)
+                            if uncertain { forcedUntil = columnIndex + width + Self.repairColumns }
+                        }
+                        columnIndex += width
+                    }
                 }
-                columnIndex += width
             }
         }
     }
@@ -258,6 +300,14 @@ struct FrameWriter {
     }
 
     mutating func moveTo(row target: Int, column targetColumn: Int) {
+        if let row, targetColumn == 0, target == row || target == row + 1 {
+            // The start of this row or the next: CR (and LF), shorter than a position. No scrolling region is set
+            // between frames' writes, and the next row is on screen, so the line feed never scrolls.
+            if column != 0 || target != row { append(target == row ? "\r" : "\r\n") }
+            self.row = target
+            column = 0
+            return
+        }
         if let row, let column, row == target {
             if column == targetColumn { return }
             if targetColumn > column {

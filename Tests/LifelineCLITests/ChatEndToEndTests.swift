@@ -104,4 +104,71 @@ struct ChatEndToEndTests {
             #expect(try await terminal.display("#{alternate_on}") == "0")
         }
     }
+
+    @Test(
+        """
+        the demo's fault keys each show what they cause: Alt-1 the banner's countdown, Alt-2 the backoff growing, \
+        Alt-4 a silent server noticed, Alt-6 the outage alert, Alt-7 the logout notice; the session comes back after each
+        """)
+    func demoFaultKeys() async throws {
+        let binary = try Executable.url.path
+        try await TmuxTerminal.with(columns: 120, rows: 36) { terminal in
+            try await terminal.waitFor("the shell") { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
+            try await terminal.type("\(binary) chat")
+            try await terminal.press("Enter")
+            let connected: @Sendable (String) -> Bool = { $0.hasPrefix(" ● Connected") }
+            try await terminal.waitFor("the demo's first screen") { screen in
+                connected(screen) && screen.contains("local demo world")
+            }
+
+            // Alt-1: the socket drops; DISCONNECTED's countdown shows until the retry, which may come within a second,
+            // so its banner is looked for in what the program wrote, then the session is back.
+            let mark = terminal.outputMark
+            try await terminal.press("M-1")
+            try await terminal.waitForOutput(
+                "the dropped socket's banner", since: mark, containing: "Disconnected — retry in")
+            try await terminal.waitFor("the session back after Alt-1", connected)
+
+            // Alt-2: three connections refused after the drop: the failures add up and the wait grows.
+            try await terminal.press("M-2")
+            try await terminal.waitFor("the fourth failure's countdown") { screen in
+                screen.hasPrefix(" ○ Disconnected — retry in") && screen.contains("failures: 4")
+                    && screen.contains("F5 reconnect now")
+            }
+            try await terminal.press("F5")
+            try await terminal.waitFor("the session back after Alt-2", connected)
+
+            // Alt-4: a silent server: the heartbeat notices, and while it stays silent no connection holds.
+            try await terminal.press("M-4")
+            try await terminal.waitFor("the silent server noticed") { screen in
+                (screen.hasPrefix(" ○ Disconnected") || screen.hasPrefix(" ◌ Reconnecting"))
+                    && screen.contains("failures: 2")
+            }
+            try await terminal.press("M-4")
+            try await terminal.waitFor("the session back after the server speaks again", connected)
+
+            // Alt-6: an outage: the health service's alert under the status line, the session down until it ends.
+            try await terminal.press("M-6")
+            try await terminal.waitFor("the outage alert") { screen in
+                let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+                return lines.count > 1 && lines[1].hasPrefix(" ⚠ The demo world's events service is down")
+                    && !connected(screen)
+            }
+            try await terminal.press("M-6")
+            try await terminal.waitFor("the session back and the alert gone after the outage") { screen in
+                connected(screen) && !screen.contains("events service is down")
+            }
+
+            // Alt-7: another device logs the session out: READY's login screen with the notice; Enter signs in again.
+            try await terminal.press("M-7")
+            try await terminal.waitFor("the logout notice on the login screen") { screen in
+                screen.contains("You were logged out.") && screen.contains("Password")
+            }
+            try await terminal.press("Enter")
+            try await terminal.waitFor("the session back after signing in again", connected)
+
+            try await terminal.press("C-q")
+            try await terminal.waitFor("the main screen") { !$0.contains("local demo world") }
+        }
+    }
 }

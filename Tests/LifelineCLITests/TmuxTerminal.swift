@@ -40,7 +40,11 @@ final class TmuxTerminal: Sendable {
                 return
             }
             var buffer = [UInt8](repeating: 0, count: 65_536)
-            while read(handle, &buffer, buffer.count) > 0 { output.signal() }
+            while true {
+                let count = read(handle, &buffer, buffer.count)
+                guard count > 0 else { break }
+                output.signal(appending: buffer[0..<count])
+            }
             close(handle)
             output.finish()
         }.start()
@@ -153,6 +157,41 @@ final class TmuxTerminal: Sendable {
         return result
     }
 
+    /// How many bytes the pane's program has written so far: a mark for ``waitForOutput(_:since:timeout:containing:)``.
+    var outputMark: Int { output.transcriptCount }
+
+    /// Waits until the bytes the pane's program wrote after `mark` contain `text`: for a state that the screen may
+    /// show only briefly (a banner before the session is back), which a capture of the screen can miss but the
+    /// program's output cannot. Fails the test when `timeout` (a failure bound) passes first.
+    func waitForOutput(
+        _ what: String, since mark: Int, timeout: Duration = .failureBound,
+        sourceLocation: SourceLocation = #_sourceLocation, containing text: String
+    ) async throws {
+        let output = output
+        let found = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                var seen = output.count
+                while !Task.isCancelled {
+                    if output.transcript(since: mark).contains(text) { return true }
+                    guard let next = await output.next(after: seen) else { return false }
+                    seen = next
+                }
+                return false
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        guard found else {
+            Issue.record("the program never wrote \(what)", sourceLocation: sourceLocation)
+            throw TmuxError("timed out waiting for \(what)")
+        }
+    }
+
     /// Ends the tmux server and everything in it.
     func stop() async {
         // The session first: here `kill-server` alone left the server running (the pane's shell and the
@@ -168,10 +207,12 @@ struct TmuxError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Counts the pane's writes; a wait resumes at the next one (or when cancelled, or when the output ends).
+/// Counts the pane's writes and keeps their bytes; a wait resumes at the next one (or when cancelled, or when the
+/// output ends).
 final class OutputSignal: Sendable {
     private struct State {
         var count = 0
+        var transcript: [UInt8] = []
         var finished = false
         var nextWaiter = 0
         var waiters: [Int: CheckedContinuation<Int?, Never>] = [:]
@@ -181,8 +222,16 @@ final class OutputSignal: Sendable {
 
     var count: Int { state.withLock { $0.count } }
 
-    func signal() {
+    var transcriptCount: Int { state.withLock { $0.transcript.count } }
+
+    /// The bytes written after the first `mark`, as text.
+    func transcript(since mark: Int) -> String {
+        state.withLock { String(decoding: $0.transcript[min(mark, $0.transcript.count)...], as: UTF8.self) }
+    }
+
+    func signal(appending bytes: ArraySlice<UInt8> = []) {
         let (count, waiters) = state.withLock { state in
+            state.transcript.append(contentsOf: bytes)
             state.count += 1
             defer { state.waiters = [:] }
             return (state.count, state.waiters)

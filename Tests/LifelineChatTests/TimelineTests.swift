@@ -43,13 +43,25 @@ struct TimelineTests {
         #expect(shown == messages[5])
     }
 
-    @Test("a catch-up that found nothing stands after the messages; no unread message, no divider")
-    func trailingCatchUp() {
+    @Test(
+        "a catch-up that found nothing (the first connection's, of a chat just loaded) marks nothing; no unread message, no divider"
+    )
+    func emptyCatchUp() throws {
         let messages = Self.messages
         let channel = F.channel(
             messages, catchUp: ChatCatchUp(messages: 0), lastRead: messages[11].id)
         let timeline = Timeline(channel: channel, width: 60, currentUserID: F.me, timeZone: F.utc)
-        #expect(timeline.items.map(\.id) == ["top"] + messages.map { "m:\($0.id)" } + ["caught-up"])
+        #expect(timeline.items.map(\.id) == ["top"] + messages.map { "m:\($0.id)" })
+        var state = F.state(.connected, channel: channel)
+        state.size = F.large
+        #expect(!ChatScreen.render(state, size: F.large).description.contains("caught up"))
+        // One that brought a message marks it, above it.
+        let found = Timeline(
+            channel: F.channel(messages, catchUp: ChatCatchUp(messages: 1, oldestFound: messages[11].id)), width: 60,
+            currentUserID: F.me, timeZone: F.utc)
+        let marker = try #require(found.items.firstIndex { $0.id == "caught-up" })
+        #expect(found.items[marker + 1].id == "m:\(messages[11].id)")
+        #expect(found.rows(of: marker).flatMap { $0.map(\.text) }.joined().contains("caught up: 1 message"))
     }
 
     @Test("a message's rows are laid out again when it is edited, though its id and the width are the same")

@@ -1,7 +1,7 @@
 import LifelineTerminal
 
 /// A small terminal of the tests' own: a VT parser that applies what the renderer writes (cursor moves, erases,
-/// SGR, text with autowrap) to a screen of cells, so a test compares the screen a terminal would show with the
+/// SGR, text with autowrap, the scrolling region with SU, SD, IND and RI) to a screen of cells, so a test compares the screen a terminal would show with the
 /// grid that was meant. Anything it does not know is recorded in ``unsupported`` (a test expects none).
 ///
 /// `width` is how this terminal measures a cluster: ``DisplayWidth`` by default, or a disagreeing one (a terminal
@@ -92,7 +92,7 @@ struct TestTerminalEmulator {
                     csi(body: String(decoding: bytes[(index + 2)..<end], as: UTF8.self), final: bytes[end])
                     index = end + 1
                 } else {
-                    unsupported.append("ESC \(Character(Unicode.Scalar(bytes[index + 1])))")
+                    escape(bytes[index + 1])
                     index += 2
                 }
             case 0x0D:
@@ -117,13 +117,37 @@ struct TestTerminalEmulator {
         bytes = []
     }
 
+    /// An escape sequence of two bytes: IND (`ESC D`), RI (`ESC M`) and NEL (`ESC E`) move the cursor a row down or
+    /// up and scroll the scrolling region when it stands on its margin.
+    private mutating func escape(_ final: UInt8) {
+        switch final {
+        case UInt8(ascii: "D"): lineFeed()
+        case UInt8(ascii: "E"):
+            column = 0
+            lineFeed()
+        case UInt8(ascii: "M"): reverseIndex()
+        default: unsupported.append("ESC \(Character(Unicode.Scalar(final)))")
+        }
+    }
+
+    /// A row down; on the scrolling region's bottom margin the region scrolls up instead (below the region, at the
+    /// screen's last row, nothing moves).
     private mutating func lineFeed() {
         pendingWrap = false
-        if row == rows - 1 {
-            cells.removeFirst(columns)
-            cells.append(contentsOf: repeatElement(Screen(grapheme: " ", width: 1, style: style), count: columns))
-        } else {
+        if row == (scrollBottom ?? rows - 1) {
+            scroll(up: 1)
+        } else if row < rows - 1 {
             row += 1
+        }
+    }
+
+    /// A row up; on the scrolling region's top margin the region scrolls down instead.
+    private mutating func reverseIndex() {
+        pendingWrap = false
+        if row == scrollTop {
+            scroll(up: -1)
+        } else if row > 0 {
+            row -= 1
         }
     }
 
