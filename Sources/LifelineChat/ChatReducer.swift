@@ -22,13 +22,16 @@ public enum ChatReducer {
         switch event {
         case .key(let key):
             if key == .control("c") || key == .control("q") { return [.quit] }
+            state.firstChatIsProvisional = false
             if state.mode == .demo, let fault = DemoFault.allCases.first(where: { $0.key == key }) {
                 return [.fault(fault)]
             }
             effects = keyPressed(key, &state)
         case .paste(let text):
+            state.firstChatIsProvisional = false
             effects = pasted(text, &state)
         case .mouse(let mouse):
+            state.firstChatIsProvisional = false
             switch mouse.action {
             case .press(.left): effects = clicked(row: mouse.row, column: mouse.column, &state)
             case .wheelUp, .wheelDown:
@@ -415,15 +418,23 @@ public enum ChatReducer {
             state.login.code.clear()
             state.login.focus = models.signIn.accounts.isEmpty || !state.login.email.isEmpty ? .email : .account
             state.openChannel = nil
+            state.firstChatIsProvisional = false
             state.overlay = nil
             state.acknowledged = [:]
         }
         if models.signIn.secondFactor != nil, previous.signIn.secondFactor == nil { state.login.focus = .code }
         if state.login.account >= models.signIn.accounts.count { state.login.account = 0 }
-        // At start the most recently active chat opens, so messages show at once.
-        if models.session.presentation.screen == .client, state.openChannel == nil, let first = firstChat(models.chats)
-        {
-            effects += open(first.id, &state)
+        // At start the most recently active chat opens, so messages show at once. Ready may not know the last
+        // messages yet (stoatchat commits `last_message_id` seconds late): a chat picked without one is replaced
+        // by the first chat whose last message becomes known, unless the person has acted meanwhile.
+        if models.session.presentation.screen == .client, let first = firstChat(models.chats) {
+            if state.openChannel == nil {
+                effects += open(first.id, &state)
+                state.firstChatIsProvisional = first.lastMessage == nil
+            } else if state.firstChatIsProvisional, first.lastMessage != nil {
+                state.firstChatIsProvisional = false
+                if first.id != state.openChannel { effects += open(first.id, &state) }
+            }
         }
         if let selection = state.selection, let channel = state.channel,
             !channel.messages.contains(where: { "m:\($0.id)" == selection }),

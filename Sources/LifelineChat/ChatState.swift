@@ -92,6 +92,9 @@ public struct ChatState: Hashable, Sendable {
     public var scroll = ScrollPosition.bottom
     /// The channel the person chose to show (the program opens its model; ``ChannelView`` follows).
     public var openChannel: String?
+    /// The open channel was picked at start without knowing any chat's last message (the first server's first
+    /// channel): until the person does anything, the first chat whose last message becomes known replaces it.
+    public var firstChatIsProvisional = false
     /// The message the next send replies to.
     public var replyTo: String?
     /// The timeline item selected (Ctrl-↑/Ctrl-↓): a message, or a pending send, by its item id.

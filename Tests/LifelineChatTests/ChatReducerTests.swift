@@ -97,6 +97,34 @@ struct ChatReducerTests {
         #expect(ChatReducer.firstChat(dmFirst)?.id == quiet[3].id)
     }
 
+    @Test(
+        "a chat opened before any last message was known gives way to the first chat whose last message arrives, unless the person acted"
+    )
+    func provisionalFirstChat() {
+        // Ready named the chats, but not their last messages (stoatchat commits `last_message_id` late): the
+        // first server's first channel, #random here, is opened for now.
+        var early = F.chats()
+        for index in early.indices { early[index].lastMessage = nil }
+        let random = early[1]
+        let known = F.chats()
+        for acts in [false, true] {
+            var state = F.state(.connected, channel: nil)
+            state.openChannel = nil
+            var models = state.models
+            models.chats = [random] + early.filter { $0.id != random.id }
+            #expect(ChatReducer.reduce(&state, .models(models)) == [.open(channel: random.id)])
+            if acts { _ = ChatReducer.reduce(&state, .key(.character("h"))) }
+            // The catch-up finds #general's last message: it is the most recently active chat.
+            models.chats = known
+            let effects = ChatReducer.reduce(&state, .models(models))
+            #expect(effects == (acts ? [] : [.open(channel: F.channelID)]), "acted: \(acts)")
+            // Settled: later changes of the list open nothing by themselves.
+            models.chats = [known[1], known[0]] + known.dropFirst(2)
+            models.chats[0].lastMessage = known[0].lastMessage
+            #expect(ChatReducer.reduce(&state, .models(models)).isEmpty)
+        }
+    }
+
     @Test("Ctrl-N opens the next unread chat, Alt-↓ the next chat")
     func chats() {
         var state = F.state(.connected)
