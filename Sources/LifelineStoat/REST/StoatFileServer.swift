@@ -11,8 +11,8 @@ import NIOFileSystem
 
 /// A client for Stoat's file server (Autumn): uploads with progress, and downloads of a message's files.
 ///
-/// Made from the API and its root document (``StoatAPI/fileServer()``): the file server is the one `GET /`
-/// names under `features.autumn`, and no other. The session's token goes to it — and only to it and to the API:
+/// Made from the API and its root document (``StoatAPI/fileServer(maximumDownloadSize:)``): the file server is
+/// the one `GET /` names under `features.autumn`, and no other. The session's token goes to it — and only to it and to the API:
 /// a redirect to another origin is refused before anything is sent (``StoatAPIError/Code/redirectRefused``),
 /// and a file server reached over plaintext from an HTTPS API is refused outright
 /// (``StoatAPIError/Code/insecureFileServerURL``). Downloads carry no token at all: stoatchat's file server
