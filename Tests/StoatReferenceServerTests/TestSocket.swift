@@ -88,7 +88,9 @@ actor TestSocket {
         let target =
             (parsed.percentEncodedPath.isEmpty ? "/" : parsed.percentEncodedPath)
             + (parsed.percentEncodedQuery.map { "?" + $0 } ?? "")
+        // NIO's own connect timeout is 10 s, which a loaded machine exceeded: the failure bound instead.
         let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(TimeAmount(.failureBound))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let request = UpgradeRequestHandler(host: "\(host):\(port)", target: target, report: report)
