@@ -45,6 +45,17 @@ struct NIOStoatConnectionTests {
     }
 
     @Test(
+        "the socket's TCP connect is allowed the session's connect timeout, never less than 10 s",
+        arguments: [(Duration.seconds(120), Duration.seconds(120)), (.seconds(1), .seconds(10))])
+    func tcpConnectTimeout(configured: Duration, expected: Duration) {
+        // NIO's own default (10 s) ended sockets on a loaded machine that the session allowed two minutes.
+        let factory = NIOStoatConnectionFactory(
+            eventsURL: { "ws://127.0.0.1:1/events" }, configuration: .init(connectTimeout: configured),
+            clock: TestClock())
+        #expect(factory.connector.configuration.connectTimeout == expected)
+    }
+
+    @Test(
         "a close frame's code and reason reach the session: a dropped socket that names both; 1007 is a refused frame",
         arguments: [
             (UInt16(4000), TemporaryFailureCause.Code.socketDropped), (1007, .frameRefused),

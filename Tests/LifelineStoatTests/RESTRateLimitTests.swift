@@ -102,6 +102,18 @@ struct RESTRateLimitTests {
         }
     }
 
+    @Test("on a test clock an exchange is not cut at the deadline's time left, which the wall clock does not have")
+    func testClockExchange() async throws {
+        try await withScriptedServer({ _ in .json(200, Self.me) }) { server in
+            // A nanosecond left on the test clock: as a wall-clock deadline the exchange would have ended before it
+            // began; the test clock's deadline rules the waits only, and the exchange has its own backstop.
+            let api = StoatAPI(baseURL: server.url, requestTimeout: .nanoseconds(1), clock: TestClock())
+            let user = try await api.currentUser(SessionCredentials(token: "T"))
+            #expect(user.id == "U")
+            #expect(server.requests.count == 1)
+        }
+    }
+
     @Test("a 429 whose wait does not fit the call's deadline is a rateLimited error carrying the wait, at once")
     func waitBeyondDeadline() async throws {
         try await withScriptedServer({ _ in .json(429, #"{"retry_after":8000}"#) }) { server in

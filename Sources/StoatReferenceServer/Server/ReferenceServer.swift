@@ -203,22 +203,32 @@ public final class ReferenceServer: Sendable {
             configuration: ServerConfiguration(address: .hostname(configuration.host, port: port), backlog: 1024),
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             logger: logger,
-            responder: { request, responseWriter, channel in
-                let context = ServerRequestContext(source: .init(channel: channel, logger: logger))
-                var response: Response
-                do {
-                    response = try await responder.respond(to: request, context: context)
-                } catch let error as any HTTPResponseError {
-                    response = try error.response(from: request, context: context)
-                } catch {
-                    response = HTTPRoutes.catcherResponse(status: 500, accept: request.headers[.accept])
-                }
-                // The Date header states the server's clock, skew included, so clients can compare expiries.
-                response.headers[.date] = HTTPDate.string(await state.now())
-                try await responseWriter.write(response: response.head, body: response.body)
+            responder: answering(with: responder, state: state, logger: logger) { request in
+                HTTPRoutes.catcherResponse(status: 500, accept: request.headers[.accept])
             },
             onServerRunning: { channel in running(channel.localAddress?.port ?? port) }
         )
+    }
+
+    /// Answers each request through `responder`: an error a route throws becomes its response, any other error
+    /// `failed`'s; the `Date` header states the server's clock, skew included, so clients can compare expiries.
+    private static func answering(
+        with responder: RouterResponder<ServerRequestContext>, state: ServerState, logger: Logger,
+        failed: @escaping @Sendable (Request) -> Response
+    ) -> HTTPChannelHandler.Responder {
+        { request, responseWriter, channel in
+            let context = ServerRequestContext(source: .init(channel: channel, logger: logger))
+            var response: Response
+            do {
+                response = try await responder.respond(to: request, context: context)
+            } catch let error as any HTTPResponseError {
+                response = try error.response(from: request, context: context)
+            } catch {
+                response = failed(request)
+            }
+            response.headers[.date] = HTTPDate.string(await state.now())
+            try await responseWriter.write(response: response.head, body: response.body)
+        }
     }
 
     /// The server side of TLS when the configuration has an identity; nil serves plaintext.
@@ -247,18 +257,8 @@ public final class ReferenceServer: Sendable {
             configuration: ServerConfiguration(address: .hostname(configuration.host, port: 0), backlog: 256),
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             logger: logger,
-            responder: { request, responseWriter, channel in
-                let context = ServerRequestContext(source: .init(channel: channel, logger: logger))
-                var response: Response
-                do {
-                    response = try await responder.respond(to: request, context: context)
-                } catch let error as any HTTPResponseError {
-                    response = try error.response(from: request, context: context)
-                } catch {
-                    response = FileServerRoutes.text("Internal Server Error", 500)
-                }
-                response.headers[.date] = HTTPDate.string(await state.now())
-                try await responseWriter.write(response: response.head, body: response.body)
+            responder: answering(with: responder, state: state, logger: logger) { _ in
+                FileServerRoutes.text("Internal Server Error", 500)
             },
             onServerRunning: { channel in running(channel.localAddress?.port ?? 0) }
         )
