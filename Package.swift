@@ -96,7 +96,9 @@ let package = Package(
         ),
         .testTarget(
             name: "LifelineStoreTests",
-            dependencies: ["LifelineStore", "LifelineCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "LifelineStore", "LifelineCore", "TestProcess", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: lifelineSettings
         ),
         // The command line's commands; the executable below is a thin `main`. Neither links LifelineTesting:
@@ -124,9 +126,12 @@ let package = Package(
         // a pure input parser, display widths per grapheme cluster. Foundation and the C library only.
         .target(name: "LifelineTerminal", swiftSettings: lifelineSettings),
         .testTarget(
-            name: "LifelineTerminalTests", dependencies: ["LifelineTerminal", "TerminalProbe"],
+            name: "LifelineTerminalTests", dependencies: ["LifelineTerminal", "TerminalProbe", "TestProcess"],
             swiftSettings: lifelineSettings
         ),
+        // Tests only: what the one test process needs — children started without Foundation's `Process` (its
+        // `select`-based watcher breaks above descriptor 1 023), and a descriptor limit above the run's peak.
+        .target(name: "TestProcess", path: "Tests/TestProcess", swiftSettings: lifelineSettings),
         // The program the terminal tests run in a pseudo-terminal (signals, raw mode, restoring): tests only.
         .executableTarget(
             name: "TerminalProbe", dependencies: ["LifelineTerminal"], path: "Tests/TerminalProbe",
@@ -199,7 +204,7 @@ let package = Package(
         .testTarget(
             name: "StoatReferenceServerTests",
             dependencies: [
-                "StoatReferenceServer",
+                "StoatReferenceServer", "TestProcess",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -217,7 +222,7 @@ let package = Package(
         .testTarget(
             name: "LifelineTests",
             dependencies: [
-                "Lifeline", "LifelineCore", "LifelineTesting",
+                "Lifeline", "LifelineCore", "LifelineTesting", "TestProcess",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: lifelineSettings
@@ -226,7 +231,7 @@ let package = Package(
             name: "LifelineStoatTests",
             dependencies: [
                 "LifelineStoat", "Lifeline", "LifelineCore", "LifelineStore", "LifelineStoatStore", "LifelineTesting",
-                "StoatReferenceServer",
+                "StoatReferenceServer", "TestProcess",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -247,7 +252,7 @@ let package = Package(
         .testTarget(
             name: "DocSnippetTests",
             dependencies: [
-                "LifelineStoatStore", "StoatReferenceServer",
+                "LifelineStoatStore", "StoatReferenceServer", "TestProcess",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             // A snippet leaves names unused that the reader's app would use: their warnings are not the code's.
@@ -258,6 +263,7 @@ let package = Package(
             name: "LifelineCLITests",
             dependencies: [
                 "LifelineCLI", "LifelineCLIOutput", "LifelineBenchmarks", "lifeline", "LifelineCore", "LifelineStoat",
+                "TestProcess",
                 "StoatReferenceServer",
             ],
             swiftSettings: lifelineSettings

@@ -1,5 +1,6 @@
 import Foundation
 import StoatReferenceServer
+import TestProcess
 import Testing
 
 /// `--ca-file PEM` reaches a self-hosted instance with its own authority (the reference server over TLS, with
@@ -48,7 +49,7 @@ struct CAFileTests {
         let server = tls.server
         let account = server.defaultAccount
         let operation = await server.addOperation(kind: "invite", userID: account.userID, expiresIn: .seconds(600))
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try Executable.url
         process.arguments = ["operations", "--api", server.apiURL.absoluteString, "--json", "--ca-file", tls.caFile]
         process.environment = ProcessInfo.processInfo.environment.merging(["LIFELINE_TOKEN": account.token]) { $1 }

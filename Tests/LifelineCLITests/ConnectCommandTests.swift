@@ -1,10 +1,11 @@
 import Foundation
 import StoatReferenceServer
+import TestProcess
 import Testing
 
 /// `lifeline connect --json` running as a process against an in-process reference server.
 final class ConnectRun: Sendable {
-    let process = Process()
+    let process = ChildProcess()
     let input = Pipe()
     let lines: LineReader
     let seen = LockedLines()

@@ -1,4 +1,5 @@
 import Foundation
+import TestProcess
 import Testing
 
 /// Runs the built `lifeline` executable, as a user would, and collects what it printed.
@@ -46,7 +47,7 @@ enum Executable {
     }
 
     private static func run(_ arguments: [String], executable: URL) throws -> Run {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = executable
         process.arguments = arguments
         let output = Pipe()
@@ -60,19 +61,5 @@ enum Executable {
         return Run(
             status: process.terminationStatus, standardOutput: String(decoding: out, as: UTF8.self),
             standardError: String(decoding: err, as: UTF8.self))
-    }
-}
-
-extension Process {
-    /// Waits for the process to exit on a thread of its own, never blocking a thread of the cooperative pool
-    /// (see ``Executable/run(_:)-async``).
-    func exited() async {
-        let process = self
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Thread {
-                process.waitUntilExit()
-                continuation.resume()
-            }.start()
-        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestProcess
 import Testing
 
 /// Two network namespaces joined by a veth pair: the monitor runs in one, whose only interface besides
@@ -47,7 +48,7 @@ struct NamespacePair {
 
     @discardableResult
     static func ip(_ arguments: [String]) throws -> Int32 {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["ip"] + arguments
         process.standardOutput = FileHandle.nullDevice
@@ -104,7 +105,7 @@ struct NetworkCommandTests {
     func watchesRealLinks() async throws {
         let namespaces = try NamespacePair()
         defer { namespaces.remove() }
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
             "ip", "netns", "exec", namespaces.watched, try Executable.url.path, "network", "--watch", "--json",

@@ -1,5 +1,6 @@
 import Foundation
 import StoatReferenceServer
+import TestProcess
 import Testing
 
 @Suite("lifeline operations", .hangBound)
@@ -18,7 +19,7 @@ struct OperationsCommandTests {
         let account = server.defaultAccount
         let soon = await server.addOperation(kind: "login_approval", userID: account.userID, expiresIn: .seconds(1))
         let later = await server.addOperation(kind: "invite", userID: account.userID, expiresIn: .seconds(600))
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try Executable.url
         // The token comes from the environment, as the README recommends: never on the command line.
         process.arguments = ["operations", "--api", server.apiURL.absoluteString, "--json"]

@@ -1,4 +1,5 @@
 import Foundation
+import TestProcess
 import Testing
 
 /// What the shipped `lifeline` executable is built from, read from the package's own manifest.
@@ -85,7 +86,7 @@ struct PackageGraphTests {
         let scratch = FileManager.default.temporaryDirectory
             .appendingPathComponent("lifeline-package-graph-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
             "swift", "package", "--package-path", packageRoot.path, "--scratch-path", scratch.path, "dump-package",

@@ -1,4 +1,5 @@
 import Foundation
+import TestProcess
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -11,7 +12,7 @@ struct ServeCommandTests {
         "--json prints one line with the addresses, a ready account and a bot once it accepts connections, and SIGTERM stops it with exit 0"
     )
     func serveJSON() async throws {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try Executable.url
         process.arguments = ["serve", "--port", "0", "--json"]
         let output = Pipe()
@@ -64,7 +65,7 @@ struct ServeCommandTests {
 
     @Test("serve --help shows the admin API with examples and says where every route is")
     func helpShowsTheAdminAPI() async throws {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try Executable.url
         process.arguments = ["serve", "--help"]
         let output = Pipe()
@@ -84,7 +85,7 @@ struct ServeCommandTests {
         "--events gateway serves Stoat's new events server: a client's Subscribe is refused; an unknown name is refused"
     )
     func serveGateway() async throws {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try Executable.url
         process.arguments = ["serve", "--port", "0", "--json", "--events", "gateway"]
         let output = Pipe()
@@ -104,7 +105,7 @@ struct ServeCommandTests {
         await process.exited()
         #expect(process.terminationStatus == 0)
 
-        let refused = Process()
+        let refused = ChildProcess()
         refused.executableURL = try Executable.url
         refused.arguments = ["serve", "--events", "nope"]
         refused.standardError = Pipe()

@@ -1,5 +1,7 @@
 import Foundation
 import StoatReferenceServer
+import Synchronization
+import TestProcess
 import Testing
 
 /// A reader that stopped reading cannot keep the command line alive: with standard output a full pipe nobody
@@ -26,16 +28,18 @@ struct StuckOutputTests {
         return pipe
     }
 
-    /// Starts `lifeline` with `arguments`, standard output the full pipe, and returns the process and its exit.
+    /// Starts `lifeline` with `arguments`, standard output the full pipe and standard error `errors` (when given),
+    /// and returns the process and its exit.
     static func start(
-        _ arguments: [String], stdout: Pipe, input: Pipe? = nil, environment: [String: String]
-    ) throws -> (Process, AsyncStream<Int32>) {
-        let process = Process()
+        _ arguments: [String], stdout: Pipe, input: Pipe? = nil, errors: ChildErrors? = nil,
+        environment: [String: String]
+    ) throws -> (ChildProcess, AsyncStream<Int32>) {
+        let process = ChildProcess()
         process.executableURL = try Executable.url
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
+        process.standardError = try errors?.handle() ?? FileHandle.nullDevice
         if let input { process.standardInput = input }
         let (exits, continuation) = AsyncStream.makeStream(of: Int32.self)
         process.terminationHandler = { process in
@@ -65,6 +69,52 @@ struct StuckOutputTests {
         }
     }
 
+    /// What a child wrote on standard error, kept in a temporary file for a failure's message; removed at the end.
+    final class ChildErrors: Sendable {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("lifeline-stderr-\(UUID())")
+
+        /// A handle writing to the file, created empty.
+        func handle() throws -> FileHandle {
+            _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+            return try FileHandle(forWritingTo: url)
+        }
+
+        /// The file's last lines.
+        var tail: String {
+            let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").suffix(20).joined(separator: "\n")
+        }
+
+        deinit { try? FileManager.default.removeItem(at: url) }
+    }
+
+    /// Waits for `condition` on `server` while `process` runs. A child that ends first fails the test at once with
+    /// its status and what it said on standard error, instead of leaving the wait to run into its failure bound
+    /// (the wait for the child is cancelled when the condition holds first).
+    static func waitWhileRunning(
+        _ process: ChildProcess, errors: ChildErrors, server: ReferenceServer,
+        sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: @escaping @Sendable ([ConnectionRecord], SocketCounters) -> Bool
+    ) async throws {
+        let ended = try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await server.waitUntil(timeout: .failureBound, condition)
+                return false
+            }
+            group.addTask { await process.exited() }
+            let first = try await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if ended {
+            let status = process.terminationStatus
+            Issue.record(
+                "the child ended (status \(status)) before the server saw what the test waits for; its standard error:\n\(errors.tail)",
+                sourceLocation: sourceLocation)
+            throw CancellationError()
+        }
+    }
+
     @Test("SIGTERM ends connect whose standard output nobody reads, and what it sent is in the store")
     func connect() async throws {
         let server = try await ReferenceServer.start()
@@ -76,25 +126,26 @@ struct StuckOutputTests {
             + ConnectAccountTests.fast
         let stdout = try Self.fullPipe()
         let input = Pipe()
+        let errors = ChildErrors()
         let (process, exits) = try Self.start(
-            base + ["--email", account.email], stdout: stdout, input: input,
+            base + ["--email", account.email], stdout: stdout, input: input, errors: errors,
             environment: ["LIFELINE_PASSWORD": account.password])
         defer { if process.isRunning { process.terminate() } }
         // Failure bounds, not waits: in a full run the in-process server answers the child from a crowded pool
         // (25 s to Ready seen at load 4, 0.9 s alone), so the bounds are far above that, within the suite's limit.
-        try await server.waitUntil(timeout: .failureBound) { connections, _ in
+        try await Self.waitWhileRunning(process, errors: errors, server: server) { connections, _ in
             connections.contains { $0.isOpen && $0.receivedReady }
         }
         // A message sent, then a typing frame: the frame is written only after the send returned, so when the
         // server sees it, the message is in the account's outbox (kept in the store), or already sent and in the
         // client's cache, not yet necessarily in its store.
         input.fileHandleForWriting.write(Data("send \(channel) written before SIGTERM\ntyping \(channel)\n".utf8))
-        try await server.waitUntil(timeout: .failureBound) { connections, _ in
+        try await Self.waitWhileRunning(process, errors: errors, server: server) { connections, _ in
             connections.contains { $0.receivedFrames.contains { $0.contains("BeginTyping") } }
         }
         process.terminate()
         let status = await Self.exit(exits, within: .failureBound)
-        #expect(status == 0, "SIGTERM ended it cleanly, though its standard output never moved")
+        #expect(status == 0, "SIGTERM ended it cleanly, though its standard output never moved: \(errors.tail)")
         await server.stop()
 
         // The server is gone: the next run's history comes from the store alone.
@@ -161,7 +212,7 @@ extension StuckOutputTests {
         "SIGTERM ends a soak at once and takes its reference server child with it",
         .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/task")))
     func soak() async throws {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try Executable.url
         process.arguments = ["soak", "--sessions", "2", "--seconds", "600", "--seed", "7", "--json"]
         process.standardError = FileHandle.nullDevice

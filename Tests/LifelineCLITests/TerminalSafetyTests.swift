@@ -2,6 +2,7 @@ import Foundation
 import LifelineCLIOutput
 import LifelineStoat
 import StoatReferenceServer
+import TestProcess
 import Testing
 
 @testable import LifelineCLI
@@ -61,7 +62,7 @@ struct TerminalSafetyTests {
         let server = try await ReferenceServer.start(.init(expiryCheckInterval: .seconds(3_600)))
         let account = server.defaultAccount
         _ = await server.addOperation(kind: Self.hostile, userID: account.userID, expiresIn: .seconds(600))
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try Executable.url
         process.arguments = ["operations", "--api", server.apiURL.absoluteString]
         process.environment = ProcessInfo.processInfo.environment.merging(["LIFELINE_TOKEN": account.token]) { $1 }

@@ -1,3 +1,4 @@
+import TestProcess
 import Testing
 
 extension Trait where Self == TimeLimitTrait {
@@ -6,7 +7,13 @@ extension Trait where Self == TimeLimitTrait {
     /// Swift Testing starts every test of a run at once, so on a loaded or slow machine a test's wall time is
     /// close to the whole run's however little it does: a limit shorter than the run fails tests that only
     /// waited their turn (1-minute limits failed by the dozen with `stress-ng --cpu 2` beside the run).
-    static var hangBound: Self { .timeLimit(.minutes(10)) }
+    ///
+    /// Reading it also raises the test process's descriptor limit (``DescriptorLimit/raise()``): Swift Testing
+    /// reads every suite's traits before it runs a test, so the run has its descriptors before it needs them.
+    static var hangBound: Self {
+        DescriptorLimit.raise()
+        return .timeLimit(.minutes(10))
+    }
 }
 
 extension Duration {

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestProcess
 import Testing
 
 #if canImport(Glibc)
@@ -78,25 +79,19 @@ final class TmuxTerminal: Sendable {
     }
 
     /// Runs tmux with `arguments` on a thread of its own; its standard output.
-    ///
-    /// It waits for tmux with `waitpid`, not `Process.waitUntilExit()`: Foundation learns of a child's exit when a
-    /// socket the child inherits closes, and the tmux server that `new-session` starts keeps that socket open, so
-    /// `waitUntilExit()` never returned for the command that started the server.
     @discardableResult
     func run(_ arguments: [String], readsOutput: Bool = true) async throws -> String {
         let tmux = try #require(Self.tmux)
         return try await Executable.onOwnThread {
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: tmux)
             process.arguments = arguments
             let pipe = Pipe()
-            process.standardOutput = readsOutput ? pipe : FileHandle.nullDevice
+            process.standardOutput = readsOutput ? pipe as any Sendable : FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
             let data = readsOutput ? pipe.fileHandleForReading.readDataToEndOfFile() : Data()
-            var status: Int32 = 0
-            // ECHILD: Foundation reaped it first; either way it has ended.
-            while waitpid(process.processIdentifier, &status, 0) < 0, errno == EINTR {}
+            process.waitUntilExit()
             return String(decoding: data, as: UTF8.self)
         }
     }

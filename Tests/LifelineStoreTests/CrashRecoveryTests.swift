@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LifelineCore
+import TestProcess
 import Testing
 
 @testable import LifelineStore
@@ -187,7 +188,7 @@ struct CrashRecoveryTests {
     }
 
     private static func killWriterMidTransactionBlocking(_ url: URL, sql: String) throws {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: Self.sqliteShell)
         process.arguments = [url.path]
         let input = Pipe()

@@ -1,5 +1,6 @@
 import Foundation
 import LifelineTerminal
+import TestProcess
 import Testing
 
 #if canImport(Glibc)
@@ -14,7 +15,7 @@ final class PTYSession: @unchecked Sendable {
     // Safe: `output` and `emulator` are touched under `condition` only; the rest is immutable after init.
     let master: Int32
     let slave: Int32
-    let process = Process()
+    let process = ChildProcess()
     private let condition = NSCondition()
     private var output: [UInt8] = []
     private var emulator = TestTerminalEmulator(size: TerminalSize(columns: 100, rows: 30))
@@ -149,7 +150,7 @@ final class PTYSession: @unchecked Sendable {
     var isRaw: Bool { settings().c_lflag & tcflag_t(ECHO | ICANON) == 0 }
     var isCooked: Bool { settings().c_lflag & tcflag_t(ECHO | ICANON) == tcflag_t(ECHO | ICANON) }
 
-    func exit() async throws -> (Process.TerminationReason, Int32) {
+    func exit() async throws -> (ChildProcess.TerminationReason, Int32) {
         let process = process
         return try await Self.onOwnThread {
             process.waitUntilExit()
