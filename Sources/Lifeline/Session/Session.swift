@@ -328,6 +328,7 @@ public actor Session {
         guard let first = transitions.first else { return }
         if first.to == .disconnected, case .temporary(let cause)? = first.cause { metrics.failure(cause) }
         if first.from == .connected { hooks?.leftConnected() }
+        for transition in transitions { hooks?.entered(transition.to) }
         if transitions.contains(where: { $0.event == .logout || ($0.event == .permanentFailure && $0.to == .error) }) {
             hooks?.sessionEnded()
         }
