@@ -44,7 +44,7 @@ extension SessionMachine {
 
     /// The connection `generation`'s run returned. A superseded connection returning is its normal end (it was
     /// closed, or it reported its end first): ``Output/ignored``, and not a stale report. The live one returning
-    /// has ended without saying why: a TEMPORARY_FAILURE ``TemporaryFailureCause/Code/socketDropped``, as
+    /// has ended without saying why: a TEMPORARY_FAILURE ``TemporaryFailureCode/socketDropped``, as
     /// ``connectionEnded(_:generation:connectedFor:using:)`` takes it.
     ///
     /// - Parameters:
