@@ -186,7 +186,7 @@ extension StoatClient {
                     group.addTask { await self.labelStoredAccount() }
                 case .ended:
                     await forgetStoredSession()
-                case .leftConnected:
+                case .leftConnected, .entered:
                     break
                 }
             }

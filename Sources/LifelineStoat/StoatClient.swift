@@ -270,12 +270,14 @@ public final class StoatClient: Sendable {
             let followed = lifecycle.subscribe()
             let caughtUp = lifecycle.subscribe()
             let pushed = lifecycle.subscribe()
+            let posting = lifecycle.subscribe()
             group.addTask { await self.followSession(followed) }
             group.addTask { await self.deadlineEngine.run() }
             let catchUps = catchUpPolicy.isEnabled ? catchUpEngine.subscribe() : nil
             group.addTask {
                 await self.outboxEngine.run(
-                    session: self.session, checkCandidates: { self.deliveryCheckCandidates() }, catchUps: catchUps)
+                    session: self.session, lifecycle: posting, checkCandidates: { self.deliveryCheckCandidates() },
+                    catchUps: catchUps)
             }
             group.addTask { await self.catchUpEngine.run(lifecycle: caughtUp) }
             group.addTask { await self.ackEngine.run() }
@@ -388,6 +390,8 @@ enum ClientLifecycle: Sendable, Hashable {
     case connected(generation: UInt64)
     /// CONNECTED left.
     case leftConnected
+    /// A state entered: every transition's target, in order.
+    case entered(SessionState)
     /// The session ended for good (a logout, or ERROR on a permanent failure).
     case ended
 }
@@ -451,6 +455,8 @@ struct ClientCaches: SessionHooks {
     func connected(generation: UInt64) { lifecycle?.publish(.connected(generation: generation)) }
 
     func leftConnected() { lifecycle?.publish(.leftConnected) }
+
+    func entered(_ state: SessionState) { lifecycle?.publish(.entered(state)) }
 
     func sessionEnded() { lifecycle?.publish(.ended) }
 }

@@ -142,4 +142,18 @@ struct SessionMachineStabilityTests {
         let long = machine.connectionEnded(dropped, generation: 3, connectedFor: .seconds(2), using: &random)
         #expect(long.transitions.map(\.failures) == [1])
     }
+
+    @Test("a live connection's run returning is its end without a reason; a superseded one's changes nothing")
+    func connectionReturned() {
+        let story = connected(after: 0)
+        let live = story.machine.liveGeneration ?? 0
+        #expect(story.machine.connectionReturned(generation: live + 1, using: &story.random) == .ignored)
+        #expect(story.machine.state == .connected)
+        let output = story.machine.connectionReturned(generation: live, using: &story.random)
+        #expect(output.transitions.map(\.to) == [.disconnected])
+        #expect(output.transitions.first?.cause?.code == .temporary(.socketDropped))
+        #expect(output.transitions.first?.cause?.message == "the connection ended without a reason")
+        #expect(!output.actions.contains(.closeConnection(generation: live)), "it ended by itself")
+        #expect(story.machine.connectionReturned(generation: live, using: &story.random) == .ignored)
+    }
 }

@@ -49,7 +49,7 @@ struct NIOStoatConnectionTests {
         arguments: [(Duration.seconds(120), Duration.seconds(120)), (.seconds(1), .seconds(10))])
     func tcpConnectTimeout(configured: Duration, expected: Duration) {
         // NIO's own default (10 s) ended sockets on a loaded machine that the session allowed two minutes.
-        let factory = NIOStoatConnectionFactory(
+        let factory = StoatConnectionFactory(
             eventsURL: { "ws://127.0.0.1:1/events" }, configuration: .init(connectTimeout: configured),
             clock: TestClock())
         #expect(factory.connector.configuration.connectTimeout == expected)
@@ -63,7 +63,7 @@ struct NIOStoatConnectionTests {
     func closeCode(code: UInt16, expected: TemporaryFailureCause.Code) async throws {
         let server = try await ScriptedWebSocketServer.start()
         let url = server.url().absoluteString
-        let factory = NIOStoatConnectionFactory(eventsURL: { url }, clock: TestClock())
+        let factory = StoatConnectionFactory(eventsURL: { url }, clock: TestClock())
         let events = ConnectionEvents()
         let task = events.run(factory.makeConnection(for: SessionCredentials(token: "t0k3n"), generation: 1))
         await server.waitUntil { $0.frames.count == 1 }
@@ -83,11 +83,53 @@ struct NIOStoatConnectionTests {
         await server.stop()
     }
 
+    @Test("a Logout the server closes the socket right behind ends the connection as a logout: the frame came first")
+    func logoutThenClose() async throws {
+        let server = try await ScriptedWebSocketServer.start()
+        let url = server.url().absoluteString
+        let factory = StoatConnectionFactory(eventsURL: { url }, clock: TestClock())
+        let events = ConnectionEvents()
+        _ = events.run(factory.makeConnection(for: SessionCredentials(token: "t"), generation: 1))
+        await server.waitUntil { $0.frames.count == 1 }
+        // One write: the socket reads the close with the Logout, so its own end (the peer's close) is recorded
+        // before the connection's task has handled the Logout.
+        try await server.send(
+            ScriptedWebSocketServer.text(#"{"type":"Logout"}"#) + ScriptedWebSocketServer.close(code: 1000, reason: ""))
+        #expect(await events.ended() == .loggedOut)
+        await server.stop()
+    }
+
+    @Test("a Pong timeout ends the connection through its socket's one end, which carries the heartbeat's cause")
+    func pongTimeout() async throws {
+        let server = try await ScriptedWebSocketServer.start()
+        let url = server.url().absoluteString
+        let clock = TestClock()
+        let factory = StoatConnectionFactory(
+            eventsURL: { url }, configuration: .init(readyTimeout: .seconds(3600)),
+            clock: clock)
+        let events = ConnectionEvents()
+        _ = events.run(factory.makeConnection(for: SessionCredentials(token: "t"), generation: 1))
+        await server.waitUntil { $0.frames.count == 1 }
+        try await server.send(ScriptedWebSocketServer.text(#"{"type":"Authenticated"}"#))
+        await events.wait { $0 == .authenticated }
+        await clock.waitForSleep(until: .init(offset: .seconds(30)))
+        clock.advance(by: .seconds(30))
+        await server.waitUntil { $0.frames.contains { $0.text.contains(#""type":"Ping""#) } }
+        await clock.waitForSleep(until: .init(offset: .seconds(40)))
+        clock.advance(by: .seconds(10))
+        #expect(
+            await events.ended() == .temporary(.init(code: .heartbeatTimeout, message: "no Pong within 10.0 seconds")))
+        await events.wait { $0 == nil }
+        #expect(factory.timer.count == 0, "the timer holds nothing of an ended connection")
+        await server.waitUntil { $0.open == 0 }
+        await server.stop()
+    }
+
     @Test("a message larger than the configured limit drops the connection as a protocol violation")
     func oversizedMessage() async throws {
         let server = try await ScriptedWebSocketServer.start()
         let url = server.url().absoluteString
-        let factory = NIOStoatConnectionFactory(
+        let factory = StoatConnectionFactory(
             eventsURL: { url }, configuration: .init(maximumFrameSize: 1000), clock: TestClock())
         let events = ConnectionEvents()
         _ = events.run(factory.makeConnection(for: SessionCredentials(token: "t"), generation: 1))
@@ -107,7 +149,7 @@ struct NIOStoatConnectionTests {
         let server = try await ScriptedWebSocketServer.start(answer: .silence)
         let url = server.url().absoluteString
         let clock = TestClock()
-        let factory = NIOStoatConnectionFactory(eventsURL: { url }, clock: clock)
+        let factory = StoatConnectionFactory(eventsURL: { url }, clock: clock)
         let events = ConnectionEvents()
         _ = events.run(factory.makeConnection(for: SessionCredentials(token: "t"), generation: 1))
         await server.waitUntil { $0.requests.count == 1 }
@@ -159,7 +201,7 @@ struct NIOStoatConnectionTests {
     func closeWhileAskingForTheURL() async throws {
         let asked = AsyncStream.makeStream(of: Void.self)
         let cancelled = AsyncStream.makeStream(of: Void.self)
-        let factory = NIOStoatConnectionFactory(
+        let factory = StoatConnectionFactory(
             eventsURL: {
                 asked.continuation.yield()
                 // A server that never answers GET /: waits until the asking is cancelled.
@@ -183,7 +225,7 @@ struct NIOStoatConnectionTests {
     @Test("the connect timeout runs while the events URL is being asked")
     func timeoutWhileAskingForTheURL() async throws {
         let clock = TestClock()
-        let factory = NIOStoatConnectionFactory(
+        let factory = StoatConnectionFactory(
             eventsURL: {
                 try await clock.sleep(for: .seconds(3600))
                 return "ws://127.0.0.1:1/"
@@ -200,7 +242,7 @@ struct NIOStoatConnectionTests {
     func play() async throws {
         let server = try await ReferenceServer.start()
         let url = server.eventsURL.absoluteString
-        let factory = NIOStoatConnectionFactory(eventsURL: { url }, clock: TestClock())
+        let factory = StoatConnectionFactory(eventsURL: { url }, clock: TestClock())
         let connection = factory.makeConnection(for: Self.credentials(server), generation: 1)
         await #expect(throws: StoatConnectionError.self) {
             try await connection.play(SignificantEvent(.subscribe, server.lobbyServerID))
@@ -229,7 +271,7 @@ struct NIOStoatConnectionTests {
     func startPlayAnswersAtOnce() async throws {
         let server = try await ReferenceServer.start()
         let url = server.eventsURL.absoluteString
-        let factory = NIOStoatConnectionFactory(eventsURL: { url }, clock: TestClock())
+        let factory = StoatConnectionFactory(eventsURL: { url }, clock: TestClock())
         let connection = factory.makeConnection(for: Self.credentials(server), generation: 1)
         guard case .failed(let early as StoatConnectionError) = connection.startPlay(.init(.subscribe, "early")) else {
             Issue.record("a play before the socket opens fails at once")

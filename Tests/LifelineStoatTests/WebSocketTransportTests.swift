@@ -273,6 +273,29 @@ struct WebSocketTransportTests {
         }
     }
 
+    @Test("an abort before the socket began to open reports its end with the owner's cause; connect then opens nothing")
+    func abortBeforeConnect() async throws {
+        struct Reason: Error, Equatable { let name: String }
+        let server = try await ScriptedWebSocketServer.start()
+        let delegate = RecordingDelegate()
+        let socket = Self.connector().makeSocket(delegate: delegate)
+        socket.abort(because: Reason(name: "deadline"))
+        // The end is reported without a connect: an owner that ends a socket before it opens hears it once.
+        let end = try #require(await delegate.ended())
+        #expect(end.code == .aborted && !end.wasOpen)
+        #expect(end.cause as? Reason == Reason(name: "deadline"))
+        #expect(socket.isAborted)
+        socket.connect(to: server.url())
+        // Another socket's upgrade proves the server answers: the aborted one never asked.
+        let other = RecordingDelegate()
+        let opened = Self.connector().connect(to: server.url("/other"), delegate: other)
+        await other.wait { $0.contains(.opened) }
+        #expect(server.record.requests.map { $0.target } == ["/other"])
+        #expect(delegate.events.count == 1, "one end, nothing after it")
+        opened.abort()
+        await server.stop()
+    }
+
     @Test("frames sent in a burst from outside the event loop are written in one of its turns, in order, each masked")
     func burstInOneTurn() async throws {
         let server = try await ScriptedWebSocketServer.start()

@@ -9,16 +9,19 @@ let credentials = SessionCredentials(token: "secret-token", userID: "user-1", se
 
 /// Counts cache invalidations and discards, and records the lifecycle hooks in order.
 final class CountingCaches: SessionHooks {
-    private let counts = Mutex((invalidations: 0, discards: 0, moments: [String]()))
+    private let counts = Mutex((invalidations: 0, discards: 0, moments: [String](), entered: [SessionState]()))
     var invalidations: Int { counts.withLock { $0.invalidations } }
     var discards: Int { counts.withLock { $0.discards } }
     /// The hooks called, in order: `connected(N)`, `left`, `ended`.
     var moments: [String] { counts.withLock { $0.moments } }
+    /// The states ``entered(_:)`` named, in order.
+    var entered: [SessionState] { counts.withLock { $0.entered } }
     func invalidateCaches() async { counts.withLock { $0.invalidations += 1 } }
     func discardCaches() async { counts.withLock { $0.discards += 1 } }
     func connected(generation: UInt64) { counts.withLock { $0.moments.append("connected(\(generation))") } }
     func leftConnected() { counts.withLock { $0.moments.append("left") } }
     func sessionEnded() { counts.withLock { $0.moments.append("ended") } }
+    func entered(_ state: SessionState) { counts.withLock { $0.entered.append(state) } }
 }
 
 /// A session wired to scripted dependencies and a test clock, running in a task.

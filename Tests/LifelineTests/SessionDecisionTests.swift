@@ -41,6 +41,28 @@ struct SessionDecisionTests {
         await harness.stop()
     }
 
+    @Test("the session tells its hooks of every state it entered, in order, none coalesced")
+    func enteredHooks() async throws {
+        let harness = Harness(polling: false)
+        let first = await harness.connected()
+        await first.end(.temporary(.socketDropped))
+        _ = try #require(await harness.recorder.next(.disconnected))
+        // The device goes offline: DISCONNECTED's DEVICE_OFFLINE.
+        harness.network.set(.offline)
+        _ = try #require(await harness.recorder.next(.offline))
+        harness.network.set(.online)
+        let second = await harness.connections.nextConnection()
+        await second.ready()
+        _ = try #require(await harness.recorder.next(.connected))
+        await harness.session.logOut()
+        _ = try #require(await harness.recorder.next(.ready))
+        #expect(
+            harness.caches.entered == [
+                .connecting, .connected, .disconnected, .offline, .reconnecting, .connected, .dispose, .ready,
+            ])
+        await harness.stop()
+    }
+
     @Test("a connection that reports its own end is not closed by the session, which reconnects after it")
     func ownEndNotClosed() async throws {
         let harness = Harness(polling: false)

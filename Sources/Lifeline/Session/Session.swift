@@ -59,9 +59,9 @@ public actor Session {
     private let jobs: AsyncStream<Submission>.Continuation
     /// Every piece of work submitted and not yet ended, by id.
     private let registry = WorkRegistry()
-    /// The work of the last connection attempt started, by generation: the live one's carries the connection
-    /// that plays go through, and the next attempt waits for its end.
-    var connection: (generation: UInt64, work: Work)?
+    /// The work of the last connection attempt started: the live one's carries the connection that plays go
+    /// through, and the next attempt waits for its end.
+    var connection: Work?
     private var started = false
     /// Set when ``run()`` ends: from then on no event is handled and no work is started.
     private(set) var stopping = false
@@ -328,6 +328,7 @@ public actor Session {
         guard let first = transitions.first else { return }
         if first.to == .disconnected, case .temporary(let cause)? = first.cause { metrics.failure(cause) }
         if first.from == .connected { hooks?.leftConnected() }
+        for transition in transitions { hooks?.entered(transition.to) }
         if transitions.contains(where: { $0.event == .logout || ($0.event == .permanentFailure && $0.to == .error) }) {
             hooks?.sessionEnded()
         }
@@ -353,8 +354,9 @@ public actor Session {
         case .connect(let credentials, let generation):
             _ = machine.connectionStarted(generation: generation, at: clock.elapsed())
             startConnection(credentials, generation: generation, checkingOnboarding: false)
-        case .closeConnection(let generation):
-            if connection?.generation == generation { connection?.work.cancel() }
+        case .closeConnection:
+            // The machine asks to close only the live connection, before it asks for the next: the last started.
+            connection?.cancel()
         case .invalidateCaches:
             pendingCacheInvalidation = true
         case .armTimer(let timer) where timer.purpose == .healthPoll:
@@ -503,9 +505,9 @@ public actor Session {
         let work = submit(
             .connection(
                 credentials, generation: generation, checkingOnboarding: checkingOnboarding, invalidate: invalidate,
-                previous: connection?.work),
+                previous: connection),
             racing: false, client: true)
-        connection = (generation, work)
+        connection = work
     }
 
     private nonisolated func runConnection(
@@ -573,13 +575,12 @@ public actor Session {
         }
     }
 
-    /// A connection's `run` returned; if it is still the live one it ended without saying why.
+    /// A connection's `run` returned: the machine decides whether that is an end (the live one's, without a
+    /// reason) or the normal end of a superseded one, which is not a stale report.
     private func connectionReturned(generation: UInt64) {
         logger.debug("connection returned", metadata: ["lifeline.generation": "\(generation)"])
-        // A superseded connection returning is its normal end, not a stale report: the machine is not asked.
-        guard machine.liveGeneration == generation else { return }
-        let cause = TemporaryFailureCause(code: .socketDropped, message: "the connection ended without a reason")
-        ended(.temporary(cause), generation: generation)
+        let age = machine.connectedFor(at: clock.elapsed())
+        modify { $0.connectionReturned(generation: generation, connectedFor: age, using: &$1) }
     }
 
     private func ended(_ end: SessionFailure, generation: UInt64) {

@@ -1,3 +1,5 @@
+public import LifelineCore
+
 /// What a session tells the work that follows its lifecycle — the app's caches, a catch-up, a watch of
 /// deadlines — from the actions and transitions its machine returns, in order, none dropped: unlike the
 /// snapshots (``Session/states``), which coalesce for the interface, a hook is called once per moment.
@@ -19,6 +21,11 @@ public protocol SessionHooks: Sendable {
     /// The session left CONNECTED (for whatever state). By default, nothing.
     func leftConnected()
 
+    /// The session entered `state`: each transition's target, in order (a chain, such as DISCONNECTED then
+    /// OFFLINE, is two calls), after ``leftConnected()`` and before ``connected(generation:)``. By default,
+    /// nothing.
+    func entered(_ state: SessionState)
+
     /// The session was ended for good, by the user or the server: a LOGOUT, or ERROR on a
     /// PERMANENT_FAILURE. By default, nothing.
     func sessionEnded()
@@ -33,6 +40,9 @@ extension SessionHooks {
 
     /// Does nothing.
     public func leftConnected() {}
+
+    /// Does nothing.
+    public func entered(_ state: SessionState) {}
 
     /// Does nothing.
     public func sessionEnded() {}

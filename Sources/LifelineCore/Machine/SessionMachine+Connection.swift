@@ -42,6 +42,24 @@ extension SessionMachine {
         return now - connectedAt
     }
 
+    /// The connection `generation`'s run returned. A superseded connection returning is its normal end (it was
+    /// closed, or it reported its end first): ``Output/ignored``, and not a stale report. The live one returning
+    /// has ended without saying why: a TEMPORARY_FAILURE ``TemporaryFailureCode/socketDropped``, as
+    /// ``connectionEnded(_:generation:connectedFor:using:)`` takes it.
+    ///
+    /// - Parameters:
+    ///   - generation: The connection's generation.
+    ///   - connectedFor: How long the connection had been in CONNECTED, on the runtime's clock.
+    ///   - generator: The random source for the retry jitter.
+    /// - Returns: What to do, or ``Output/ignored`` for a connection that is not the live one.
+    public mutating func connectionReturned(
+        generation: UInt64, connectedFor: Duration? = nil, using generator: inout some RandomNumberGenerator
+    ) -> Output {
+        guard liveGeneration == generation else { return .ignored }
+        let cause = TemporaryFailureCause(code: .socketDropped, message: "the connection ended without a reason")
+        return connectionEnded(.temporary(cause), generation: generation, connectedFor: connectedFor, using: &generator)
+    }
+
     /// The onboarding check of attempt `generation` found that the account has no user yet: NO_USER.
     ///
     /// - Returns: The transition, or ``Output/ignored`` for a superseded generation.

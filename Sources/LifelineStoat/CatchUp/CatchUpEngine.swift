@@ -70,7 +70,7 @@ final class CatchUpEngine: Sendable {
                     let work = Work(client: false)
                     current = work
                     group.addTask { _ = await work.race { await self.catchUp(generation: generation) } }
-                case .connected, .ended:
+                case .connected, .ended, .entered:
                     break
                 }
             }

@@ -100,7 +100,7 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
     /// The entries in queue order.
     var entries: [OutboxEntry] { state.withLock { $0.outbox.publicEntries } }
 
-    /// Whether posts may go, as the outbox last heard of the session (it follows the session's states on its own).
+    /// Whether posts may go, as the outbox last heard of the session (it follows the session's moments on its own).
     var mayPost: Bool { state.withLock { $0.outbox.mayPost } }
 
     /// Whether the outbox takes the session as CONNECTED, as it last heard of it.
@@ -264,11 +264,13 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
     // MARK: - Running
 
     /// Follows the session, the socket's events and the deadlines, and performs the outbox's actions until the
-    /// calling task is cancelled; then drops every wake-up and ends the announcements. `checkCandidates` names the
-    /// channels the delivery check reads (the open ones, then the most recently active chats); `catchUps` are the
-    /// client's catch-up reports (nil when it does not catch up).
+    /// calling task is cancelled; then drops every wake-up and ends the announcements. `lifecycle` is the
+    /// session's moments (``ClientLifecycle``); `checkCandidates` names the channels the delivery check reads (the
+    /// open ones, then the most recently active chats); `catchUps` are the client's catch-up reports (nil when it
+    /// does not catch up).
     func run(
-        session: Session, checkCandidates: @escaping @Sendable () -> [String] = { [] },
+        session: Session, lifecycle: AsyncStream<ClientLifecycle>,
+        checkCandidates: @escaping @Sendable () -> [String] = { [] },
         catchUps: AsyncStream<CatchUpReport>? = nil
     ) async {
         // Wake-ups come through the delegate (held weakly), on the watcher's actor; its timer runs in this group.
@@ -276,7 +278,9 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
         await withDiscardingTaskGroup { group in
             group.addTask { [watcher] in await watcher.run() }
             // Without a catch-up, the cache is as caught up as it gets at CONNECTED.
-            group.addTask { await self.followSession(session, caughtUpAtConnect: catchUps == nil) }
+            group.addTask {
+                await self.followSession(session, lifecycle: lifecycle, caughtUpAtConnect: catchUps == nil)
+            }
             group.addTask { await self.followDeadlines() }
             if let deliveryCheck {
                 group.addTask {
@@ -323,12 +327,21 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
         }
     }
 
-    private func followSession(_ session: Session, caughtUpAtConnect: Bool) async {
-        for await _ in session.states {
-            // The session as it is now, not as the snapshot was: a snapshot read late never takes the outbox back
-            // (the post that found CONNECTED before this follower did has already told it, see `post`).
+    /// Follows the session's moments (``ClientLifecycle``, from its hooks, in order, none dropped): the state it
+    /// entered decides whether posts may go; the connection is the session's as it is now, not as the moment
+    /// was, so a moment read late never takes the outbox back (the post that found CONNECTED before this
+    /// follower did has already told it, see `post`).
+    private func followSession(
+        _ session: Session, lifecycle: AsyncStream<ClientLifecycle>, caughtUpAtConnect: Bool
+    ) async {
+        var sessionState = session.snapshot.state
+        for await moment in lifecycle {
+            switch moment {
+            case .entered(let entered): sessionState = entered
+            case .connected, .leftConnected: break
+            case .ended: continue
+            }
             let generation = await session.connectedGeneration
-            let sessionState = session.snapshot.state
             let now = watcher.now
             state.withLock { state in
                 state.probe.connectionChanged(generation, now: now)

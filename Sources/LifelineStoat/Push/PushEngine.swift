@@ -44,7 +44,7 @@ final class PushEngine: Sendable {
             switch moment {
             case .connected: await ensure()
             case .ended: sessionEnded()
-            case .leftConnected: break
+            case .leftConnected, .entered: break
             }
         }
     }

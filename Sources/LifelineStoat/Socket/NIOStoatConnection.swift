@@ -1,91 +1,26 @@
 import Foundation
-package import Lifeline
-package import LifelineCore
-package import Logging
-package import NIOCore
-import NIOPosix
+import Lifeline
+import LifelineCore
+import Logging
+import NIOCore
+import NIOSSL
 import Synchronization
 
-/// Opens Stoat events sockets on NIO channel handlers (``WebSocketTransport``): what ``StoatConnectionFactory``
-/// makes its connections with — the events URL with its query, `Authenticate`, SOCKET_CONNECTED once `Ready` is
-/// decoded, the heartbeat and the timeouts on the session's clock, the error mapping and the statistics — with
-/// no task of their own.
-///
-/// A connection's frames are read, reassembled and answered on the channel's event loop; its deadlines are
-/// kept by this factory's one ``SocketTimer`` on the injected clock (so tests control time); what reaches the
-/// session waits in the connection's inbox for the task that runs it. So an idle connection costs its
-/// channel, a heap entry in the timer and one suspended continuation: no reading task, no sleeper, no
-/// command loop.
-package struct NIOStoatConnectionFactory: ConnectionFactory {
-    let eventsURL: @Sendable () async throws -> String
-    /// The server whose sessions the sockets authenticate with (``StoatConnectionFactory/server``).
-    let server: ServerIdentity?
-    let configuration: StoatConnectionFactory.Configuration
-    let clock: SessionClock
-    /// The one timer of all this factory's sockets.
-    let timer: SocketTimer
-    let connector: WebSocketConnector
-    let logger: Logger
-    let onEvent: @Sendable (BonfireEvent) async -> Void
-    /// What the connections tolerated, for all connections of this factory.
-    package let statistics: StoatConnectionFactory.Statistics
-
-    /// Creates a factory.
-    ///
-    /// - Parameters:
-    ///   - eventsURL: Gives the events socket's URL (`GET /`'s `ws`); asked before each connection.
-    ///   - server: The API server whose `GET /` gives the events URL; only its sessions (and sessions without
-    ///     an issuer) are sent, as ``StoatConnectionFactory/init(eventsURL:server:configuration:clock:logger:onEvent:)``
-    ///     says.
-    ///   - configuration: Timing, limits, TLS and format, as for ``StoatConnectionFactory``.
-    ///   - clock: The clock for the heartbeat and the timeouts: the session's, so tests control both.
-    ///   - eventLoopGroup: Where the sockets run; by default NIO's shared group.
-    ///   - logger: Where connections log (never a token).
-    ///   - statistics: Where to count tolerated frames; by default the factory's own.
-    ///   - onEvent: Receives every event after `Ready` — messages, typing, updates — and `Ready` itself.
-    package init(
-        eventsURL: @escaping @Sendable () async throws -> String,
-        server: ServerIdentity? = nil,
-        configuration: StoatConnectionFactory.Configuration = .init(),
-        clock: some Clock<Duration> = ContinuousClock(),
-        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        logger: Logger = Logger(label: "lifeline.stoat", factory: { _ in SwiftLogNoOpLogHandler() }),
-        statistics: StoatConnectionFactory.Statistics? = nil,
-        onEvent: @escaping @Sendable (BonfireEvent) async -> Void = { _ in }
-    ) {
-        self.eventsURL = eventsURL
-        self.server = server
-        self.configuration = configuration
-        let clock = SessionClock(clock)
-        self.clock = clock
-        timer = SocketTimer(clock: clock, eventLoop: eventLoopGroup.any())
-        connector = WebSocketConnector(
-            configuration: .init(
-                maximumMessageSize: configuration.maximumFrameSize, tls: configuration.tls,
-                // The session's timeout (on its clock) decides; the TCP connect's own is only a backstop that
-                // never cuts it short.
-                connectTimeout: max(configuration.connectTimeout, .seconds(10))),
-            group: eventLoopGroup)
-        self.logger = logger
-        self.statistics = statistics ?? StoatConnectionFactory.Statistics()
-        self.onEvent = onEvent
-    }
-
-    /// Makes the connection for one attempt.
-    package func makeConnection(for credentials: SessionCredentials, generation: UInt64) -> any SessionConnection {
-        NIOStoatConnection(credentials: credentials, generation: generation, factory: self)
-    }
-}
-
-/// One events socket on NIO channel handlers, as a `SessionConnection`.
+/// One events socket on NIO channel handlers, as a `SessionConnection`: what ``StoatConnectionFactory`` makes.
 ///
 /// The socket's handlers (on its event loop) write `Authenticate` when it opens, note every message's arrival
 /// in the ``Heartbeat``, and post what they got to the inbox; ``run(reporting:)``, in the task the session
 /// gives it, waits on one continuation for the inbox, decodes the messages there (not on the event loop, so
 /// a large `Ready` holds up no other socket) and reports. The factory's ``SocketTimer`` calls
-/// ``deadlineReached(at:)``, which writes a `Ping` or aborts the socket. Every end — a deadline, a frame that
-/// ends the session, ``close()``, the peer — closes the channel, and `run` returns once the socket says it is
-/// closed.
+/// ``deadlineReached(at:)``, which writes a `Ping` or ends the socket.
+///
+/// Decision: a connection's end has one path, the socket's own. Whatever ends it — a deadline its heartbeat
+/// missed, a frame that ends the session, a session of another server, an events URL it could not get —
+/// aborts the socket with the reason (``WebSocketTransport/abort(because:)``), and the socket's one end,
+/// posted to the inbox once its channel is closed, carries that reason back to the connection's task, which
+/// reports it; the peer's end comes the same way. The connection keeps no record of why it ends, the socket
+/// is aborted once, and the timer forgets the connection once, when `run` returns. Only ``close()`` (the
+/// runtime's) is not an end: `run` then returns at once and reports nothing.
 final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, SocketTimerTarget {
     /// What the socket posted for the connection's task.
     private enum Inbound: Sendable {
@@ -96,12 +31,11 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
 
     private struct State {
         var heartbeat: Heartbeat
+        /// The socket, from the start of ``run(reporting:)``.
         var socket: WebSocketTransport?
         var inbox: [Inbound] = []
-        /// The connection's task, waiting for the inbox (or, before the socket exists, for an end).
+        /// The connection's task, waiting for the inbox.
         var waiter: CheckedContinuation<Void, Never>?
-        /// Why the connection ends, once it does; the first reason wins.
-        var ending: SessionFailure?
         /// Whether the runtime closed it: it then reports nothing.
         var closed = false
     }
@@ -110,15 +44,15 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
     private enum Effect {
         case none
         case ping(Int64)
-        case abort
+        case end(SessionFailure)
     }
 
     let credentials: SessionCredentials
     let generation: UInt64
-    let factory: NIOStoatConnectionFactory
+    let factory: StoatConnectionFactory
     private let state: Mutex<State>
 
-    init(credentials: SessionCredentials, generation: UInt64, factory: NIOStoatConnectionFactory) {
+    init(credentials: SessionCredentials, generation: UInt64, factory: StoatConnectionFactory) {
         self.credentials = credentials
         self.generation = generation
         self.factory = factory
@@ -130,26 +64,23 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
     }
 
     func run(reporting report: @escaping @Sendable (ConnectionEvent) async -> Void) async {
-        let start = state.withLock { state in
+        let socket = factory.connector.makeSocket(delegate: self)
+        let started = state.withLock { state in
             // The connect timeout runs from here; closed before it started, it never runs.
-            if !state.closed { factory.timer.schedule(self, at: state.heartbeat.scheduled) }
-            return !state.closed
+            guard !state.closed else { return false }
+            state.socket = socket
+            factory.timer.schedule(self, at: state.heartbeat.scheduled)
+            return true
         }
-        var end: SessionFailure?
-        if start {
-            end = await withTaskCancellationHandler {
-                await runSocket(report)
-            } onCancel: {
-                close()
-            }
+        guard started else { return }
+        let end = await withTaskCancellationHandler {
+            await runSocket(socket, report)
+        } onCancel: {
+            close()
         }
-        let (socket, closed) = state.withLock { state in
-            factory.timer.schedule(self, at: nil)
-            defer { state.socket = nil }
-            return (state.socket, state.closed)
-        }
-        socket?.abort()
-        guard !closed, !Task.isCancelled, let end else { return }
+        // The one place the timer forgets the connection: its socket has ended, or the runtime closed it.
+        factory.timer.schedule(self, at: nil)
+        guard let end, !Task.isCancelled, !state.withLock({ $0.closed }) else { return }
         factory.logger.debug(
             "events socket ended", metadata: ["lifeline.generation": "\(generation)", "lifeline.end": "\(end)"])
         await report(.ended(end))
@@ -167,24 +98,14 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
         waiter?.resume()
     }
 
-    /// Plays a significant event as its Bonfire frame; success is the frame taken by the open socket.
+    /// Starts a play: answered at once while the socket's outbound buffer has room, so the session's sequential
+    /// replay plays on without a task or a hop per frame; awaited only when the buffer is full.
     ///
     /// Decision: while the socket's outbound buffer has room, the frame counts as written once it is handed to
     /// the channel (as an async channel writer takes it), without waiting for the event loop to report the
     /// write: a replay of 1 000 subscriptions otherwise waits for 1 000 round trips to the event loop. A full
     /// buffer (the peer not reading) is waited on; a write that fails later ends the socket, and the replay
     /// plays again on the next connection.
-    func play(_ event: SignificantEvent) async throws {
-        switch startPlay(event) {
-        case .succeeded: return
-        case .failed(let error): throw error
-        case .pending(let written): try await written()
-        }
-    }
-
-    /// Starts a play: answered at once while the socket's outbound buffer has room (``play(_:)``'s criterion),
-    /// so the session's sequential replay plays on without a task or a hop per frame; awaited only when the
-    /// buffer is full.
     func startPlay(_ event: SignificantEvent) -> PlayStart {
         let frame: BonfireClientFrame
         do {
@@ -207,14 +128,12 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
         }
     }
 
-    /// The factory's timer woke the connection at its deadline.
+    /// The factory's timer woke the connection at its deadline (the timer no longer holds one for it).
     func deadlineReached(at now: Duration) {
-        let (effect, socket, waiter) = state.withLock { state in
-            let effect = apply(state.heartbeat.deadlineReached(at: now), in: &state)
-            return (effect, state.socket, wakingOnEnd(effect, &state))
+        let (effect, socket) = state.withLock { state in
+            (apply(state.heartbeat.deadlineReached(at: now)), state.socket)
         }
-        perform(effect, on: socket)
-        waiter?.resume()
+        if let socket { perform(effect, on: socket) }
     }
 
     // MARK: - The socket's reports (on its event loop)
@@ -236,41 +155,50 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
 
     // MARK: - The connection's task
 
-    private func runSocket(_ report: @escaping @Sendable (ConnectionEvent) async -> Void) async -> SessionFailure? {
-        if let refusal = foreignCredentials() { return refusal }
-        let url: String
-        switch await eventsURLUnlessStopped() {
+    /// Opens the socket, or ends it before it opens, and reads it until it ends; `nil` once the runtime
+    /// closed the connection.
+    private func runSocket(
+        _ socket: WebSocketTransport, _ report: @escaping @Sendable (ConnectionEvent) async -> Void
+    ) async -> SessionFailure? {
+        var tlsURL: URL?
+        switch await eventsEndpoint() {
         case nil:
-            return state.withLock { $0.ending }
+            break
+        case .failure(let refusal):
+            socket.abort(because: refusal)
+        case .success(let endpoint):
+            tlsURL = endpoint.usesTLS ? endpoint.url : nil
+            socket.connect(to: endpoint.url)
+        }
+        return await read(socket, tlsURL: tlsURL, report: report)
+    }
+
+    /// Where the socket is to open: the events URL the factory's server names, for credentials it issued.
+    /// `nil` when the socket ended (or was closed) while the URL was asked.
+    private func eventsEndpoint() async -> Result<StoatEventsEndpoint, SessionFailure>? {
+        if let refusal = foreignCredentials() { return .failure(refusal) }
+        let url: String
+        switch await eventsURLUnlessEnded() {
+        case nil:
+            return nil
         case .failure(let error):
-            if let ending = state.withLock({ $0.ending }) { return ending }
             // A certificate the server's `GET /` was refused for is named; any other error names what failed
             // (an events URL the server would not give); it carries no token.
             let tls = factory.configuration.tls
             let cause =
                 await TLSDiagnosis.socketCause(of: error, socketURL: nil, tls: tls)
                 ?? TemporaryFailureCause(code: .connectFailed, message: "\(error)", cause: error)
-            return .temporary(cause)
+            return .failure(.temporary(cause))
         case .success(let events):
             url = eventsSocketURL(
                 events, format: factory.configuration.format, readyFields: factory.configuration.readyFields)
         }
-        let endpoint: StoatEventsEndpoint
         do {
             // The scheme decides TLS, case-insensitively; a scheme that is not a WebSocket's is refused.
-            endpoint = try StoatEventsEndpoint(socketURL: url)
+            return .success(try StoatEventsEndpoint(socketURL: url))
         } catch {
-            return .temporary(TemporaryFailureCause(code: .connectFailed, message: "\(error)", cause: error))
+            return .failure(.temporary(TemporaryFailureCause(code: .connectFailed, message: "\(error)", cause: error)))
         }
-        let socket = factory.connector.makeSocket(delegate: self)
-        let stopped = state.withLock { state in
-            guard !state.closed, state.ending == nil else { return true }
-            state.socket = socket
-            return false
-        }
-        if stopped { return state.withLock { $0.ending } }
-        socket.connect(to: endpoint.url)
-        return await read(socket, tlsURL: endpoint.usesTLS ? endpoint.url : nil, report: report)
     }
 
     /// The end of a connection whose session another server issued: its token goes only to the events
@@ -294,18 +222,25 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
     private func read(
         _ socket: WebSocketTransport, tlsURL: URL?, report: @escaping @Sendable (ConnectionEvent) async -> Void
     ) async -> SessionFailure? {
+        // The end a frame decided: the socket, aborted for it, may have ended for another reason behind that
+        // frame already (Stoat closes the socket right after `Logout`), and the frame came first.
+        var decided: SessionFailure?
         while let batch = await nextBatch() {
             // Each batch is handled in a child task that ends with it. A task keeps the memory its deepest call
             // ever took (its stack of async frames grows in slabs it frees only when it ends), and handling an
             // event goes deep — decoding, the session, the cache; `Ready` deepest — so this idle reader would
             // otherwise hold that for as long as the connection lives (measured in `lifeline bench-idle`).
-            let outcome = await withTaskGroup(of: BatchOutcome.self) { group in
-                group.addTask { await self.handle(batch, socket: socket, tlsURL: tlsURL, report: report) }
-                return await group.next() ?? .handled(messages: 0, bytes: 0)
+            let outcome = await withTaskGroup(of: BatchOutcome.self) { [decided] group in
+                group.addTask { await self.handle(batch, decided: decided, socket: socket, report: report) }
+                return await group.next() ?? .handled(messages: 0, bytes: 0, decided: decided)
             }
             switch outcome {
-            case .handled(let messages, let bytes): socket.consumed(messages: messages, bytes: bytes)
-            case .ended(let end): return end
+            case .handled(let messages, let bytes, let end):
+                decided = end
+                socket.consumed(messages: messages, bytes: bytes)
+            case .ended(let end, let decided):
+                if let decided { return decided }
+                return await Self.connectionEnd(for: end, tlsURL: tlsURL, tls: factory.configuration.tls)
             }
         }
         return nil
@@ -313,47 +248,50 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
 
     /// What handling one batch of the inbox came to.
     private enum BatchOutcome: Sendable {
-        /// Every item was handled: so many messages of so many bytes.
-        case handled(messages: Int, bytes: Int)
-        /// The socket said it ended, so: the connection's end.
-        case ended(SessionFailure)
+        /// Every item was handled: so many messages of so many bytes, and the end a frame decided, if one did.
+        case handled(messages: Int, bytes: Int, decided: SessionFailure?)
+        /// The socket said it ended, so, after the end a frame decided, if one did.
+        case ended(WebSocketTransportEnd, decided: SessionFailure?)
     }
 
     private func handle(
-        _ batch: [Inbound], socket: WebSocketTransport, tlsURL: URL?,
+        _ batch: [Inbound], decided: SessionFailure?, socket: WebSocketTransport,
         report: @escaping @Sendable (ConnectionEvent) async -> Void
     ) async -> BatchOutcome {
         var handled = (messages: 0, bytes: 0)
+        var decided = decided
         for item in batch {
-            let isEnding = state.withLock { $0.ending != nil }
+            // After this side ended the socket (a frame's end, a deadline's), nothing more is read.
+            let isEnding = decided != nil || socket.isAborted
             switch item {
             case .opened:
                 if !isEnding { await report(.opened) }
             case .message(let message):
                 handled.messages += 1
                 handled.bytes += message.bytes.readableBytes
-                // After the end nothing more is read.
-                guard !isEnding else { continue }
-                if let end = await handle(message, socket: socket, report: report) { self.end(end, socket) }
+                guard !isEnding, let end = await handle(message, socket: socket, report: report) else { continue }
+                decided = end
+                socket.abort(because: end)
             case .ended(let end):
-                if let ending = state.withLock({ $0.ending }) { return .ended(ending) }
-                // A certificate the socket's handshake refused is named (untrusted, expired, another name).
-                if end.code == .connectFailed, let error = end.cause,
-                    let cause = await TLSDiagnosis.socketCause(
-                        of: error, socketURL: tlsURL, tls: factory.configuration.tls)
-                {
-                    return .ended(.temporary(cause))
-                }
-                return .ended(Self.connectionEnd(for: end))
+                return .ended(end, decided: decided)
             }
         }
-        return .handled(messages: handled.messages, bytes: handled.bytes)
+        return .handled(messages: handled.messages, bytes: handled.bytes, decided: decided)
     }
 
-    /// What a socket's end means for the session, when nothing the connection decided came first. A close
-    /// with 1007 (inconsistent data) is the server refusing a frame the client sent: Stoat's new events
-    /// server refuses a `Subscribe` so, and the replay plan acts on `frameRefused`.
-    static func connectionEnd(for end: WebSocketTransportEnd) -> SessionFailure {
+    /// What a socket's end means for the session. An end this connection decided
+    /// (``WebSocketTransport/abort(because:)``'s reason) is that reason. A close with 1007 (inconsistent data) is the server refusing a frame the client
+    /// sent: Stoat's new events server refuses a `Subscribe` so, and the replay plan acts on `frameRefused`.
+    /// A certificate the socket's handshake refused is named (untrusted, expired, another name).
+    static func connectionEnd(
+        for end: WebSocketTransportEnd, tlsURL: URL?, tls: TLSConfiguration
+    ) async -> SessionFailure {
+        if end.code == .aborted, let decided = end.cause as? SessionFailure { return decided }
+        if end.code == .connectFailed, let error = end.cause,
+            let cause = await TLSDiagnosis.socketCause(of: error, socketURL: tlsURL, tls: tls)
+        {
+            return .temporary(cause)
+        }
         let code: TemporaryFailureCause.Code
         switch end.code {
         case .messageTooLarge, .protocolViolation: code = .protocolViolation
@@ -378,14 +316,15 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
         }
     }
 
-    /// Asks for the events URL, unless the connection is closed or a deadline passes first; `nil` then.
-    private func eventsURLUnlessStopped() async -> Result<String, any Error>? {
+    /// Asks for the events URL, unless the connection is closed or its socket ends first (a deadline); `nil`
+    /// then.
+    private func eventsURLUnlessEnded() async -> Result<String, any Error>? {
         await withTaskGroup(of: Result<String, any Error>?.self) { group in
             group.addTask {
                 do { return .success(try await self.factory.eventsURL()) } catch { return .failure(error) }
             }
             group.addTask {
-                while !Task.isCancelled, !self.state.withLock({ $0.closed || $0.ending != nil }) {
+                while !Task.isCancelled, !self.state.withLock({ $0.closed || !$0.inbox.isEmpty }) {
                     await self.wait()
                 }
                 return nil
@@ -397,12 +336,12 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
     }
 
     /// Suspends on the connection's one continuation until the inbox has something, the connection is
-    /// closed or ending, or the waiting task is cancelled.
+    /// closed, or the waiting task is cancelled.
     private func wait() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let ready = state.withLock { state in
-                    if Task.isCancelled || state.closed || state.ending != nil || !state.inbox.isEmpty { return true }
+                    if Task.isCancelled || state.closed || !state.inbox.isEmpty { return true }
                     state.waiter = continuation
                     return false
                 }
@@ -426,25 +365,17 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
         waiter?.resume()
     }
 
-    /// Records why the connection ends (unless it already does) and closes the socket.
-    private func end(_ end: SessionFailure, _ socket: WebSocketTransport) {
-        state.withLock { state in
-            if state.ending == nil { state.ending = end }
-        }
-        socket.abort()
-    }
-
     // MARK: - The heartbeat
 
     /// Runs the heartbeat's decision for a socket event, with the current time, and does what it asks.
     private func heartbeat(on socket: WebSocketTransport, _ decide: (inout Heartbeat, Duration) -> Heartbeat.Action) {
         let now = factory.clock.elapsed()
-        let effect = state.withLock { state in apply(decide(&state.heartbeat, now), in: &state) }
+        let effect = state.withLock { state in apply(decide(&state.heartbeat, now)) }
         perform(effect, on: socket)
     }
 
-    /// Keeps the timer to the heartbeat's decision and records a failure, under the lock.
-    private func apply(_ action: Heartbeat.Action, in state: inout State) -> Effect {
+    /// Keeps the timer to the heartbeat's decision, under the lock; what the socket is to do is returned.
+    private func apply(_ action: Heartbeat.Action) -> Effect {
         switch action {
         case .none:
             return .none
@@ -455,32 +386,23 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
             factory.timer.schedule(self, at: deadline)
             return .ping(data)
         case .fail(let cause):
-            factory.timer.schedule(self, at: nil)
-            if state.ending == nil { state.ending = .temporary(cause) }
-            return .abort
+            // The timer popped the connection when it woke it, and `run` forgets it once the socket ended.
+            return .end(.temporary(cause))
         }
     }
 
-    /// The waiter to resume when a deadline ends the connection before its socket exists.
-    private func wakingOnEnd(_ effect: Effect, _ state: inout State) -> CheckedContinuation<Void, Never>? {
-        guard case .abort = effect else { return nil }
-        defer { state.waiter = nil }
-        return state.waiter
-    }
-
-    private func perform(_ effect: Effect, on socket: WebSocketTransport?) {
+    private func perform(_ effect: Effect, on socket: WebSocketTransport) {
         switch effect {
         case .none:
             break
         case .ping(let data):
-            guard let socket else { return }
             send(.ping(data), on: socket).whenFailure { error in
                 let cause = TemporaryFailureCause(
                     code: .socketDropped, message: "the heartbeat could not be written", cause: error)
-                self.end(.temporary(cause), socket)
+                socket.abort(because: SessionFailure.temporary(cause))
             }
-        case .abort:
-            socket?.abort()
+        case .end(let end):
+            socket.abort(because: end)
         }
     }
 
@@ -541,7 +463,7 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
             let now = factory.clock.elapsed()
             let (isFirst, effect) = state.withLock { state in
                 let (isFirst, action) = state.heartbeat.readyReceived(at: now)
-                return (isFirst, apply(action, in: &state))
+                return (isFirst, apply(action))
             }
             perform(effect, on: socket)
             guard isFirst else {

@@ -103,7 +103,7 @@ package final class WebSocketConnector: Sendable {
 /// fragmented messages, answers pings and reads the close frame. Every frame this side sends is masked.
 ///
 /// Any end closes the channel: a refused or invalid upgrade, a close frame (answered, then closed without
-/// waiting), a protocol violation, an oversized message, ``abort()``. The delegate hears the end only once
+/// waiting), a protocol violation, an oversized message, ``abort(because:)``. The delegate hears the end only once
 /// the channel is closed, so a socket whose end was reported holds no descriptor — no `CLOSE_WAIT`.
 package final class WebSocketTransport: Sendable {
     /// A whole message, as the bytes it arrived in (reassembled into one buffer when fragmented).
@@ -130,6 +130,8 @@ package final class WebSocketTransport: Sendable {
         var end: WebSocketTransportEnd?
         var isOpen = false
         var isAborted = false
+        /// Whether ``connect(to:)`` began opening the socket.
+        var isStarted = false
         /// Messages delivered and not yet handled by the owner, and their bytes.
         var pendingMessages = 0
         var pendingBytes = 0
@@ -258,17 +260,27 @@ package final class WebSocketTransport: Sendable {
         return try await channel.getOption(ChannelOptions.bufferedWritableBytes).get()
     }
 
+    /// Whether this side ended the socket (``abort(because:)``, ``close()``): nothing is delivered after it.
+    package var isAborted: Bool { state.withLock { $0.isAborted } }
+
     /// Closes the socket at once, without a close handshake: the channel is closed now, whatever the peer
-    /// does. The delegate then hears ``WebSocketTransportEnd/Code/aborted``, unless another end came first.
-    package func abort() {
-        let (channel, candidates) = state.withLock { state in
+    /// does. The delegate then hears ``WebSocketTransportEnd/Code/aborted`` with `cause`, unless another end
+    /// came first — also when the socket never began to open (its end is then reported on the event loop).
+    ///
+    /// - Parameter cause: Why the owner ends the socket (a deadline its heartbeat missed, a frame it refused),
+    ///   carried by the end as its ``WebSocketTransportEnd/cause``: the owner's reason travels the one path
+    ///   every end takes, so it keeps no record of its own.
+    package func abort(because cause: (any Error)? = nil) {
+        let (channel, candidates, finishes) = state.withLock { state in
+            let finishes = !state.isStarted && !state.isAborted
             state.isAborted = true
-            state.record(.aborted, "closed by this side")
+            state.record(.aborted, "closed by this side", cause: cause)
             defer { state.candidates = [] }
-            return (state.channel, state.candidates)
+            return (state.channel, state.candidates, finishes)
         }
         channel?.close(promise: nil)
         for candidate in candidates { candidate.close(promise: nil) }
+        if finishes { eventLoop.execute { self.finish() } }
     }
 
     /// Closes the socket politely but without waiting: a close frame (1000) goes out if the socket is
@@ -310,6 +322,12 @@ package final class WebSocketTransport: Sendable {
     /// target). The delegate hears the rest; a failure to connect is its
     /// ``WebSocketTransportDelegate/webSocket(_:endedWith:)``. Call it once.
     package func connect(to url: URL) {
+        // Aborted before it began, the socket never opens: its end is reported already.
+        let aborted = state.withLock { state in
+            state.isStarted = true
+            return state.isAborted
+        }
+        guard !aborted else { return }
         let scheme = url.scheme?.lowercased() ?? ""
         guard scheme == "ws" || scheme == "wss", let host = url.host, !host.isEmpty else {
             fail(.connectFailed, "\(url.absoluteString) is not a WebSocket URL")

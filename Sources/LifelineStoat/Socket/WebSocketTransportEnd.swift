@@ -33,7 +33,7 @@ package struct WebSocketTransportEnd: LifelineError, Sendable, Hashable {
         /// The peer broke the WebSocket protocol (a masked or reserved frame, a continuation without a
         /// message, a fragmented control frame…).
         package static let protocolViolation = Code(rawValue: "protocolViolation")
-        /// This side closed the socket (``WebSocketTransport/abort()`` or ``WebSocketTransport/close()``).
+        /// This side closed the socket (``WebSocketTransport/abort(because:)`` or ``WebSocketTransport/close()``).
         package static let aborted = Code(rawValue: "aborted")
     }
 

@@ -1,6 +1,8 @@
 public import Lifeline
 public import LifelineCore
 public import Logging
+package import NIOCore
+import NIOPosix
 public import NIOSSL
 import Synchronization
 
@@ -94,8 +96,18 @@ public struct StoatConnectionFactory: ConnectionFactory {
     public let server: ServerIdentity?
     /// What the connections tolerated, for all connections of this factory.
     public let statistics: Statistics
-    /// What makes the connections: the channel-handler sockets.
-    let sockets: NIOStoatConnectionFactory
+    /// Gives the events socket's URL; asked before each connection.
+    let eventsURL: @Sendable () async throws -> String
+    /// The sockets' timing, limits, TLS and format.
+    let configuration: Configuration
+    /// The session's clock, for the heartbeat and the timeouts.
+    let clock: SessionClock
+    /// The one timer of all this factory's sockets.
+    let timer: SocketTimer
+    /// Opens the sockets (and keeps their TLS context).
+    let connector: WebSocketConnector
+    let logger: Logger
+    let onEvent: @Sendable (BonfireEvent) async -> Void
 
     /// Creates a factory.
     ///
@@ -121,16 +133,53 @@ public struct StoatConnectionFactory: ConnectionFactory {
         logger: Logger = Logger(label: "lifeline.stoat", factory: { _ in SwiftLogNoOpLogHandler() }),
         onEvent: @escaping @Sendable (BonfireEvent) async -> Void = { _ in }
     ) {
+        self.init(
+            eventsURL: eventsURL, server: server, configuration: configuration, clock: clock,
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger, onEvent: onEvent)
+    }
+
+    /// Creates a factory whose sockets run on `eventLoopGroup` and count what they tolerate in `statistics`.
+    ///
+    /// - Parameters:
+    ///   - eventsURL: Gives the events socket's URL (`GET /`'s `ws`); asked before each connection.
+    ///   - server: The API server whose `GET /` gives the events URL, as for
+    ///     ``init(eventsURL:server:configuration:clock:logger:onEvent:)``.
+    ///   - configuration: Timing, limits, TLS and format.
+    ///   - clock: The clock for the heartbeat and the timeouts: the session's, so tests control both.
+    ///   - eventLoopGroup: Where the sockets and their timer run.
+    ///   - logger: Where connections log (never a token).
+    ///   - statistics: Where to count tolerated frames; by default the factory's own.
+    ///   - onEvent: Receives every event after `Ready` — messages, typing, updates — and `Ready` itself.
+    package init(
+        eventsURL: @escaping @Sendable () async throws -> String,
+        server: ServerIdentity? = nil,
+        configuration: Configuration = Configuration(),
+        clock: some Clock<Duration> = ContinuousClock(),
+        eventLoopGroup: any EventLoopGroup,
+        logger: Logger = Logger(label: "lifeline.stoat", factory: { _ in SwiftLogNoOpLogHandler() }),
+        statistics: Statistics? = nil,
+        onEvent: @escaping @Sendable (BonfireEvent) async -> Void = { _ in }
+    ) {
+        self.eventsURL = eventsURL
         self.server = server
-        let statistics = Statistics()
-        self.statistics = statistics
-        sockets = NIOStoatConnectionFactory(
-            eventsURL: eventsURL, server: server, configuration: configuration, clock: clock, logger: logger,
-            statistics: statistics, onEvent: onEvent)
+        self.configuration = configuration
+        let clock = SessionClock(clock)
+        self.clock = clock
+        timer = SocketTimer(clock: clock, eventLoop: eventLoopGroup.any())
+        connector = WebSocketConnector(
+            configuration: .init(
+                maximumMessageSize: configuration.maximumFrameSize, tls: configuration.tls,
+                // The session's timeout (on its clock) decides; the TCP connect's own is only a backstop that
+                // never cuts it short.
+                connectTimeout: max(configuration.connectTimeout, .seconds(10))),
+            group: eventLoopGroup)
+        self.logger = logger
+        self.statistics = statistics ?? Statistics()
+        self.onEvent = onEvent
     }
 
     /// Makes the connection for one attempt.
     public func makeConnection(for credentials: SessionCredentials, generation: UInt64) -> any SessionConnection {
-        sockets.makeConnection(for: credentials, generation: generation)
+        NIOStoatConnection(credentials: credentials, generation: generation, factory: self)
     }
 }
