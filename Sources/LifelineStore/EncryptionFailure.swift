@@ -49,6 +49,7 @@ extension CodedError where Code == EncryptionFailureCode {
     ///   - cause: The error underneath, if any.
     ///   - eraseOption: The erase the UI may offer.
     public init(code: Code, message: String, cause: (any Error)? = nil, eraseOption: EraseOption) {
-        self.init(code: code, message: message, details: EncryptionFailureDetails(eraseOption: eraseOption), cause: cause)
+        self.init(
+            code: code, message: message, details: EncryptionFailureDetails(eraseOption: eraseOption), cause: cause)
     }
 }
