@@ -2,7 +2,7 @@ public import LifelineCore
 
 /// The database cannot be decrypted: details for the encryption failure popup.
 ///
-/// Lifeline's one error shape (``CodedError``) over ``EncryptionFailureCode``; its details
+/// Lifeline's one error shape (`CodedError`) over ``EncryptionFailureCode``; its details
 /// (``EncryptionFailureDetails``) are read as its own properties: `eraseOption`.
 public typealias EncryptionFailure = CodedError<EncryptionFailureCode>
 

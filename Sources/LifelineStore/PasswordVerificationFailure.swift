@@ -3,7 +3,7 @@ public import LifelineCore
 
 /// A server's answer to a password check that is neither "right" nor "wrong".
 ///
-/// Lifeline's one error shape (``CodedError``) over ``PasswordVerificationFailureCode``; its details
+/// Lifeline's one error shape (`CodedError`) over ``PasswordVerificationFailureCode``; its details
 /// (``PasswordVerificationFailureDetails``) are read as its own properties: `supportURL`, `standing`.
 public typealias PasswordVerificationFailure = CodedError<PasswordVerificationFailureCode>
 

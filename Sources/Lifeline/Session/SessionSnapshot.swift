@@ -25,7 +25,7 @@ public struct SessionSnapshot: Sendable, Hashable {
     /// The last error the session met (a connection failure, an onboarding refusal…), if any.
     ///
     /// A connection failure has one owner in a snapshot: the transition that took its edge
-    /// (``SessionTransition/cause``). While this snapshot carries that transition, the last error is read from
+    /// (`SessionTransition.cause`). While this snapshot carries that transition, the last error is read from
     /// it (`SessionError` over the failure); a later snapshot, which carries no transition with it, holds the
     /// error itself. Either way the value is the same.
     public var lastError: SessionError? {

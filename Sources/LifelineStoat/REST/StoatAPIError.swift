@@ -3,7 +3,7 @@ public import LifelineCore
 /// Why a call to Stoat's REST API failed: the server's refusal, a response the client cannot read, a
 /// failure of the network, or a request the client refused to make.
 ///
-/// Lifeline's one error shape (``CodedError``), like grpc-swift's `RPCError`: match on its code, not on the
+/// Lifeline's one error shape (`CodedError`), like grpc-swift's `RPCError`: match on its code, not on the
 /// message. A refusal's code is the server's error kind itself (`{"type": KIND, …}`), whether or not the
 /// client names it with a static member: an unknown kind is kept verbatim as the code's raw value, with its
 /// status. A `401` without a kind (the web framework's own answer to a missing or bad token) is
