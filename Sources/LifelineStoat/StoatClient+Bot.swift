@@ -43,7 +43,7 @@ extension StoatClient {
     /// - Parameter id: The user's id (a message's ``Message/author``).
     /// - Throws: ``StoatClientError`` with ``StoatClientErrorCode/notSignedIn`` without a session, or
     ///   ``StoatClientErrorCode/requestFailed`` with the ``StoatAPIError`` (an unknown user is
-    ///   ``StoatAPIError/Code/notFound``).
+    ///   ``StoatAPIErrorCode/notFound``).
     public func fetchUser(_ id: String) async throws(StoatClientError) -> User {
         if let known = user(id) ?? userDirectory.withLock({ $0.user(id) }) { return known }
         let result = await userFetches.run(key: id) { () async -> Result<User, StoatClientError> in

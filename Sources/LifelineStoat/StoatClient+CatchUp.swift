@@ -118,7 +118,7 @@ extension StoatClient {
     /// marker unconditionally, so an older id would mark the channel unread again on the user's other devices. An
     /// id the chat is already read past (here, on another device, or by the server's read states) sends nothing.
     /// The user's other devices receive `ChannelAck`, and so does this one (which changes nothing more). A refusal
-    /// — a bot (``StoatAPIError/Code/isBot``), a missing permission, or a server that failed after announcing the
+    /// — a bot (``StoatAPIErrorCode/isBot``), a missing permission, or a server that failed after announcing the
     /// ack — takes the chat back to the read state it had, unless a newer ack is on its way; a request that fails
     /// without an answer is sent again later.
     ///

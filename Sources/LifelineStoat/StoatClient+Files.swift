@@ -10,8 +10,8 @@ extension StoatClient {
     /// The file server the API's root document names (``StoatAPI/fileServer(maximumDownloadSize:)``).
     ///
     /// - Throws: ``StoatClientError`` with ``StoatClientErrorCode/requestFailed``; its cause is the
-    ///   ``StoatAPIError`` (``StoatAPIError/Code/fileServerUnavailable``,
-    ///   ``StoatAPIError/Code/insecureFileServerURL``, or a failure of `GET /`).
+    ///   ``StoatAPIError`` (``StoatAPIErrorCode/fileServerUnavailable``,
+    ///   ``StoatAPIErrorCode/insecureFileServerURL``, or a failure of `GET /`).
     public func fileServer() async throws(StoatClientError) -> StoatFileServer {
         do {
             return try await api.fileServer()
@@ -31,7 +31,7 @@ extension StoatClient {
     /// - Returns: The file's id, to put in ``OutgoingMessage/attachments``.
     /// - Throws: ``StoatClientError``: ``StoatClientErrorCode/notSignedIn`` without a session,
     ///   ``StoatClientErrorCode/requestFailed`` with the ``StoatAPIError`` as its cause
-    ///   (``StoatAPIError/Code/fileTooLarge`` with its ``StoatAPIError/limit`` for a file over the limit).
+    ///   (``StoatAPIErrorCode/fileTooLarge`` with its ``StoatAPIErrorDetails/limit`` for a file over the limit).
     public func upload(
         contentsOf path: String, tag: StoatFileServer.Tag = .attachments, filename: String? = nil,
         progress: @escaping @Sendable (StoatFileServer.Progress) -> Void = { _ in }

@@ -13,7 +13,7 @@ extension StoatClient.Configuration {
     ///
     /// A certificate the configuration refuses is named in the failure's code:
     /// `TemporaryFailureCause.Code.certificateUntrusted`, `.certificateNameMismatch` or `.certificateExpired`
-    /// (``StoatAPIError/Code/certificateUntrusted``… for a REST call).
+    /// (``StoatAPIErrorCode/certificateUntrusted``… for a REST call).
     public var tls: TLSConfiguration {
         get { connection.tls }
         set { connection.tls = newValue }

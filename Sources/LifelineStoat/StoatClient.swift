@@ -76,7 +76,7 @@ public final class StoatClient: Sendable {
         public var fetchedUserLimit: Int
         /// How long one REST call may take in all, waits for rate limits included (``StoatAPI/requestTimeout``):
         /// 30 seconds by default. Raise it for a slow network or a slow machine; a call past it fails with
-        /// ``StoatAPIError/Code/timeout``.
+        /// ``StoatAPIErrorCode/timeout``.
         public var requestTimeout: Duration = .seconds(30)
 
         /// Creates a configuration.
@@ -321,7 +321,7 @@ public final class StoatClient: Sendable {
     ///
     /// A session another server issued (its `SessionCredentials/issuer` is not ``StoatAPI/server``) is
     /// refused: its token is sent nowhere, and READY shows the refusal
-    /// (``StoatAPIError/Code/foreignCredentials``) as its notice.
+    /// (``StoatAPIErrorCode/foreignCredentials``) as its notice.
     ///
     /// - Returns: Whether the session started.
     @discardableResult

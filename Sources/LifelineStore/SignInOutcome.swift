@@ -60,7 +60,7 @@ public enum SignInOutcome: Sendable {
     case verificationFailed(PasswordVerificationFailure)
 
     /// The database's data cannot be decrypted although the password is right, or the file is damaged whatever
-    /// the password. The spec's encryption failure popup: offer ``EncryptionFailure/eraseOption``.
+    /// the password. The spec's encryption failure popup: offer ``EncryptionFailureDetails/eraseOption``.
     case encryptionFailure(EncryptionFailure)
 
     /// The data key unwrapped but the schema could not be migrated. The data is kept as it was; offer

@@ -91,4 +91,35 @@ struct LifelineErrorTests {
         #expect(PermanentFailureReason.invalidSession.code == .invalidSession)
         #expect(TemporaryFailureCause.socketDropped.description == "socketDropped: the socket closed")
     }
+
+    /// A code whose errors carry a status and a link beside the three: how an error with fields of its own
+    /// declares them.
+    struct FetchCode: LifelineErrorCode, RawRepresentable {
+        typealias Details = FetchDetails
+        var rawValue: String
+        static let refused = FetchCode(rawValue: "refused")
+    }
+
+    struct FetchDetails: Sendable {
+        var status: Int?
+        var link: String?
+    }
+
+    @Test("an error with fields of its own keeps them as details, read and written as its own properties")
+    func details() {
+        var error = CodedError<FetchCode>(
+            code: .refused, message: "answered 403", details: FetchDetails(status: 403), cause: Underlying())
+        #expect(error.status == 403)
+        #expect(error.link == nil)
+        error.link = "https://example.com/why"
+        #expect(error.details.link == "https://example.com/why")
+        #expect(error.description == "refused: answered 403")
+        #expect(error == CodedError(code: .refused, message: "answered 403", details: FetchDetails(status: 500)))
+
+        let outer = CodedError<FetchCode>(
+            code: .refused, message: "the fetch failed:", details: FetchDetails(status: 401), cause: error)
+        #expect(outer.message == "the fetch failed: answered 403", "a same-code cause is flattened")
+        #expect(outer.status == 401, "the outer error's details are kept")
+        #expect(outer.cause is Underlying)
+    }
 }

@@ -25,6 +25,56 @@ struct SessionDecisionTests {
         await harness.stop()
     }
 
+    @Test("a connection failure is carried once: by its transition, and by the last error once no transition has it")
+    func failureCarriedOnce() async throws {
+        let harness = Harness(polling: false)
+        let connection = await harness.connected()
+        await connection.end(.temporary(.socketDropped))
+        let disconnected = try #require(await harness.recorder.next(.disconnected))
+        let cause = try #require(disconnected.transitions.last?.cause)
+        #expect(disconnected.lastErrorStorage == .lastTransitionCause, "read from the transition, not held twice")
+        #expect(disconnected.lastError?.code == .temporaryFailure)
+        #expect(disconnected.lastError?.failure == cause)
+        _ = await harness.retry()
+        let reconnecting = try #require(await harness.recorder.next(.reconnecting))
+        #expect(reconnecting.transitions.allSatisfy { $0.cause == nil })
+        #expect(
+            reconnecting.lastErrorStorage == disconnected.lastError.map(SessionSnapshot.LastErrorStorage.error),
+            "held once it has no edge")
+        #expect(reconnecting.lastError?.failure == cause)
+        await harness.stop()
+    }
+
+    @Test("a snapshot's last error keeps its value when its transitions are merged, replaced or emptied")
+    func lastErrorFollowsTransitions() throws {
+        let dropped = TemporaryFailureCause(code: .socketDropped, message: "the socket dropped")
+        let failure = SessionFailure.temporary(dropped)
+        let error = SessionError(code: .temporaryFailure, message: dropped.message, cause: dropped)
+        let edge = SessionTransition(from: .connected, event: .temporaryFailure, to: .disconnected, cause: failure)
+        let presentation = Presentation(screen: .client)
+        var snapshot = SessionSnapshot(
+            state: .disconnected, presentation: presentation, failures: 1, lastError: error, transitions: [edge])
+        #expect(snapshot.lastErrorStorage == .lastTransitionCause)
+        #expect(snapshot.lastError == error)
+        #expect(snapshot.lastError?.failure == failure)
+
+        let older = SessionSnapshot(state: .connected, presentation: presentation, failures: 0, transitions: [])
+        let merged = SessionSnapshot.merging(older, snapshot)
+        #expect(merged.lastErrorStorage == .lastTransitionCause)
+        #expect(merged.lastError?.failure == failure)
+
+        snapshot.transitions = [SessionTransition(from: .disconnected, event: .retry, to: .reconnecting)]
+        #expect(snapshot.lastErrorStorage == .error(error))
+        #expect(snapshot.lastError?.failure == failure, "kept when the transition that carried it goes")
+        snapshot.transitions = [edge]
+        #expect(snapshot.lastErrorStorage == .lastTransitionCause, "carried once again")
+
+        let other = SessionError(code: .onboardingFailed, message: "the username is taken")
+        snapshot.lastError = other
+        #expect(snapshot.lastErrorStorage == .error(other))
+        #expect(snapshot.lastError?.code == .onboardingFailed)
+    }
+
     @Test("the session tells its hooks of each CONNECTED with its generation, of leaving it, and of the end, in order")
     func lifecycleHooks() async throws {
         let harness = Harness(polling: false)

@@ -23,12 +23,32 @@ public struct SessionSnapshot: Sendable, Hashable {
     /// recorded as asked, but not played again in this session (`ReplayPlan.unsupportedEvents`).
     public var unsupportedEvents: [SignificantEvent] = []
     /// The last error the session met (a connection failure, an onboarding refusal…), if any.
-    public var lastError: SessionError?
+    ///
+    /// A connection failure has one owner in a snapshot: the transition that took its edge
+    /// (`SessionTransition.cause`). While this snapshot carries that transition, the last error is read from
+    /// it (`SessionError` over the failure); a later snapshot, which carries no transition with it, holds the
+    /// error itself. Either way the value is the same.
+    public var lastError: SessionError? {
+        get {
+            switch lastErrorStorage {
+            case nil: nil
+            case .error(let error)?: error
+            case .lastTransitionCause?: transitions.last { $0.cause != nil }?.cause.map(SessionError.init)
+            }
+        }
+        set { lastErrorStorage = Self.storage(of: newValue, in: transitions) }
+    }
     /// The transitions that led from the previous snapshot this observer read to this one, each with its
     /// typed cause: empty for the first snapshot and for changes of presentation alone (an account lookup,
     /// an outage alert); two when DISCONNECTED went straight on to OFFLINE; more when the observer fell
     /// behind (see ``SessionStates``).
-    public var transitions: [SessionTransition]
+    public var transitions: [SessionTransition] {
+        // A last error read from the old transitions is kept before they go, then stored once again.
+        willSet { if case .lastTransitionCause? = lastErrorStorage { lastErrorStorage = lastError.map { .error($0) } } }
+        didSet { lastErrorStorage = Self.storage(of: lastError, in: transitions) }
+    }
+    /// Where ``lastError`` is: held here, or the cause of the last transition that has one.
+    package private(set) var lastErrorStorage: LastErrorStorage?
     /// How many transitions an observer that fell far behind did not receive before ``transitions``:
     /// beyond ``maximumPendingTransitions`` the oldest are dropped. Zero for an observer that keeps up.
     public var droppedTransitions: Int = 0
@@ -81,8 +101,28 @@ public struct SessionSnapshot: Sendable, Hashable {
         self.significantEvents = significantEvents
         self.replayFailures = replayFailures
         self.unsupportedEvents = unsupportedEvents
-        self.lastError = lastError
         self.transitions = transitions
+        self.lastErrorStorage = Self.storage(of: lastError, in: transitions)
         self.time = time
+    }
+
+    /// Where a snapshot keeps its ``lastError``, so that a failure is carried once.
+    package enum LastErrorStorage: Sendable, Hashable {
+        /// The error itself: not a cause of the snapshot's transitions.
+        case error(SessionError)
+        /// The cause of the snapshot's last transition that has one.
+        case lastTransitionCause
+    }
+
+    /// Where `error` goes in a snapshot with `transitions`: the cause of the last transition that has one,
+    /// when it is that failure; otherwise the error itself.
+    private static func storage(of error: SessionError?, in transitions: [SessionTransition]) -> LastErrorStorage? {
+        guard let error else { return nil }
+        if let failure = error.failure, let cause = transitions.last(where: { $0.cause != nil })?.cause,
+            cause == failure, SessionError(cause) == error
+        {
+            return .lastTransitionCause
+        }
+        return .error(error)
     }
 }

@@ -26,6 +26,11 @@ public protocol LifelineError: Error, CustomStringConvertible {
 /// Most codes are `RawRepresentable` structs with a static member per known code; ``SessionFailure/Code``
 /// is an enum over the two it joins.
 public protocol LifelineErrorCode: Hashable, Sendable, CustomStringConvertible {
+    /// What a ``CodedError`` of this code carries beside its code, message and cause (an HTTP status, a
+    /// support link), as one struct whose properties the error reads as its own; ``NoErrorDetails`` for an
+    /// error that carries nothing more.
+    associatedtype Details: Sendable = NoErrorDetails
+
     /// The code's stable name, as printed in `--json` output.
     var rawValue: String { get }
 }

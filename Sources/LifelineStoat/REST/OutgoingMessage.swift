@@ -11,7 +11,7 @@
 /// guard consumes the key before the route runs — also when the route then refuses the message (a slowmode, a
 /// timeout, a missing permission) — keeps it in one cache of the last 1000 per API process, and echoes it as
 /// the message's `nonce`. So posting the same value again never stores it twice on that process, but the
-/// second post is answered by the web framework's `409` (``StoatAPIError/Code/duplicateNonce``, no error kind)
+/// second post is answered by the web framework's `409` (``StoatAPIErrorCode/duplicateNonce``, no error kind)
 /// whether the first one was stored or refused, and another process of the API takes the key afresh: a `409`
 /// means "look for the message", never "sent" or "failed". ``StoatClient/send(_:to:)-(OutgoingMessage,_)`` does that looking.
 public struct OutgoingMessage: Sendable, Hashable, Encodable {

@@ -12,7 +12,7 @@ extension StoatAPI {
     /// - Parameters:
     ///   - id: The channel's id.
     ///   - credentials: The session (or a bot, see ``StoatAuthorization``).
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/notFound`` or ``StoatAPIError/Code/unknownChannel``
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/notFound`` or ``StoatAPIErrorCode/unknownChannel``
     ///   for a channel that does not exist or that the user cannot see.
     public func channel(_ id: String, _ credentials: some StoatAuthorizing) async throws(StoatAPIError) -> Channel {
         let response = try await send(
@@ -22,7 +22,7 @@ extension StoatAPI {
 
     /// A server the user is a member of (`GET /servers/{id}`).
     ///
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/notFound`` when the user is not a member.
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/notFound`` when the user is not a member.
     public func server(_ id: String, _ credentials: some StoatAuthorizing) async throws(StoatAPIError) -> Server {
         let response = try await send(
             .GET, path: "/servers/\(Self.percentEncoded(id))", auth: credentials.authorization)
@@ -31,7 +31,7 @@ extension StoatAPI {
 
     /// A user (`GET /users/{id}`), with the current user's relationship to them.
     ///
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/notFound`` for an unknown user.
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/notFound`` for an unknown user.
     public func user(_ id: String, _ credentials: some StoatAuthorizing) async throws(StoatAPIError) -> User {
         let response = try await send(.GET, path: "/users/\(Self.percentEncoded(id))", auth: credentials.authorization)
         return try response.decode(User.self, expecting: 200)
@@ -52,8 +52,8 @@ extension StoatAPI {
     ///   - query: Which messages; the latest by default.
     ///   - credentials: The session (or a bot).
     /// - Returns: The messages, and their authors when ``MessageQuery/includeUsers`` is set.
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/missingPermission`` without the right to read the
-    ///   history, ``StoatAPIError/Code/failedValidation`` for a limit outside 1–100 or an id that is not one.
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/missingPermission`` without the right to read the
+    ///   history, ``StoatAPIErrorCode/failedValidation`` for a limit outside 1–100 or an id that is not one.
     public func messages(
         in channel: String, query: MessageQuery = MessageQuery(), _ credentials: some StoatAuthorizing
     ) async throws(StoatAPIError) -> MessagesPage {
@@ -73,10 +73,10 @@ extension StoatAPI {
     ///   - channel: The channel's id.
     ///   - credentials: The session (or a bot).
     /// - Returns: The message as the server stored it; its `nonce` is the key.
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/duplicateNonce`` (a `409` without an error kind) when
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/duplicateNonce`` (a `409` without an error kind) when
     ///   the server's process had the key already — from a post it stored, or one it refused — so the message
-    ///   may or may not exist; ``StoatAPIError/Code/inSlowmode`` with ``StoatAPIError/retryAfter`` (the key is
-    ///   used up), ``StoatAPIError/Code/emptyMessage``, ``StoatAPIError/Code/missingPermission``.
+    ///   may or may not exist; ``StoatAPIErrorCode/inSlowmode`` with ``StoatAPIErrorDetails/retryAfter`` (the key is
+    ///   used up), ``StoatAPIErrorCode/emptyMessage``, ``StoatAPIErrorCode/missingPermission``.
     public func sendMessage(
         _ message: OutgoingMessage, in channel: String, _ credentials: some StoatAuthorizing
     ) async throws(StoatAPIError) -> Message {
@@ -92,7 +92,7 @@ extension StoatAPI {
     ///   - server: The server's id.
     ///   - excludeOffline: Whether to leave out members who are offline.
     ///   - credentials: The session (or a bot).
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/notFound`` when the user is not a member.
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/notFound`` when the user is not a member.
     public func members(
         of server: String, excludeOffline: Bool = false, _ credentials: some StoatAuthorizing
     ) async throws(StoatAPIError) -> ServerMembers {
@@ -103,7 +103,7 @@ extension StoatAPI {
 
     /// The account's sessions (`GET /auth/session/all`).
     ///
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/invalidSession`` for a session that ended.
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/invalidSession`` for a session that ended.
     public func sessions(_ credentials: SessionCredentials) async throws(StoatAPIError) -> [SessionInfo] {
         let response = try await send(.GET, path: "/auth/session/all", auth: credentials.authorization)
         return try response.decode([SessionInfo].self, expecting: 200)
@@ -127,9 +127,9 @@ extension StoatAPI {
     /// - Parameters:
     ///   - message: The newest message read (stoatchat does not look it up).
     ///   - channel: The channel's id.
-    ///   - credentials: The session (a bot cannot acknowledge: ``StoatAPIError/Code/isBot``).
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/missingPermission`` without `ViewChannel`,
-    ///   ``StoatAPIError/Code/notFound`` for an unknown channel.
+    ///   - credentials: The session (a bot cannot acknowledge: ``StoatAPIErrorCode/isBot``).
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/missingPermission`` without `ViewChannel`,
+    ///   ``StoatAPIErrorCode/notFound`` for an unknown channel.
     public func acknowledge(
         _ message: String, in channel: String, _ credentials: some StoatAuthorizing
     ) async throws(StoatAPIError) {

@@ -6,7 +6,7 @@ extension StoatAPI {
     ///   - userID: The member's user id.
     ///   - server: The server's id.
     ///   - credentials: The session (or a bot, see ``StoatAuthorization``).
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/notFound`` when the caller or the user is not a
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/notFound`` when the caller or the user is not a
     ///   member of the server (or there is no such server).
     public func member(
         _ userID: String, in server: String, _ credentials: some StoatAuthorizing

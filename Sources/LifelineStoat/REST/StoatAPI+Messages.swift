@@ -20,10 +20,10 @@ extension StoatAPI {
     ///   - content: The new text, 1 to 2 000 characters.
     ///   - credentials: The session (or a bot).
     /// - Returns: The message as the server stored it.
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/cannotEditMessage`` for another user's message,
-    ///   ``StoatAPIError/Code/notFound`` for a message that is not (or no longer) in the channel,
-    ///   ``StoatAPIError/Code/missingPermission`` without `SendMessage`, ``StoatAPIError/Code/failedValidation``
-    ///   for an empty text, ``StoatAPIError/Code/payloadTooLarge`` for a long one.
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/cannotEditMessage`` for another user's message,
+    ///   ``StoatAPIErrorCode/notFound`` for a message that is not (or no longer) in the channel,
+    ///   ``StoatAPIErrorCode/missingPermission`` without `SendMessage`, ``StoatAPIErrorCode/failedValidation``
+    ///   for an empty text, ``StoatAPIErrorCode/payloadTooLarge`` for a long one.
     public func editMessage(
         _ message: String, in channel: String, content: String, _ credentials: some StoatAuthorizing
     ) async throws(StoatAPIError) -> Message {
@@ -36,7 +36,7 @@ extension StoatAPI {
     /// Deletes a message (`DELETE /channels/{id}/messages/{message}`): the user's own, or another user's with
     /// `ManageMessages` in the channel.
     ///
-    /// A message already gone answers ``StoatAPIError/Code/notFound``, as stoatchat looks it up before anything
+    /// A message already gone answers ``StoatAPIErrorCode/notFound``, as stoatchat looks it up before anything
     /// else: after a lost answer, that means the deletion is done. The channel hears `MessageDelete` (and
     /// `ChannelUpdate {last_message_id}` when it was the last message).
     ///
@@ -44,8 +44,8 @@ extension StoatAPI {
     ///   - message: The message's id.
     ///   - channel: The channel's id.
     ///   - credentials: The session (or a bot).
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/notFound`` for a message not in the channel,
-    ///   ``StoatAPIError/Code/missingPermission`` (`ManageMessages`) for another user's message.
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/notFound`` for a message not in the channel,
+    ///   ``StoatAPIErrorCode/missingPermission`` (`ManageMessages`) for another user's message.
     public func deleteMessage(
         _ message: String, in channel: String, _ credentials: some StoatAuthorizing
     ) async throws(StoatAPIError) {
@@ -64,8 +64,8 @@ extension StoatAPI {
     ///   - channel: The channel's id.
     ///   - emoji: A Unicode emoji, or a custom emoji's id.
     ///   - credentials: The session (or a bot).
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/invalidOperation`` for something that is not an emoji
-    ///   (or a 21st emoji on the message), ``StoatAPIError/Code/notFound``, ``StoatAPIError/Code/missingPermission``
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/invalidOperation`` for something that is not an emoji
+    ///   (or a 21st emoji on the message), ``StoatAPIErrorCode/notFound``, ``StoatAPIErrorCode/missingPermission``
     ///   (`React`).
     public func react(
         to message: String, in channel: String, emoji: String, _ credentials: some StoatAuthorizing
@@ -78,7 +78,7 @@ extension StoatAPI {
     /// Takes a reaction back (`DELETE /channels/{id}/messages/{message}/reactions/{emoji}`): the user's own, or
     /// `user`'s, or everyone's with `removeAll` (both need `ManageMessages`).
     ///
-    /// A reaction that is not there answers ``StoatAPIError/Code/notFound`` (unless `removeAll`, which always
+    /// A reaction that is not there answers ``StoatAPIErrorCode/notFound`` (unless `removeAll`, which always
     /// answers `204`): after a lost answer, that means it is done.
     ///
     /// - Parameters:
@@ -88,7 +88,7 @@ extension StoatAPI {
     ///   - user: Another user whose reaction to remove; `nil` for the user's own.
     ///   - removeAll: Whether to remove every user's reaction with this emoji.
     ///   - credentials: The session (or a bot).
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/notFound``, ``StoatAPIError/Code/missingPermission``.
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/notFound``, ``StoatAPIErrorCode/missingPermission``.
     public func unreact(
         to message: String, in channel: String, emoji: String, user: String? = nil, removeAll: Bool = false,
         _ credentials: some StoatAuthorizing
@@ -119,8 +119,8 @@ extension StoatAPI {
     ///   - includeUsers: Whether to include the authors and their memberships.
     ///   - credentials: The session (or a bot).
     /// - Returns: The page, its messages oldest first.
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/failedValidation`` for a limit outside 1–100 or an id
-    ///   that is not 26 characters, ``StoatAPIError/Code/missingPermission`` (`ReadMessageHistory`).
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/failedValidation`` for a limit outside 1–100 or an id
+    ///   that is not 26 characters, ``StoatAPIErrorCode/missingPermission`` (`ReadMessageHistory`).
     public func messages(
         around message: String, in channel: String, limit: Int? = nil, includeUsers: Bool = false,
         _ credentials: some StoatAuthorizing
@@ -142,7 +142,7 @@ extension StoatAPI {
     /// - Parameters:
     ///   - subscription: The push service's endpoint and the device's keys.
     ///   - credentials: The session.
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/invalidSession`` (a `401` without a kind) for a session
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/invalidSession`` (a `401` without a kind) for a session
     ///   that is not valid.
     public func subscribePush(
         _ subscription: WebPushSubscription, _ credentials: SessionCredentials
@@ -155,7 +155,7 @@ extension StoatAPI {
     /// Removes this session's Web Push subscription (`POST /push/unsubscribe`); `204` whether or not it had one.
     ///
     /// - Parameter credentials: The session.
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/invalidSession`` for a session that is not valid.
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/invalidSession`` for a session that is not valid.
     public func unsubscribePush(_ credentials: SessionCredentials) async throws(StoatAPIError) {
         let response = try await send(.POST, path: "/push/unsubscribe", auth: credentials.authorization)
         try response.expect(204, 200)

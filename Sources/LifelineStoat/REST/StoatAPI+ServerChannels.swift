@@ -11,8 +11,8 @@ extension StoatAPI {
     ///   - id: The server's id.
     ///   - credentials: The session (or a bot).
     /// - Returns: The channels, in the server's order.
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/notFound`` when the user is not a member,
-    ///   ``StoatAPIError/Code/malformedResponse`` for a body without channel objects.
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/notFound`` when the user is not a member,
+    ///   ``StoatAPIErrorCode/malformedResponse`` for a body without channel objects.
     public func serverChannels(
         _ id: String, _ credentials: some StoatAuthorizing
     ) async throws(StoatAPIError) -> [Channel] {

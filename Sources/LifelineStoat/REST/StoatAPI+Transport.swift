@@ -93,7 +93,7 @@ extension StoatAPI {
 
     /// The most same-origin redirects one call follows.
     static let maximumRedirects = 5
-    /// The most `429`s one call waits out before it surfaces ``StoatAPIError/Code/rateLimited``.
+    /// The most `429`s one call waits out before it surfaces ``StoatAPIErrorCode/rateLimited``.
     static let maximumRateLimitRetries = 5
 
     /// Sends a request and reads the whole answer, honouring the rate limits and refusing redirects that
@@ -219,7 +219,7 @@ extension StoatAPI {
         return response.headers.first(name: "X-RateLimit-Reset-After").flatMap(StoatRateLimiter.wait)
     }
 
-    /// Sleeps `wait` on the API's clock, or throws ``StoatAPIError/Code/rateLimited`` (with `status`) at once
+    /// Sleeps `wait` on the API's clock, or throws ``StoatAPIErrorCode/rateLimited`` (with `status`) at once
     /// when the wait would end after `deadline`.
     private func wait(
         _ wait: Duration, before deadline: Duration, status: Int?, request: String, metadata: Logger.Metadata
@@ -315,7 +315,7 @@ extension StoatAPI {
     }
 
     /// The absolute URL a redirect's `Location` names, when it keeps the request's origin (scheme, host and
-    /// port); otherwise ``StoatAPIError/Code/redirectRefused`` naming the target's origin and path.
+    /// port); otherwise ``StoatAPIErrorCode/redirectRefused`` naming the target's origin and path.
     static func redirectTarget(
         _ location: String, from current: String, request: String
     ) throws(StoatAPIError)
@@ -459,46 +459,11 @@ extension StoatAPI {
 
 extension StoatAPIError {
     /// The error a refusal stands for: the server's kind with its fields; a `401` without a kind (the web
-    /// framework's answer to a failed session check) as ``Code/invalidSession``; a `409` without a kind (its
-    /// answer to a reused `Idempotency-Key`, JSON or an HTML page) as ``Code/duplicateNonce``; a `429` without a
-    /// kind (the rate limiter's) as ``Code/rateLimited``; anything else as ``Code/unexpectedStatus``.
+    /// framework's answer to a failed session check) as ``StoatAPIErrorCode/invalidSession``; a `409` without a kind (its
+    /// answer to a reused `Idempotency-Key`, JSON or an HTML page) as ``StoatAPIErrorCode/duplicateNonce``; a `429` without a
+    /// kind (the rate limiter's) as ``StoatAPIErrorCode/rateLimited``; anything else as ``StoatAPIErrorCode/unexpectedStatus``.
     static func refusal(status: Int, body: Data, request: String) -> StoatAPIError {
-        struct Body: Decodable {
-            var type: String?
-            var location: String?
-            var retryAfter: Double?
-            var max: Int?
-            var permission: String?
-            var error: String?
-            var with: String?
-            var feature: String?
-            var operation: String?
-            var collection: String?
-            var detail: String?
-
-            enum CodingKeys: String, CodingKey {
-                case type, location
-                case retryAfter = "retry_after"
-                case max, permission, error, with, feature, operation, collection, detail
-            }
-
-            /// Decodes each field on its own, so one field of an unexpected type loses only itself.
-            init(from decoder: any Decoder) throws {
-                let container = try decoder.container(keyedBy: CodingKeys.self)
-                type = try? container.decodeIfPresent(String.self, forKey: .type)
-                location = try? container.decodeIfPresent(String.self, forKey: .location)
-                retryAfter = try? container.decodeIfPresent(Double.self, forKey: .retryAfter)
-                max = try? container.decodeIfPresent(Int.self, forKey: .max)
-                permission = try? container.decodeIfPresent(String.self, forKey: .permission)
-                error = try? container.decodeIfPresent(String.self, forKey: .error)
-                with = try? container.decodeIfPresent(String.self, forKey: .with)
-                feature = try? container.decodeIfPresent(String.self, forKey: .feature)
-                operation = try? container.decodeIfPresent(String.self, forKey: .operation)
-                collection = try? container.decodeIfPresent(String.self, forKey: .collection)
-                detail = try? container.decodeIfPresent(String.self, forKey: .detail)
-            }
-        }
-        let parsed = try? JSONDecoder().decode(Body.self, from: body)
+        let parsed = try? JSONDecoder().decode(RefusalBody.self, from: body)
         // Bounded before it becomes a `Duration`: `ServerHorizon.longestWait` at most.
         let retryAfter = parsed?.retryAfter.flatMap { $0.isNaN ? nil : $0 }
         guard let parsed, let kind = parsed.type, !kind.isEmpty else {
@@ -539,5 +504,42 @@ extension StoatAPIError {
                     ? ServerHorizon.wait(seconds: $0) : ServerHorizon.wait(milliseconds: $0)
             },
             limit: parsed.max, detail: detail)
+    }
+}
+
+/// The body of a refusal, as far as it can be read: each field on its own (`StoatAPIError.refusal`).
+private struct RefusalBody: Decodable {
+    var type: String?
+    var location: String?
+    var retryAfter: Double?
+    var max: Int?
+    var permission: String?
+    var error: String?
+    var with: String?
+    var feature: String?
+    var operation: String?
+    var collection: String?
+    var detail: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type, location
+        case retryAfter = "retry_after"
+        case max, permission, error, with, feature, operation, collection, detail
+    }
+
+    /// Decodes each field on its own, so one field of an unexpected type loses only itself.
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        type = try? container.decodeIfPresent(String.self, forKey: .type)
+        location = try? container.decodeIfPresent(String.self, forKey: .location)
+        retryAfter = try? container.decodeIfPresent(Double.self, forKey: .retryAfter)
+        max = try? container.decodeIfPresent(Int.self, forKey: .max)
+        permission = try? container.decodeIfPresent(String.self, forKey: .permission)
+        error = try? container.decodeIfPresent(String.self, forKey: .error)
+        with = try? container.decodeIfPresent(String.self, forKey: .with)
+        feature = try? container.decodeIfPresent(String.self, forKey: .feature)
+        operation = try? container.decodeIfPresent(String.self, forKey: .operation)
+        collection = try? container.decodeIfPresent(String.self, forKey: .collection)
+        detail = try? container.decodeIfPresent(String.self, forKey: .detail)
     }
 }

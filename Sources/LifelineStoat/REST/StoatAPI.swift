@@ -24,9 +24,9 @@ public import NIOSSL
 /// }
 /// ```
 ///
-/// Every method throws ``StoatAPIError``: the server's refusal with its kind, ``StoatAPIError/Code/network``
-/// or ``StoatAPIError/Code/timeout`` when the server could not be reached, and
-/// ``StoatAPIError/Code/malformedResponse`` for an answer it cannot read (see <doc:LifelineStoat#Errors>).
+/// Every method throws ``StoatAPIError``: the server's refusal with its kind, ``StoatAPIErrorCode/network``
+/// or ``StoatAPIErrorCode/timeout`` when the server could not be reached, and
+/// ``StoatAPIErrorCode/malformedResponse`` for an answer it cannot read (see <doc:LifelineStoat#Errors>).
 /// Authenticated calls send the session's token in `X-Session-Token`, or a bot's in `X-Bot-Token`
 /// (``StoatAuthorization``).
 ///
@@ -40,19 +40,19 @@ public struct StoatAPI: Sendable {
     /// The API base, for example `https://api.stoat.chat`; paths are appended to it.
     public let baseURL: URL
     /// The server ``baseURL`` names, normalised; `nil` when it is not an `http` or `https` URL with a host,
-    /// and then every call fails with ``StoatAPIError/Code/invalidRequest`` before anything is sent.
+    /// and then every call fails with ``StoatAPIErrorCode/invalidRequest`` before anything is sent.
     ///
     /// The sessions a login returns carry it as their `SessionCredentials/issuer`, and a session issued by
-    /// another server is refused (``StoatAPIError/Code/foreignCredentials``) before its token is sent.
+    /// another server is refused (``StoatAPIErrorCode/foreignCredentials``) before its token is sent.
     public let server: ServerIdentity?
     /// How long a call may take, from sending it to receiving the whole answer, rate-limit waits included.
     public let requestTimeout: Duration
-    /// The largest response body accepted; a larger one is ``StoatAPIError/Code/malformedResponse``.
+    /// The largest response body accepted; a larger one is ``StoatAPIErrorCode/malformedResponse``.
     public let maximumResponseSize: Int
     /// The TLS configuration of every request (trust roots for a self-hosted instance's own authority); `nil`
     /// uses the HTTP client's. A certificate it refuses fails the call with
-    /// ``StoatAPIError/Code/certificateUntrusted``, ``StoatAPIError/Code/certificateNameMismatch`` or
-    /// ``StoatAPIError/Code/certificateExpired``.
+    /// ``StoatAPIErrorCode/certificateUntrusted``, ``StoatAPIErrorCode/certificateNameMismatch`` or
+    /// ``StoatAPIErrorCode/certificateExpired``.
     public let tlsConfiguration: TLSConfiguration?
 
     let httpClient: HTTPClient
@@ -99,7 +99,7 @@ public struct StoatAPI: Sendable {
     ///     which needs no shutdown. A client you pass stays yours: shut it down when you are done, and make
     ///     it with ``httpClientConfiguration()`` — a client that follows redirects itself would send the
     ///     token or the password to wherever the server redirects (its answer is then refused with
-    ///     ``StoatAPIError/Code/redirectRefused``, but too late).
+    ///     ``StoatAPIErrorCode/redirectRefused``, but too late).
     ///   - logger: Where to log requests (method, path, status); no-op by default.
     ///   - requestTimeout: How long a call may take in all, waits for rate limits included; 30 seconds by
     ///     default.
@@ -155,7 +155,7 @@ public struct StoatAPI: Sendable {
     /// ``RootConfiguration/eventsEndpoint(forAPI:)`` and comes back with its scheme in lower case
     /// (`ws` or `wss`), so a socket opened on it uses TLS exactly when the URL says so.
     ///
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/insecureEventsURL`` when an HTTPS API names a
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/insecureEventsURL`` when an HTTPS API names a
     ///   plaintext socket or a scheme that is not a WebSocket's.
     public func configuration() async throws(StoatAPIError) -> RootConfiguration {
         let response = try await send(.GET, path: "/")
@@ -174,10 +174,10 @@ public struct StoatAPI: Sendable {
     ///   - friendlyName: The name the session is listed under in the user's settings.
     /// - Returns: The session (its `SessionCredentials/issuer` is ``server``), an MFA challenge to continue
     ///   with ``continueLogin(ticket:response:friendlyName:)``, or a disabled account.
-    /// - Throws: ``StoatAPIError`` with ``StoatAPIError/Code/invalidCredentials``,
-    ///   ``StoatAPIError/Code/lockedOut``, ``StoatAPIError/Code/unverifiedAccount``,
-    ///   ``StoatAPIError/Code/blockedByShield`` (see ``StoatAPIError/supportURL``),
-    ///   ``StoatAPIError/Code/compromisedPassword``, ``StoatAPIError/Code/captchaFailed``, or a failure of the
+    /// - Throws: ``StoatAPIError`` with ``StoatAPIErrorCode/invalidCredentials``,
+    ///   ``StoatAPIErrorCode/lockedOut``, ``StoatAPIErrorCode/unverifiedAccount``,
+    ///   ``StoatAPIErrorCode/blockedByShield`` (see `StoatAPIError.supportURL`),
+    ///   ``StoatAPIErrorCode/compromisedPassword``, ``StoatAPIErrorCode/captchaFailed``, or a failure of the
     ///   network.
     public func login(
         email: String, password: String, friendlyName: String? = nil
@@ -196,7 +196,7 @@ public struct StoatAPI: Sendable {
     ///   - response: The code, recovery code or password.
     ///   - friendlyName: The name the session is listed under in the user's settings.
     /// - Returns: The session (or, in principle, another challenge or a disabled account).
-    /// - Throws: ``StoatAPIError`` with ``StoatAPIError/Code/invalidToken`` for a wrong code or an expired
+    /// - Throws: ``StoatAPIError`` with ``StoatAPIErrorCode/invalidToken`` for a wrong code or an expired
     ///   ticket, or another failure as ``login(email:password:friendlyName:)`` describes.
     public func continueLogin(
         ticket: String, response: MFAResponse, friendlyName: String? = nil
@@ -211,7 +211,7 @@ public struct StoatAPI: Sendable {
     /// Ends the session on the server (`POST /auth/session/logout`); its token stops working and its
     /// sockets receive `Logout`.
     ///
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/invalidSession`` when the session had already ended.
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/invalidSession`` when the session had already ended.
     public func logout(_ credentials: SessionCredentials) async throws(StoatAPIError) {
         let response = try await send(.POST, path: "/auth/session/logout", auth: credentials.authorization)
         try response.expect(200, 204)
@@ -221,7 +221,7 @@ public struct StoatAPI: Sendable {
 
     /// Whether the session's account still has to pick a username (`GET /onboard/hello`).
     ///
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/invalidSession`` for a session that ended.
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/invalidSession`` for a session that ended.
     public func onboardingHello(_ credentials: SessionCredentials) async throws(StoatAPIError) -> Bool {
         let response = try await send(.GET, path: "/onboard/hello", auth: credentials.authorization)
         return try response.decode(Wire.Onboarding.self, expecting: 200).onboarding
@@ -233,8 +233,8 @@ public struct StoatAPI: Sendable {
     ///   - credentials: The session.
     ///   - username: 2–32 letters, digits, `_`, `.` or `-`.
     /// - Returns: The new user.
-    /// - Throws: ``StoatAPIError`` with ``StoatAPIError/Code/usernameTaken``,
-    ///   ``StoatAPIError/Code/failedValidation``, ``StoatAPIError/Code/alreadyOnboarded``, or another failure.
+    /// - Throws: ``StoatAPIError`` with ``StoatAPIErrorCode/usernameTaken``,
+    ///   ``StoatAPIErrorCode/failedValidation``, ``StoatAPIErrorCode/alreadyOnboarded``, or another failure.
     public func completeOnboarding(
         _ credentials: SessionCredentials, username: String
     ) async throws(StoatAPIError)
@@ -249,7 +249,7 @@ public struct StoatAPI: Sendable {
 
     /// The session's user (`GET /users/@me`).
     ///
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/invalidSession`` for a session that ended (or whose
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/invalidSession`` for a session that ended (or whose
     ///   user has not onboarded).
     public func currentUser(_ credentials: some StoatAuthorizing) async throws(StoatAPIError) -> User {
         let response = try await send(.GET, path: "/users/@me", auth: credentials.authorization)
@@ -260,7 +260,7 @@ public struct StoatAPI: Sendable {
     ///
     /// Needs no session, so it works after the session was revoked.
     ///
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/notFound`` for an unknown user.
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/notFound`` for an unknown user.
     public func flags(userID: String) async throws(StoatAPIError) -> Int {
         let response = try await send(.GET, path: "/users/\(Self.percentEncoded(userID))/flags")
         return try response.decode(Wire.Flags.self, expecting: 200).flags
@@ -268,10 +268,10 @@ public struct StoatAPI: Sendable {
 
     /// The refusal of a login answered `Disabled` (``LoginResult/disabled(userID:)``), named by the account's
     /// flags: only flags 0 means the owner disabled the account; a suspended, banned, deleted or spam account
-    /// is told so (``StoatAPIError/standing``). A failed lookup leaves the standing unknown (`nil`).
+    /// is told so (``StoatAPIErrorDetails/standing``). A failed lookup leaves the standing unknown (`nil`).
     ///
     /// - Parameter userID: The user id the login answered.
-    /// - Returns: ``StoatAPIError/Code/accountDisabled``, kind `Disabled`, with the standing.
+    /// - Returns: ``StoatAPIErrorCode/accountDisabled``, kind `Disabled`, with the standing.
     public func disabledLogin(userID: String) async -> StoatAPIError {
         let standing: AccountStanding?
         do {
@@ -300,10 +300,10 @@ public struct StoatAPI: Sendable {
     /// The session's pending operations (`GET /operations`), with the server's clock and the round trip.
     ///
     /// Lifeline's own extension, served by `lifeline serve`'s reference server: stoatchat has none, and
-    /// `api.stoat.chat` answers its framework's `404` without a kind (``StoatAPIError/Code/unexpectedStatus``,
+    /// `api.stoat.chat` answers its framework's `404` without a kind (``StoatAPIErrorCode/unexpectedStatus``,
     /// status 404).
     ///
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/malformedResponse`` when an `expires_at` is not an
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/malformedResponse`` when an `expires_at` is not an
     ///   ISO 8601 date.
     public func operations(_ credentials: SessionCredentials) async throws(StoatAPIError) -> OperationsPage {
         let response = try await send(.GET, path: "/operations", auth: credentials.authorization)

@@ -56,8 +56,8 @@ public struct StoatAuthenticator: Authenticator {
 
     /// Picks the account's username (`POST /onboard/complete`).
     ///
-    /// - Throws: ``StoatAPIError`` as the server refused it (``StoatAPIError/Code/usernameTaken``,
-    ///   ``StoatAPIError/Code/failedValidation``, …); its description is safe to show and log.
+    /// - Throws: ``StoatAPIError`` as the server refused it (``StoatAPIErrorCode/usernameTaken``,
+    ///   ``StoatAPIErrorCode/failedValidation``, …); its description is safe to show and log.
     public func completeOnboarding(_ credentials: SessionCredentials, username: String) async throws {
         _ = try await api.completeOnboarding(credentials, username: username)
     }

@@ -11,7 +11,7 @@ public import LifelineCore
 /// ```
 ///
 /// The ``description`` never shows the token. An authorization with an ``issuer`` is sent only to that
-/// server: ``StoatAPI`` refuses it for any other with ``StoatAPIError/Code/foreignCredentials``.
+/// server: ``StoatAPI`` refuses it for any other with ``StoatAPIErrorCode/foreignCredentials``.
 public struct StoatAuthorization: Sendable, Hashable, CustomStringConvertible, StoatAuthorizing {
     /// The header the token travels in: `X-Session-Token` or `X-Bot-Token`.
     public let headerName: String

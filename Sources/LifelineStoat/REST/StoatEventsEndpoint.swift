@@ -21,7 +21,7 @@ public struct StoatEventsEndpoint: Sendable, Hashable {
     /// Reads a socket URL as it is given, without an API to compare it with: only the scheme is checked.
     ///
     /// - Parameter socketURL: The events socket's URL.
-    /// - Throws: ``StoatAPIError/Code/insecureEventsURL`` when the scheme is not `ws`, `wss`, `http` or
+    /// - Throws: ``StoatAPIErrorCode/insecureEventsURL`` when the scheme is not `ws`, `wss`, `http` or
     ///   `https` (in any case), or the URL has no host.
     public init(socketURL: String) throws(StoatAPIError) {
         guard let url = URL(string: socketURL) else {
@@ -74,7 +74,7 @@ extension RootConfiguration {
     /// as a local server. The returned URL's scheme is `ws` or `wss`.
     ///
     /// - Parameter apiURL: The API's base URL, the one `GET /` was asked at.
-    /// - Throws: ``StoatAPIError/Code/insecureEventsURL`` for a scheme that is not a WebSocket's, or a
+    /// - Throws: ``StoatAPIErrorCode/insecureEventsURL`` for a scheme that is not a WebSocket's, or a
     ///   plaintext socket named by an HTTPS API.
     public func eventsEndpoint(forAPI apiURL: URL) throws(StoatAPIError) -> StoatEventsEndpoint {
         try StoatEventsEndpoint(url: eventsURL, api: apiURL)

@@ -13,9 +13,9 @@ import NIOFileSystem
 ///
 /// Made from the API and its root document (``StoatAPI/fileServer(maximumDownloadSize:)``): the file server is
 /// the one `GET /` names under `features.autumn`, and no other. The session's token goes to it — and only to it and to the API:
-/// a redirect to another origin is refused before anything is sent (``StoatAPIError/Code/redirectRefused``),
+/// a redirect to another origin is refused before anything is sent (``StoatAPIErrorCode/redirectRefused``),
 /// and a file server reached over plaintext from an HTTPS API is refused outright
-/// (``StoatAPIError/Code/insecureFileServerURL``). Downloads carry no token at all: stoatchat's file server
+/// (``StoatAPIErrorCode/insecureFileServerURL``). Downloads carry no token at all: stoatchat's file server
 /// serves a message's files to anyone with the URL.
 ///
 /// ```swift
@@ -30,7 +30,7 @@ import NIOFileSystem
 /// `POST /{tag}` whose `file` part is the file, and answered with the new file's id. A file over the limit the
 /// root document states for the account (`features.limits`: a new account's for its first
 /// ``RootConfiguration/Limits/newUserHours`` hours) is refused before a byte is sent, as the server would refuse
-/// it after reading all of it: ``StoatAPIError/Code/fileTooLarge`` with ``StoatAPIError/limit``.
+/// it after reading all of it: ``StoatAPIErrorCode/fileTooLarge`` with ``StoatAPIErrorDetails/limit``.
 public struct StoatFileServer: Sendable {
     /// A tag a file is uploaded to: what the file is for.
     public struct Tag: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
@@ -75,7 +75,7 @@ public struct StoatFileServer: Sendable {
     /// The accounts' limits the root document stated, if it did.
     public let limits: RootConfiguration.Limits?
     /// The largest file ``download(_:)`` reads into memory; a larger one is
-    /// ``StoatAPIError/Code/malformedResponse``.
+    /// ``StoatAPIErrorCode/malformedResponse``.
     public let maximumDownloadSize: Int
     let api: StoatAPI
     let origin: StoatAPI.Origin
@@ -89,8 +89,8 @@ public struct StoatFileServer: Sendable {
     ///   - api: The API whose root document it is; its HTTP client, clock, TLS and rate limits are used.
     ///   - configuration: The root document (``StoatAPI/configuration()``).
     ///   - maximumDownloadSize: The largest file ``download(_:)`` reads into memory; 64 MiB by default.
-    /// - Throws: ``StoatAPIError/Code/fileServerUnavailable`` when the document names no file server,
-    ///   ``StoatAPIError/Code/insecureFileServerURL`` when its URL is not an `http` or `https` URL with a host,
+    /// - Throws: ``StoatAPIErrorCode/fileServerUnavailable`` when the document names no file server,
+    ///   ``StoatAPIErrorCode/insecureFileServerURL`` when its URL is not an `http` or `https` URL with a host,
     ///   or is plaintext for an API reached over HTTPS.
     public init(
         api: StoatAPI, configuration: RootConfiguration, maximumDownloadSize: Int = 64 << 20
@@ -150,11 +150,11 @@ public struct StoatFileServer: Sendable {
     ///   - progress: Called as the request is sent, with the bytes sent of the total, ending with both equal
     ///     once all is sent. A retry (after a `429`, or a same-origin redirect) starts again from 0.
     /// - Returns: The file's id, to put in ``OutgoingMessage/attachments``.
-    /// - Throws: ``StoatAPIError``: ``StoatAPIError/Code/fileTooLarge`` (with ``StoatAPIError/limit``) before
+    /// - Throws: ``StoatAPIError``: ``StoatAPIErrorCode/fileTooLarge`` (with ``StoatAPIErrorDetails/limit``) before
     ///   anything is sent when the root document's limit is exceeded, or when the server says so;
-    ///   ``StoatAPIError/Code/invalidRequest`` for a file that cannot be read; ``StoatAPIError/Code/fileTooSmall``
-    ///   for an empty one; ``StoatAPIError/Code/fileTypeNotAllowed`` for a file that is not an image where the
-    ///   tag needs one; ``StoatAPIError/Code/invalidSession``; the network's failures.
+    ///   ``StoatAPIErrorCode/invalidRequest`` for a file that cannot be read; ``StoatAPIErrorCode/fileTooSmall``
+    ///   for an empty one; ``StoatAPIErrorCode/fileTypeNotAllowed`` for a file that is not an image where the
+    ///   tag needs one; ``StoatAPIErrorCode/invalidSession``; the network's failures.
     public func upload(
         contentsOf path: String, tag: Tag = .attachments, filename: String? = nil,
         contentType: String = "application/octet-stream", as credentials: some StoatAuthorizing,
@@ -254,8 +254,8 @@ public struct StoatFileServer: Sendable {
     ///
     /// - Parameter file: The file, as a message's ``Message/attachments`` carries it.
     /// - Returns: The file's bytes.
-    /// - Throws: ``StoatAPIError``; ``StoatAPIError/Code/notFound`` for a file no message claimed or whose
-    ///   message was deleted, ``StoatAPIError/Code/malformedResponse`` for one over ``maximumDownloadSize``.
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/notFound`` for a file no message claimed or whose
+    ///   message was deleted, ``StoatAPIErrorCode/malformedResponse`` for one over ``maximumDownloadSize``.
     public func download(_ file: File) async throws(StoatAPIError) -> Data {
         guard let target = url(of: file) else {
             throw StoatAPIError(code: .invalidRequest, message: "GET a file: the file has no tag or id")

@@ -114,7 +114,7 @@ public struct StoatConnectionFactory: ConnectionFactory {
     /// A session's token is sent only to the events socket of the server that issued it: a connection for
     /// credentials whose `SessionCredentials/issuer` is not `server` (or for any issued session, when
     /// `server` is `nil`) ends before it opens, with a permanent failure
-    /// (`PermanentFailureReason.Code.authenticationFailed`, its cause ``StoatAPIError/Code/foreignCredentials``).
+    /// (`PermanentFailureReason.Code.authenticationFailed`, its cause ``StoatAPIErrorCode/foreignCredentials``).
     /// Credentials without an issuer (a bare token) are sent as they are.
     ///
     /// - Parameters:
