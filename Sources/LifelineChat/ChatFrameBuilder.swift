@@ -16,7 +16,8 @@ public struct ChatFrameBuilder: Sendable {
     private var last: (grid: Grid, keys: Keys)?
 
     /// What the last frame ``render(_:size:)`` built changed from the one before it: the rows it drew and the
-    /// timeline's move, for ``Renderer/render(_:cursor:changes:into:)``; `nil` when it was drawn whole.
+    /// timeline's move, for LifelineTerminal's `Renderer.render(_:cursor:changes:into:)`; `nil` when it was
+    /// drawn whole.
     public private(set) var changes: FrameChanges?
 
     /// A builder whose first frame is drawn whole.

@@ -9,7 +9,7 @@ import LifelineTerminal
 /// - `chat-frame-bytes`: the bytes written for the new message's frame (the timeline scrolled by the terminal,
 ///   then the cells that differ) over the bytes of a full repaint (goal ≤ 0.1).
 /// - `chat-frame`: the time to build the frame and diff it over the time to build it and write a full repaint,
-///   both to a buffer (goal ≤ 0.25). The renderer is handed what the builder changed (``FrameChanges``), as
+///   both to a buffer (goal ≤ 0.25). The renderer is handed what the builder changed (`FrameChanges`), as
 ///   `lifeline chat` hands it.
 enum ChatFrameBenchmark {
     static let size = TerminalSize(columns: 200, rows: 60)
