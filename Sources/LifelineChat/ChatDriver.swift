@@ -210,7 +210,8 @@ public final class ChatDriver {
         var servers: [String: String] = [:]
         for id in Set(chats.compactMap(\.serverID)) { servers[id] = client.server(id)?.name }
         return ChatModels(
-            session: model.snapshot, retryDate: model.retryDate, currentUserID: user?.id,
+            session: model.snapshot, retryDate: model.retryDate, lastFailure: model.lastFailure,
+            lastFailureDate: model.lastFailureDate, currentUserID: user?.id,
             currentUserName: user.map { $0.displayName ?? $0.username }, chats: chats, serverNames: servers,
             channel: channel.map(channelView), members: members.map(membersView), signIn: signInView())
     }

@@ -13,6 +13,10 @@ public struct ChatModels: Hashable, Sendable {
     public var session: SessionSnapshot
     /// When the session retries, on the device's clock, while DISCONNECTED waits (`StoatClientModel/retryDate`).
     public var retryDate: Date?
+    /// The session's last failure, kept after it recovers (`StoatClientModel/lastFailure`).
+    public var lastFailure: SessionError?
+    /// When ``lastFailure`` arrived, on the device's clock.
+    public var lastFailureDate: Date?
     /// The signed-in user's id, once known.
     public var currentUserID: String?
     /// The signed-in user's name, once known.
@@ -30,12 +34,15 @@ public struct ChatModels: Hashable, Sendable {
 
     /// Values from their parts.
     public init(
-        session: SessionSnapshot, retryDate: Date? = nil, currentUserID: String? = nil, currentUserName: String? = nil,
+        session: SessionSnapshot, retryDate: Date? = nil, lastFailure: SessionError? = nil,
+        lastFailureDate: Date? = nil, currentUserID: String? = nil, currentUserName: String? = nil,
         chats: [Chat] = [], serverNames: [String: String] = [:], channel: ChannelView? = nil,
         members: MemberListView? = nil, signIn: SignInView = SignInView()
     ) {
         self.session = session
         self.retryDate = retryDate
+        self.lastFailure = lastFailure ?? session.lastError
+        self.lastFailureDate = lastFailureDate
         self.currentUserID = currentUserID
         self.currentUserName = currentUserName
         self.chats = chats

@@ -70,7 +70,7 @@ enum ClientScreen {
         }
         if session.isConfirmingSession { left += " · checking the session" }
         if session.failures > 0, session.state != .connected { left += " · failures: \(session.failures)" }
-        if session.lastError != nil { keys.append("F2 why") }
+        if state.models.lastFailure != nil { keys.append("F2 why") }
         keys.append("F1 help")
         if let name = state.models.currentUserName { keys.append(name) }
         keys.append(ChatScreen.serverLabel(state))
@@ -370,7 +370,7 @@ enum ClientScreen {
 
     static func failureLines(_ state: ChatState) -> [[Span]] {
         let session = state.models.session
-        guard let error = session.lastError else {
+        guard let error = state.models.lastFailure else {
             return [[Span("No failure since the session started.")], [], [Span("Esc closes this.", ChatStyle.dim)]]
         }
         var lines: [[Span]] = []
@@ -389,7 +389,16 @@ enum ClientScreen {
             lines.append([Span(error.message)])
         }
         lines.append([])
-        lines.append([Span("Failures in a row: \(session.failures)", ChatStyle.dim)])
+        if let date = state.models.lastFailureDate {
+            let seconds = max(0, Int(state.now.timeIntervalSince(date).rounded(.down)))
+            let ago = seconds < 120 ? "\(seconds) s ago" : "\(seconds / 60) min ago"
+            lines.append([Span("When: \(ago)", ChatStyle.dim)])
+        }
+        if session.lastError == nil {
+            lines.append([Span("The session has been \(session.state.rawValue) since.", ChatStyle.dim)])
+        } else {
+            lines.append([Span("Failures in a row: \(session.failures)", ChatStyle.dim)])
+        }
         lines.append([Span("Esc closes this.", ChatStyle.dim)])
         return lines
     }

@@ -40,6 +40,12 @@ public final class StoatClientModel {
     /// banner's countdown (`Text(retryDate, style: .timer)`). Computed when the snapshot arrives, from the
     /// session's own clock: the countdown never depends on the device's clock being right.
     public private(set) var retryDate: Date?
+    /// The session's last failure, kept after the session recovers: a snapshot's `lastError` is cleared at
+    /// CONNECTED, so a "why did it drop?" control reads this one. Nil until the first failure; a failure the
+    /// observer received only as a transition's cause (two snapshots merged) counts too.
+    public private(set) var lastFailure: SessionError?
+    /// When ``lastFailure`` arrived, on the device's clock.
+    public private(set) var lastFailureDate: Date?
     /// The signed-in user, once known (``StoatClient/currentUser``).
     public private(set) var currentUser: User?
     /// The account's chats, most recently active first, each with its unread flag, mention count and last
@@ -81,6 +87,8 @@ public final class StoatClientModel {
         state = snapshot.state
         presentation = snapshot.presentation
         retryDate = Self.retryDate(of: snapshot, receivedAt: now())
+        lastFailure = snapshot.lastError
+        lastFailureDate = snapshot.lastError.map { _ in now() }
         currentUser = client.currentUser
         chats = client.chats
         outbox = client.outbox
@@ -152,6 +160,13 @@ public final class StoatClientModel {
     /// Assigns what changed, and only that.
     func apply(_ snapshot: SessionSnapshot) {
         let previousRetry = self.snapshot.nextRetry
+        // Each transition with a cause is a failure of its own (the same cause twice is two failures); an error
+        // without a transition (an onboarding refusal) is new when the snapshot's last error changed.
+        if let cause = snapshot.transitions.last(where: { $0.cause != nil })?.cause {
+            noteFailure(SessionError(cause))
+        } else if let error = snapshot.lastError, error != self.snapshot.lastError {
+            noteFailure(error)
+        }
         if snapshot != self.snapshot { self.snapshot = snapshot }
         if snapshot.state != state { state = snapshot.state }
         if snapshot.presentation != presentation { presentation = snapshot.presentation }
@@ -163,6 +178,11 @@ public final class StoatClientModel {
         }
         let user = client.currentUser
         if user != currentUser { currentUser = user }
+    }
+
+    private func noteFailure(_ error: SessionError) {
+        lastFailure = error
+        lastFailureDate = now()
     }
 
     private func followOutbox() async {

@@ -52,6 +52,7 @@ struct ChatScreenSnapshotTests {
         for mode in [ChatState.Mode.demo, .server] {
             var state = F.state(.connected, size: size, channel: F.channel(pending: [failed]), mode: mode)
             state.models.session.lastError = F.socketDropped
+            state.models.lastFailure = F.socketDropped
             screens.append(state)
             state.overlay = .help
             screens.append(state)
@@ -210,5 +211,21 @@ struct ChatScreenSnapshotTests {
         expectSnapshot(grid, "last-failure-80x24")
         #expect(grid.description.contains("socketDropped"))
         #expect(grid.text(row: 0).contains("F2 why"))
+    }
+
+    @Test("after the session recovers, F2 still shows the last failure's cause and when it came")
+    func lastFailureAfterRecovery() {
+        var state = F.state(.connected)
+        #expect(state.models.session.lastError == nil)
+        #expect(!ChatScreen.render(state, size: F.small).text(row: 0).contains("F2 why"))
+        state.models.lastFailure = F.socketDropped
+        state.models.lastFailureDate = F.now.addingTimeInterval(-42)
+        state.overlay = .lastFailure
+        let grid = ChatScreen.render(state, size: F.small)
+        #expect(grid.text(row: 0).contains("F2 why"))
+        #expect(grid.description.contains("socketDropped"))
+        #expect(grid.description.contains("When: 42 s ago"))
+        #expect(grid.description.contains("The session has been CONNECTED since."))
+        #expect(!grid.description.contains("No failure since the session started."))
     }
 }

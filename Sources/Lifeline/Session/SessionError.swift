@@ -31,8 +31,10 @@ public struct SessionErrorCode: LifelineErrorCode, RawRepresentable {
 
 extension SessionError {
     /// The error for a failure the lifecycle took an edge on: the failure's message, the failure as the
-    /// cause.
-    init(_ failure: SessionFailure) {
+    /// cause — what ``SessionSnapshot/lastError`` holds while the failure is the last one.
+    ///
+    /// - Parameter failure: A transition's cause (``SessionTransition/cause``).
+    public init(_ failure: SessionFailure) {
         switch failure {
         case .temporary(let cause): self.init(code: .temporaryFailure, message: cause.message, cause: cause)
         case .permanent(let reason): self.init(code: .permanentFailure, message: reason.message, cause: reason)
