@@ -265,7 +265,7 @@ struct BonfireCodecTests {
         for run in 0..<20_000 {
             // Yields now and then: a CPU-bound loop holds one of the cooperative pool's threads (two on a 2-core machine), and
             // the in-process servers of every other test wait for them (README: "Tests on a loaded machine").
-            if run % 256 == 0 { await Task.yield() }
+            if run % 32 == 0 { await Task.yield() }
             var bytes = seeds.randomElement(using: &random)!
             for _ in 0..<Int.random(in: 1...6, using: &random) where !bytes.isEmpty {
                 let index = Int.random(in: 0..<bytes.count, using: &random)

@@ -58,6 +58,9 @@ struct LastMessageIDQueue: Sendable {
     private var filling: (tick: Date, count: Int)?
     /// Updates dropped because the queue was full.
     private(set) var dropped = 0
+    /// No pending update is due before this (it may be earlier than the earliest, never later): a push that
+    /// commits nothing costs no scan of the pending updates.
+    private var earliestDue = Date.distantFuture
 
     init(origin: Date) {
         self.origin = origin
@@ -93,27 +96,36 @@ struct LastMessageIDQueue: Sendable {
         } else {
             filling = (tick, 1)
         }
-        if var task = pending[worker][channel] {
-            task.id = id
-            task.lastUpdated = tick
-            pending[worker][channel] = task
+        let task: Pending
+        if var updated = pending[worker][channel] {
+            updated.id = id
+            updated.lastUpdated = tick
+            task = updated
         } else {
-            pending[worker][channel] = Pending(
-                id: id, isDirectMessage: isDirectMessage, firstSeen: tick, lastUpdated: tick)
+            task = Pending(id: id, isDirectMessage: isDirectMessage, firstSeen: tick, lastUpdated: tick)
         }
+        pending[worker][channel] = task
+        earliestDue = min(earliestDue, task.due)
         return commits
     }
 
     /// The commits due at or before `time`, in time order; they leave the queue.
     mutating func due(at time: Date) -> [Commit] {
+        guard earliestDue <= time else { return [] }
         var commits: [Commit] = []
+        var earliest = Date.distantFuture
         for worker in pending.indices {
-            for (channel, task) in pending[worker] where task.due <= time {
+            for (channel, task) in pending[worker] {
+                guard task.due <= time else {
+                    earliest = min(earliest, task.due)
+                    continue
+                }
                 commits.append(
                     Commit(channel: channel, id: task.id, isDirectMessage: task.isDirectMessage, time: task.due))
                 pending[worker][channel] = nil
             }
         }
+        earliestDue = earliest
         return commits.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
     }
 
