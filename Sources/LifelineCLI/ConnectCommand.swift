@@ -95,6 +95,7 @@ struct Connect: AsyncParsableCommand {
     @Option(help: "Seconds between heartbeat Pings.") var heartbeatInterval: Double = 30
     @Option(help: "Seconds to wait for a Pong.") var pongTimeout: Double = 10
     @Option(help: "Seconds to wait for the first message of a connection.") var connectTimeout: Double = 10
+    @Option(help: "Seconds to wait for the answer to a REST request (the login's too).") var requestTimeout: Double = 30
     @Option(help: "The retry delay's unit in seconds: (2^x − 1) × unit ± 20 %.") var retryUnit: Double = 1
     @Option(help: "The largest retry delay before jitter, in seconds.") var retryCeiling: Double = 300
     @Option(help: "Seconds the socket has to deliver the user's own sent message (± 20 %) before it counts as deaf.")
@@ -170,6 +171,7 @@ struct Connect: AsyncParsableCommand {
         for (name, value) in [
             ("heartbeat-interval", heartbeatInterval), ("pong-timeout", pongTimeout),
             ("connect-timeout", connectTimeout), ("retry-unit", retryUnit), ("delivery-deadline", deliveryDeadline),
+            ("request-timeout", requestTimeout),
         ] where !(value > 0 && value.isFinite) {
             throw ValidationError("--\(name) must be a positive number of seconds, got \(value).")
         }
@@ -212,6 +214,7 @@ struct Connect: AsyncParsableCommand {
                 deliveryWatch: try DeliveryWatchPolicy(deadline: .seconds(deliveryDeadline))),
             healthURL: health.flatMap(URL.init(string:)), friendlyName: "lifeline connect")
         configuration.catchUp.settleDelay = .seconds(catchUpSettle)
+        configuration.requestTimeout = .seconds(requestTimeout)
         try CertificateAuthorities.trust(caFile, in: &configuration)
         let client = StoatClient(apiURL: apiURL, configuration: configuration, network: monitor)
         let timeline = Timeline(json: json)

@@ -11,9 +11,9 @@ final class ConnectRun: Sendable {
     let seen = LockedLines()
     private let exits: AsyncStream<Int32>
 
-    /// Starts `lifeline connect` with `arguments`. Unless they set them, the connect and Pong deadlines are a
-    /// patient 120 s: on a slow, loaded machine the spec's 10 s are a guess of speed, not what these tests check
-    /// (a test of a deadline passes its own).
+    /// Starts `lifeline connect` with `arguments`. Unless they set them, the connect, Pong and request deadlines
+    /// are a patient 120 s: on a slow, loaded machine the spec's 10 s and a request's 30 s are a guess of speed,
+    /// not what these tests check (a test of a deadline passes its own).
     init(_ arguments: [String], environment: [String: String] = [:], json: Bool = true) throws {
         process.executableURL = try Executable.url
         var patience: [String] = []
@@ -21,6 +21,9 @@ final class ConnectRun: Sendable {
             patience += ["--connect-timeout", "120"]
         }
         if !arguments.contains(where: { $0.hasPrefix("--pong-timeout") }) { patience += ["--pong-timeout", "120"] }
+        if !arguments.contains(where: { $0.hasPrefix("--request-timeout") }) {
+            patience += ["--request-timeout", "120"]
+        }
         process.arguments = ["connect"] + (json ? ["--json"] : []) + arguments + patience
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }

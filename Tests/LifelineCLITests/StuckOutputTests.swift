@@ -123,7 +123,7 @@ struct StuckOutputTests {
         let directory = ConnectAccountTests.StoreDirectory()
         let base =
             ["connect", "--json", "--api", server.apiURL.absoluteString, "--store", directory.path]
-            + ConnectAccountTests.fast
+            + ConnectAccountTests.fast + ["--request-timeout", "120"]
         let stdout = try Self.fullPipe()
         let input = Pipe()
         let errors = ChildErrors()
@@ -184,12 +184,13 @@ struct StuckOutputTests {
         let account = server.defaultAccount
         _ = await server.addOperation(kind: "invite", userID: account.userID, expiresIn: .seconds(600))
         let stdout = try Self.fullPipe()
+        let errors = ChildErrors()
         let (process, exits) = try Self.start(
-            ["operations", "--api", server.apiURL.absoluteString], stdout: stdout,
+            ["operations", "--api", server.apiURL.absoluteString], stdout: stdout, errors: errors,
             environment: ["LIFELINE_TOKEN": account.token])
         defer { if process.isRunning { process.terminate() } }
         // Its list is printed (into the full pipe) when it starts, and again when its socket is ready.
-        try await server.waitUntil(timeout: .failureBound) { connections, _ in
+        try await Self.waitWhileRunning(process, errors: errors, server: server) { connections, _ in
             connections.contains { $0.isOpen && $0.receivedReady }
         }
         process.terminate()
