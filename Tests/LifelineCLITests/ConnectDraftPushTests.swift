@@ -64,11 +64,19 @@ struct ConnectDraftPushTests {
         let run = try ConnectRun(
             ["--api", server.apiURL.absoluteString] + Self.fast, environment: ["LIFELINE_TOKEN": account.token])
         #expect(await run.transition(to: "CONNECTED") != nil)
-        run.send("push https://push.example/device BKEY AUTHSECRET")
-        #expect(
-            await Self.answer(run, to: "push https://push.example/device BKEY AUTHSECRET")?["accepted"] as? Bool == true
-        )
-        #expect(await run.next { $0["type"] as? String == "push" && $0["state"] as? String == "subscribed" } != nil)
+        let command = "push https://push.example/device BKEY AUTHSECRET"
+        run.send(command)
+        // The command's line and the subscription's come in either order: the command is answered once the
+        // subscription was sent, and the push line is printed when its change is observed.
+        var answer: [String: Any]?
+        var subscribed = false
+        _ = await run.next { line in
+            if line["type"] as? String == "command", line["command"] as? String == command { answer = line }
+            if line["type"] as? String == "push", line["state"] as? String == "subscribed" { subscribed = true }
+            return answer != nil && subscribed
+        }
+        #expect(answer?["accepted"] as? Bool == true)
+        #expect(subscribed)
         let held = await server.pushSubscriptions()
         #expect(held.map(\.subscription.endpoint) == ["https://push.example/device"])
         #expect(held.first?.subscription.p256dh == "BKEY")
