@@ -41,6 +41,8 @@ struct Operations: AsyncParsableCommand {
     @Option(help: "A PEM file of certificate authorities to trust besides the system's (a self-hosted instance's own).")
     var caFile: String?
 
+    @Option(help: "Seconds to wait for the answer to a REST request.") var requestTimeout: Double = 30
+
     func validate() throws {
         guard let url = URL(string: api), url.scheme == "http" || url.scheme == "https" else {
             throw ValidationError("--api must be an http or https URL, got \(api)")
@@ -49,6 +51,9 @@ struct Operations: AsyncParsableCommand {
             throw ValidationError("Give the session token: LIFELINE_TOKEN, --token-stdin or --token.")
         }
         if let caFile { _ = try CertificateAuthorities.load(caFile) }
+        guard requestTimeout > 0, requestTimeout.isFinite else {
+            throw ValidationError("--request-timeout must be a positive number of seconds, got \(requestTimeout).")
+        }
     }
 
     func run() async throws {
@@ -60,6 +65,7 @@ struct Operations: AsyncParsableCommand {
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let credentials = SessionCredentials(token: token)
         var configuration = StoatClient.Configuration()
+        configuration.requestTimeout = .seconds(requestTimeout)
         try CertificateAuthorities.trust(caFile, in: &configuration)
         let client = StoatClient(apiURL: URL(string: api)!, configuration: configuration)
         let list = OperationList(source: StoatOperationSource(api: client.api, credentials: credentials))

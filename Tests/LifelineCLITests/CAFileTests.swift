@@ -51,7 +51,10 @@ struct CAFileTests {
         let operation = await server.addOperation(kind: "invite", userID: account.userID, expiresIn: .seconds(600))
         let process = ChildProcess()
         process.executableURL = try Executable.url
-        process.arguments = ["operations", "--api", server.apiURL.absoluteString, "--json", "--ca-file", tls.caFile]
+        process.arguments = [
+            "operations", "--api", server.apiURL.absoluteString, "--json", "--ca-file", tls.caFile,
+            "--request-timeout", "120",
+        ]
         process.environment = ProcessInfo.processInfo.environment.merging(["LIFELINE_TOKEN": account.token]) { $1 }
         let output = Pipe()
         process.standardOutput = output

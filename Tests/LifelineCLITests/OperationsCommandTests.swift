@@ -22,7 +22,7 @@ struct OperationsCommandTests {
         let process = ChildProcess()
         process.executableURL = try Executable.url
         // The token comes from the environment, as the README recommends: never on the command line.
-        process.arguments = ["operations", "--api", server.apiURL.absoluteString, "--json"]
+        process.arguments = ["operations", "--api", server.apiURL.absoluteString, "--json", "--request-timeout", "120"]
         process.environment = ProcessInfo.processInfo.environment.merging(["LIFELINE_TOKEN": account.token]) { $1 }
         let output = Pipe()
         process.standardOutput = output

@@ -186,7 +186,8 @@ struct StuckOutputTests {
         let stdout = try Self.fullPipe()
         let errors = ChildErrors()
         let (process, exits) = try Self.start(
-            ["operations", "--api", server.apiURL.absoluteString], stdout: stdout, errors: errors,
+            ["operations", "--api", server.apiURL.absoluteString, "--request-timeout", "120"], stdout: stdout,
+            errors: errors,
             environment: ["LIFELINE_TOKEN": account.token])
         defer { if process.isRunning { process.terminate() } }
         // Its list is printed (into the full pipe) when it starts, and again when its socket is ready.

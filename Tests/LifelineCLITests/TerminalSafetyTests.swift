@@ -64,7 +64,7 @@ struct TerminalSafetyTests {
         _ = await server.addOperation(kind: Self.hostile, userID: account.userID, expiresIn: .seconds(600))
         let process = ChildProcess()
         process.executableURL = try Executable.url
-        process.arguments = ["operations", "--api", server.apiURL.absoluteString]
+        process.arguments = ["operations", "--api", server.apiURL.absoluteString, "--request-timeout", "120"]
         process.environment = ProcessInfo.processInfo.environment.merging(["LIFELINE_TOKEN": account.token]) { $1 }
         let output = Pipe()
         process.standardOutput = output
