@@ -121,7 +121,9 @@ struct ChatCommand: AsyncParsableCommand {
                 await signInAtStart(driver: driver, client: client, world: world, environment: environment)
             }
             // A frame the terminal refused is repainted whole with the next (the renderer forgets what it drew).
-            await driver.run(input: terminal.events) { frame in try? terminal.draw(frame.grid, cursor: frame.cursor) }
+            await driver.run(input: terminal.events) { frame in
+                try? terminal.draw(frame.grid, cursor: frame.cursor, changes: frame.changes)
+            }
             group.cancelAll()
         }
         if let world { await world.server.stop() }

@@ -16,13 +16,16 @@ import Observation
 /// CPU. Runs on the main actor, where the models live.
 @MainActor
 public final class ChatDriver {
-    /// A frame to draw: the grid and where the cursor stands, as LifelineTerminal's `Terminal.draw(_:cursor:)`
-    /// takes them (its renderer diffs the grid against the last one and lets the terminal scroll moved rows).
+    /// A frame to draw: the grid, where the cursor stands and what changed since the frame before, as
+    /// LifelineTerminal's `Terminal.draw(_:cursor:changes:)` takes them (its renderer compares the changed rows
+    /// with what it drew last and lets the terminal scroll the moved ones).
     public struct Frame: Sendable {
         /// The screen's cells.
         public var grid: Grid
         /// Where the cursor stands: the focused field's insertion point, or hidden.
         public var cursor: Cursor
+        /// What changed since the frame built before (``ChatFrameBuilder/changes``), `nil` for a frame drawn whole.
+        public var changes: FrameChanges?
     }
 
     /// What the driver signs in with, and how it tells the demo world to misbehave.
@@ -162,7 +165,8 @@ public final class ChatDriver {
     /// change keep their cells.
     public func frame() -> Frame {
         let cursor = ChatScreen.cursor(state, size: state.size).map { Cursor.at(row: $0.row, column: $0.column) }
-        return Frame(grid: frames.render(state, size: state.size), cursor: cursor ?? .hidden)
+        let grid = frames.render(state, size: state.size)
+        return Frame(grid: grid, cursor: cursor ?? .hidden, changes: frames.changes)
     }
 
     @discardableResult

@@ -15,6 +15,11 @@ public struct ChatFrameBuilder: Sendable {
     /// The last frame and the keys it was drawn from (`nil` when it was not the client's screen).
     private var last: (grid: Grid, keys: Keys)?
 
+    /// What the last frame ``render(_:size:)`` built changed from the one before it: the rows it drew and the
+    /// timeline's move, for LifelineTerminal's `Renderer.render(_:cursor:changes:into:)`; `nil` when it was
+    /// drawn whole.
+    public private(set) var changes: FrameChanges?
+
     /// A builder whose first frame is drawn whole.
     public init() {}
 
@@ -74,6 +79,7 @@ public struct ChatFrameBuilder: Sendable {
             let channel = state.channel
         else {
             last = nil
+            changes = nil
             return ChatScreen.render(state, size: size)
         }
         let layout = ClientLayout(state)
@@ -82,66 +88,89 @@ public struct ChatFrameBuilder: Sendable {
             var grid = Grid(size: size)
             ClientScreen.draw(state, into: &grid)
             last = (grid, keys)
+            changes = nil
             return grid
         }
         var grid = previousGrid
         let everyColumn = 0..<size.columns
+        // The rows drawn again, and the timeline's move: what the renderer compares.
+        var drawn: [Int] = []
+        var move: FrameChanges.Move?
         if keys.status != previous.status || keys.statusStyle != previous.statusStyle {
+            drawn.append(0)
             grid.fill(row: 0, columns: everyColumn)
             ClientScreen.drawStatus(state, into: &grid)
         }
         if keys.alert != previous.alert, let row = layout.alertRow {
+            drawn.append(row)
             grid.fill(row: row, columns: everyColumn)
             ClientScreen.drawAlert(state, layout: layout, into: &grid)
         }
         if keys.list != previous.list {
+            drawn += layout.list.rows
             for row in layout.list.rows { grid.fill(row: row, columns: layout.list.columns) }
             ClientScreen.drawChatList(state, layout: layout, into: &grid)
         }
         let columns = layout.channelColumns
         if keys.header != previous.header {
+            drawn.append(layout.headerRow)
             grid.fill(row: layout.headerRow, columns: columns)
             ClientScreen.drawHeader(state, layout: layout, into: &grid)
         }
         if keys.timeline != previous.timeline {
-            updateTimeline(
+            move = updateTimeline(
                 &grid, from: previous.timeline, of: previousGrid, to: keys.timeline, rows: layout.timelineRows,
-                columns: columns)
+                columns: columns, drawn: &drawn)
         }
         if keys.bottom != previous.bottom {
+            drawn += layout.noteRows.lowerBound..<size.rows
             for row in layout.noteRows.lowerBound..<size.rows { grid.fill(row: row, columns: columns) }
             ClientScreen.drawNotesAndComposer(state, layout: layout, into: &grid)
         }
         if let members = layout.members {
             // A few rows, shown on request: drawn again each frame.
+            drawn += layout.list.rows
             for row in layout.list.rows { grid.fill(row: row, columns: members) }
             ClientScreen.drawMembers(state, columns: members, rows: layout.list.rows, into: &grid)
         }
         last = (grid, keys)
+        changes = FrameChanges(from: previousGrid, rows: drawn, move: move)
         return grid
     }
 
     /// Brings the timeline's rows from what the last frame showed to `new`: a row that shows what it showed is
     /// kept, a row that shows what another row showed (the timeline moved) is copied from it, the rest is drawn.
+    ///
+    /// Returns the move when the timeline moved, and adds to `drawn` every row of it the move does not explain: one
+    /// drawn, or kept where the row the move would bring differs.
     private func updateTimeline(
         _ grid: inout Grid, from old: [ClientScreen.TimelineRow], of previous: Grid,
-        to new: [ClientScreen.TimelineRow], rows: Range<Int>, columns: Range<Int>
-    ) {
+        to new: [ClientScreen.TimelineRow], rows: Range<Int>, columns: Range<Int>, drawn: inout [Int]
+    ) -> FrameChanges.Move? {
         // The move: where the first row with content was before.
         var shift: Int?
         if let first = new.firstIndex(where: { $0 != .blank }), let before = old.firstIndex(of: new[first]) {
             shift = before - first
         }
+        let moves = shift.map { $0 != 0 && abs($0) < new.count && new.count == old.count } ?? false
         for (offset, content) in new.enumerated() {
             let row = rows.lowerBound + offset
-            if offset < old.count, old[offset] == content { continue }
-            if let shift, shift != 0, old.indices.contains(offset + shift), old[offset + shift] == content {
+            let moved =
+                moves && shift.map { old.indices.contains(offset + $0) && old[offset + $0] == content } ?? false
+            if offset < old.count, old[offset] == content {
+                if moves, !moved { drawn.append(row) }
+                continue
+            }
+            if let shift, moved {
                 grid.copy(row: row + shift, of: previous, to: row, columns: columns)
                 continue
             }
+            drawn.append(row)
             grid.fill(row: row, columns: columns)
             ClientScreen.drawTimelineRow(content, row: row, columns: columns, into: &grid)
         }
+        guard moves, let shift else { return nil }
+        return FrameChanges.Move(rows: rows, columns: columns, shift: shift)
     }
 
     private static func keys(_ state: ChatState, chat: Chat, channel: ChannelView, layout: ClientLayout) -> Keys {

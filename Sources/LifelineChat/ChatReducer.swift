@@ -453,10 +453,8 @@ public enum ChatReducer {
             let newest = channel.messages.last
         else { return [] }
         let height = ClientLayout(state).timelineRows.count
-        let timeline = timeline(state, channel: channel)
-        let window = timeline.window(height: height, position: state.scroll)
-        guard let newestItem = timeline.newestMessageIndex,
-            window.visibleItems.contains(newestItem)
+        // Counted from the bottom, where a new message is read: the frame lays out the window, not this.
+        guard timeline(state, channel: channel).showsNewestMessage(height: height, position: state.scroll)
         else { return [] }
         if state.newestSeen.map({ newest.id > $0 }) ?? true { state.newestSeen = newest.id }
         guard state.models.session.state == .connected, state.acknowledged[channel.id] != newest.id,

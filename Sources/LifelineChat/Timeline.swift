@@ -460,6 +460,28 @@ public struct Timeline: Sendable {
             position: anchor(for: start, rowsOf), visibleItems: first..<(last + 1), start: start)
     }
 
+    /// Whether the window a scroll position shows in `height` rows has a row of the channel's newest message.
+    ///
+    /// At the bottom only the items below the newest message (markers, pending sends) are laid out: it shows
+    /// when they take fewer rows than the window. Elsewhere it is the window's answer.
+    ///
+    /// - Parameters:
+    ///   - height: The window's rows.
+    ///   - position: The scroll position.
+    /// - Returns: Whether the newest message is on screen (`false` when the channel has none).
+    public func showsNewestMessage(height: Int, position: ChatState.ScrollPosition) -> Bool {
+        guard let newest = newestMessageIndex else { return false }
+        guard height > 0, position == .bottom else {
+            return window(height: height, position: position).visibleItems.contains(newest)
+        }
+        var below = 0
+        for index in (newest + 1)..<items.count {
+            below += rows(of: index).count
+            if below >= height { return false }
+        }
+        return true
+    }
+
     /// The position `rows` rows below (negative: above) the first row of a window at `position`.
     public func scrolled(_ position: ChatState.ScrollPosition, by delta: Int, height: Int) -> ChatState.ScrollPosition {
         var cache: [Int: [[Span]]] = [:]
@@ -477,15 +499,23 @@ public struct Timeline: Sendable {
     }
 
     private func bottomWindow(height: Int, _ rowsOf: (Int) -> [[Span]]) -> Window {
-        var rows: [(item: Int, spans: [Span])] = []
+        // The items' rows from the newest up, then put in order (not inserted at the front one item at a time).
+        var taken: [(item: Int, rows: ArraySlice<[Span]>)] = []
+        var count = 0
         var index = items.count - 1
         var startLine = 0
-        while index >= 0, rows.count < height {
+        while index >= 0, count < height {
             let itemRows = rowsOf(index)
-            let take = min(itemRows.count, height - rows.count)
+            let take = min(itemRows.count, height - count)
             startLine = itemRows.count - take
-            rows.insert(contentsOf: itemRows.suffix(take).map { (index, $0) }, at: 0)
-            if rows.count < height { index -= 1 }
+            taken.append((index, itemRows.suffix(take)))
+            count += take
+            if count < height { index -= 1 }
+        }
+        var rows: [(item: Int, spans: [Span])] = []
+        rows.reserveCapacity(count)
+        for (item, itemRows) in taken.reversed() {
+            for spans in itemRows { rows.append((item, spans)) }
         }
         let first = max(0, index)
         let isAtTop = index <= 0 && startLine == 0

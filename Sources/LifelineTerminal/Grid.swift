@@ -122,6 +122,15 @@ public struct Grid: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether this grid and `other` hold their cells in the same storage: the same frame passed along, not a copy
+    /// changed since (a copy that changed has storage of its own), so their cells are equal without a comparison.
+    func sharesStorage(with other: Grid) -> Bool {
+        size == other.size
+            && cells.withUnsafeBufferPointer { mine in
+                other.cells.withUnsafeBufferPointer { theirs in mine.baseAddress == theirs.baseAddress }
+            }
+    }
+
     /// The text of a row: its clusters left to right, trailing blanks dropped.
     public func text(row: Int) -> String {
         var line = ""

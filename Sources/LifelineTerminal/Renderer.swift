@@ -1,7 +1,7 @@
 /// Turns frames into the bytes that draw them: the diff of the frame the terminal shows and the next one.
 ///
 /// Pure: it writes into a byte buffer and does no I/O, so a benchmark or a test reads exactly what a terminal
-/// would get. It remembers the last frame it drew; ``render(_:cursor:into:)`` writes only the cells that changed
+/// would get. It remembers the last frame it drew; ``render(_:cursor:changes:into:)`` writes only the cells that changed
 /// since, each placed with the shortest cursor move, with an SGR sequence only where the style changes, the whole
 /// wrapped in synchronized output (`CSI ? 2026 h` … `l`) so the terminal shows it at once. A frame that changes
 /// nothing writes nothing. After a cluster whose width terminals disagree on (``DisplayWidth/isUncertain(_:)``) the
@@ -36,7 +36,7 @@ public struct Renderer: Sendable {
     }
 
     /// Forgets what the terminal shows (after a resize, or anything else that may have drawn on it): the next
-    /// ``render(_:cursor:into:)`` is a full repaint.
+    /// ``render(_:cursor:changes:into:)`` is a full repaint.
     public mutating func invalidate() {
         frame = nil
         shownCursor = nil
@@ -49,20 +49,36 @@ public struct Renderer: Sendable {
     /// repaint when nothing is known of the screen or its size changed. Nothing at all when nothing changed.
     ///
     /// - Parameters:
+    /// Given the changes the frame's builder knows of (``FrameChanges``), from the frame this renderer shows, only
+    /// their rows are compared, and their band is scrolled by its shift without a search for the move: the bytes
+    /// are the same as without them, the time a fraction. Changes from another frame are ignored.
+    ///
+    /// - Parameters:
     ///   - grid: The next frame.
     ///   - cursor: Where the frame leaves the cursor.
+    ///   - changes: What the frame's builder knows of how `grid` differs from the frame before it, if anything.
     ///   - output: The buffer the bytes are appended to.
-    public mutating func render(_ grid: Grid, cursor: Cursor = .hidden, into output: inout [UInt8]) {
+    public mutating func render(
+        _ grid: Grid, cursor: Cursor = .hidden, changes: FrameChanges? = nil, into output: inout [UInt8]
+    ) {
         guard let frame, frame.size == grid.size, let shownCursor else {
             repaint(grid, cursor: cursor, into: &output)
             return
         }
         let cursor = cursor.clamped(to: grid.size)
+        if let changes, changes.base.size == grid.size, frame.sharesStorage(with: changes.base) {
+            render(grid, cursor: cursor, shown: (frame, shownCursor), changes: changes, into: &output)
+            return
+        }
         // One pass over the rows finds the ones that changed; a frame that changed several may be a move (a
         // timeline that took a message), and the terminal's scroll and the cells that still differ after it may be
         // shorter than rewriting the rows: both are written, the plain diff given up once it is the longer.
         let changed = Self.changedRows(from: frame, to: grid)
-        guard !changed.isEmpty || shownCursor != cursor else { return }
+        guard !changed.isEmpty || shownCursor != cursor else {
+            // The same cells: this grid is the frame now (changes built from it are taken).
+            self.frame = grid
+            return
+        }
         var writer = frameWriter(visible: shownCursor.isVisible)
         if changed.count >= 3, let plan = ScrollPlan(from: frame, to: grid, changedRows: changed) {
             var scrolled = writer
@@ -79,6 +95,42 @@ public struct Renderer: Sendable {
         keepState(of: writer)
         self.frame = grid
         self.shownCursor = cursor
+    }
+
+    /// Renders `grid` from the frame on screen by what its builder says changed: the listed rows and the moved band
+    /// compared (in the band's rows not listed, only the columns outside the move), the band scrolled by its shift
+    /// when that and the cells still different are shorter than the plain diff.
+    private mutating func render(
+        _ grid: Grid, cursor: Cursor, shown: (frame: Grid, cursor: Cursor), changes: FrameChanges,
+        into output: inout [UInt8]
+    ) {
+        var writer = frameWriter(visible: shown.cursor.isVisible)
+        if let move = changes.validMove {
+            let plan = ScrollPlan(rows: move.rows, shift: move.shift)
+            let rows = Self.union(changes.rows, move.rows)
+            // The band's rows whose moved cells the scroll brings: only their other columns can differ.
+            var moved = [Bool](repeating: false, count: grid.size.rows)
+            for row in move.rows where move.rows.contains(row + move.shift) { moved[row] = true }
+            for row in changes.rows { moved[row] = false }
+            var scrolled = writer
+            scrolled.scroll(plan)
+            scrolled.diff(from: shown.frame, to: grid, rows: rows, moved: plan, skipping: (move.columns, moved))
+            writer.limit = scrolled.output.count
+            writer.diff(from: shown.frame, to: grid, rows: rows, moved: nil)
+            if writer.exceededLimit || writer.output.count > scrolled.output.count { writer = scrolled }
+        } else {
+            writer.diff(from: shown.frame, to: grid, rows: changes.rows, moved: nil)
+        }
+        if !writer.wroteCells, !writer.scrolled, shown.cursor == cursor {
+            // Nothing differs: nothing is written.
+            frame = grid
+            return
+        }
+        writer.finishFrame(cursor: cursor)
+        output.append(contentsOf: writer.output)
+        keepState(of: writer)
+        frame = grid
+        shownCursor = cursor
     }
 
     /// The rows of `new` that differ from `old` (same size), top to bottom.
@@ -166,6 +218,8 @@ struct FrameWriter {
     var style: TextStyle?
     var cursorVisible: Bool?
     var wroteCells = false
+    /// Whether the frame scrolled a band of rows.
+    var scrolled = false
     /// The most bytes the frame may take; past it ``diff(from:to:)`` stops and sets ``exceededLimit``.
     var limit: Int?
     var exceededLimit = false
@@ -197,9 +251,11 @@ struct FrameWriter {
     }
 
     /// Scrolls the plan's rows by its shift: the scrolling region set to them (which homes the cursor), the blank
-    /// rows it brings in drawn in the default style, the region reset.
+    /// rows it brings in take the default background, the region reset.
     mutating func scroll(_ plan: ScrollPlan) {
-        setStyle(.plain)
+        // The rows the scroll brings in take the background (only): reset only a background that is not the
+        // terminal's.
+        if style?.background != TerminalColor.default { setStyle(.plain) }
         append("\u{1B}[")
         appendNumber(plan.rows.lowerBound + 1)
         append(";")
@@ -210,6 +266,7 @@ struct FrameWriter {
         append("\u{1B}[r")
         row = 0
         column = 0
+        scrolled = true
     }
 
     /// How many columns after an uncertain cluster are redrawn: enough for a skin-toned emoji or a two-person
@@ -222,8 +279,12 @@ struct FrameWriter {
     }
 
     /// Writes the cells of `rows` (in order) of `new` that differ from what the terminal shows: `old`, or `old`
-    /// with `moved`'s rows scrolled when the terminal scrolled them (the rows it brought in blank).
-    mutating func diff(from old: Grid, to new: Grid, rows: [Int], moved: ScrollPlan?) {
+    /// with `moved`'s rows scrolled when the terminal scrolled them (the rows it brought in blank). In a row that
+    /// `skipping` marks, its columns are not compared: the caller knows the scroll brought them as they are.
+    mutating func diff(
+        from old: Grid, to new: Grid, rows: [Int], moved: ScrollPlan?,
+        skipping: (columns: Range<Int>, rows: [Bool])? = nil
+    ) {
         let columns = new.size.columns
         let blank = Cell.blank()
         old.cells.withUnsafeBufferPointer { oldCells in
@@ -242,7 +303,12 @@ struct FrameWriter {
                     // terminal that drew it wider (a skin tone counted per scalar is two columns more) overwrote
                     // them.
                     var forcedUntil = -1
+                    let skipped = skipping.flatMap { $0.rows[rowIndex] ? $0.columns : nil } ?? (0..<0)
                     while columnIndex < columns {
+                        if skipped.contains(columnIndex), columnIndex >= forcedUntil {
+                            columnIndex = skipped.upperBound
+                            continue
+                        }
                         let cell = newCells[base + columnIndex]
                         let width = max(1, Int(cell.width))
                         if cell.isContinuation {
@@ -299,26 +365,43 @@ struct FrameWriter {
         }
     }
 
+    /// Moves the cursor with the shortest of: a position (CUP); from a known row, CR (and LF) to the start of this
+    /// row or the next and rightwards; from a known cell, up or down (CUU, CUD) and left or right (CUB, CUF).
     mutating func moveTo(row target: Int, column targetColumn: Int) {
-        if let row, targetColumn == 0, target == row || target == row + 1 {
-            // The start of this row or the next: CR (and LF), shorter than a position. No scrolling region is set
-            // between frames' writes, and the next row is on screen, so the line feed never scrolls.
-            if column != 0 || target != row { append(target == row ? "\r" : "\r\n") }
-            self.row = target
-            column = 0
+        guard let row else {
+            position(row: target, column: targetColumn)
             return
         }
-        if let row, let column, row == target {
-            if column == targetColumn { return }
-            if targetColumn > column {
-                let distance = targetColumn - column
-                append("\u{1B}[")
-                if distance > 1 { appendNumber(distance) }
-                append("C")
-                self.column = targetColumn
-                return
-            }
+        if let column, row == target, column == targetColumn { return }
+        let absolute = 3 + Self.digits(target + 1) + (targetColumn > 0 ? 1 + Self.digits(targetColumn + 1) : 0)
+        // No scrolling region is set between frames' writes, and the next row is on screen, so the line feed
+        // never scrolls.
+        let returns =
+            target == row || target == row + 1
+            ? (target == row ? 1 : 2) + Self.stepCost(targetColumn) : Int.max
+        var relative = Int.max
+        if let column {
+            let rows = abs(target - row)
+            relative =
+                (rows == 0 ? 0 : Self.stepCost(rows))
+                + (targetColumn == column ? 0 : Self.stepCost(abs(targetColumn - column)))
         }
+        if relative <= returns, relative < absolute, let column {
+            if target != row { step(abs(target - row), target > row ? "B" : "A") }
+            if targetColumn != column { step(abs(targetColumn - column), targetColumn > column ? "C" : "D") }
+        } else if returns < absolute {
+            append(target == row ? "\r" : "\r\n")
+            if targetColumn > 0 { step(targetColumn, "C") }
+        } else {
+            position(row: target, column: targetColumn)
+            return
+        }
+        self.row = target
+        column = targetColumn
+    }
+
+    /// A cursor position (CUP): the row, and the column when it is not the first.
+    private mutating func position(row target: Int, column targetColumn: Int) {
         append("\u{1B}[")
         appendNumber(target + 1)
         if targetColumn > 0 {
@@ -330,8 +413,31 @@ struct FrameWriter {
         column = targetColumn
     }
 
+    /// A relative move of `count` cells (`final`: A up, B down, C right, D left), the count left out when 1.
+    private mutating func step(_ count: Int, _ final: String) {
+        append("\u{1B}[")
+        if count > 1 { appendNumber(count) }
+        append(final)
+    }
+
+    /// The bytes of a relative move of `count` cells (0 for none).
+    static func stepCost(_ count: Int) -> Int {
+        count == 0 ? 0 : count == 1 ? 3 : 3 + digits(count)
+    }
+
+    /// The decimal digits of a non-negative number.
+    static func digits(_ number: Int) -> Int {
+        number < 10 ? 1 : number < 100 ? 2 : number < 1000 ? 3 : 1 + digits(number / 10)
+    }
+
     mutating func setStyle(_ next: TextStyle) {
         if let style, style == next { return }
+        if next == .plain {
+            // A reset with its parameter left out (SGR 0).
+            append("\u{1B}[m")
+            style = next
+            return
+        }
         append("\u{1B}[")
         var from = style ?? .plain
         var first = true

@@ -11,6 +11,12 @@ struct ScrollPlan: Hashable {
     /// How many rows the content moved up (positive) or down (negative).
     var shift: Int
 
+    /// A plan from its band and shift (a move its caller knows of).
+    init(rows: Range<Int>, shift: Int) {
+        self.rows = rows
+        self.shift = shift
+    }
+
     /// The most rows a move is looked for over.
     static let maximumShift = 16
 

@@ -20,7 +20,7 @@ import Foundation
 /// Input arrives on ``events``: a thread of its own blocks in `poll` on the terminal and a wake-up pipe and feeds an
 /// ``InputParser``; it wakes only when bytes come, or once after a lone ESC for the ``TerminalOptions/escapeTimeout``,
 /// so an idle program costs no CPU. SIGWINCH arrives through a dispatch signal source as ``InputEvent/resize(_:)``
-/// (and the next ``draw(_:cursor:)`` repaints the whole screen). One terminal is active in a process at a time.
+/// (and the next ``draw(_:cursor:changes:)`` repaints the whole screen). One terminal is active in a process at a time.
 public final class Terminal: @unchecked Sendable {
     // Safe to send: the descriptors and the stream are immutable; `renderer` and `isActive` are read and written
     // under `lock` only; the reader thread owns its parser and touches nothing else of the instance.
@@ -137,13 +137,15 @@ public final class Terminal: @unchecked Sendable {
     /// - Parameters:
     ///   - grid: The frame.
     ///   - cursor: Where the frame leaves the cursor (the composer's insertion point), hidden by default.
+    ///   - changes: What the frame's builder knows changed since the frame before, if anything: only those rows are
+    ///     compared (see ``Renderer/render(_:cursor:changes:into:)``).
     /// - Throws: ``TerminalError`` with ``TerminalError/Code/writeFailed`` when the terminal refuses the bytes.
-    public func draw(_ grid: Grid, cursor: Cursor = .hidden) throws(TerminalError) {
+    public func draw(_ grid: Grid, cursor: Cursor = .hidden, changes: FrameChanges? = nil) throws(TerminalError) {
         lock.lock()
         defer { lock.unlock() }
         guard isActive else { return }
         var bytes: [UInt8] = []
-        renderer.render(grid, cursor: cursor, into: &bytes)
+        renderer.render(grid, cursor: cursor, changes: changes, into: &bytes)
         guard !bytes.isEmpty else { return }
         do {
             try OutputWriter.write(bytes, to: output)
@@ -154,7 +156,7 @@ public final class Terminal: @unchecked Sendable {
         }
     }
 
-    /// Makes the next ``draw(_:cursor:)`` repaint the whole screen (after something else wrote on it).
+    /// Makes the next ``draw(_:cursor:changes:)`` repaint the whole screen (after something else wrote on it).
     public func invalidate() {
         lock.lock()
         renderer.invalidate()

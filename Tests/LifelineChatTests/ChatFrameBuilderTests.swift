@@ -85,22 +85,32 @@ struct ChatFrameBuilderTests {
     @Test("over random sessions each frame equals the frame drawn whole")
     func equalsTheWholeFrame() {
         var random = Random(state: 0xF4A3E)
+        var moves = 0
+        defer { #expect(moves > 20, "the timeline moved in \(moves) frames") }
         for walk in 0..<6 {
             var state = ChatFixtures.state(.connected, size: ChatFixtures.large)
             var serial = 0
             var builder = ChatFrameBuilder()
+            var previous: Grid?
             for step in 0..<120 {
                 Self.step(&state, serial: &serial, using: &random)
                 let built = builder.render(state, size: state.size)
                 let whole = ChatScreen.render(state, size: state.size)
                 #expect(built == whole, "walk \(walk), step \(step):\n\(built)\n---\n\(whole)")
                 if built != whole { return }
+                // What the builder says changed is true of the frame, from the frame it built before.
+                if let changes = builder.changes {
+                    #expect(changes.base == previous, "walk \(walk), step \(step)")
+                    #expect(changes.describe(built), "walk \(walk), step \(step): rows \(changes.rows)")
+                    if changes.move != nil { moves += 1 }
+                }
+                previous = built
             }
         }
     }
 
     @Test("a message arriving in a channel at its bottom moves the timeline's rows: the same frame as drawn whole")
-    func incomingMessage() {
+    func incomingMessage() throws {
         var state = ChatFixtures.state(.connected, size: ChatFixtures.large)
         let messages = (0..<200).map { index in
             ChatFixtures.message(Double(index), index % 2 == 0 ? "ada" : "grace", Self.texts[index % 5], serial: index)
@@ -116,5 +126,21 @@ struct ChatFrameBuilderTests {
         #expect(after == ChatScreen.render(state, size: state.size))
         #expect(after.description.contains("the newest message"))
         #expect(after != before)
+        // The changes: the timeline's rows moved up by the message's row, that row drawn, nothing else.
+        let changes = try #require(builder.changes)
+        let layout = ClientLayout(state)
+        #expect(changes.move == FrameChanges.Move(rows: layout.timelineRows, columns: layout.channelColumns, shift: 1))
+        #expect(changes.rows == [layout.timelineRows.upperBound - 1])
+        #expect(changes.describe(after))
+        // Rendered with them, the terminal scrolls the timeline: the same bytes as a renderer that compares every
+        // cell and finds the move itself.
+        var trusting = Renderer(showing: before)
+        var searching = Renderer(showing: before)
+        var withChanges: [UInt8] = []
+        var without: [UInt8] = []
+        trusting.render(after, changes: changes, into: &withChanges)
+        searching.render(after, into: &without)
+        #expect(String(decoding: withChanges, as: UTF8.self).contains("S\u{1B}[r"))
+        #expect(withChanges == without)
     }
 }

@@ -76,6 +76,32 @@ struct TimelineTests {
         let text = after.rows(of: last).flatMap { $0.map(\.text) }.joined()
         #expect(text.contains("m11, edited") && text.contains("(edited)"))
     }
+
+    @Test("whether the newest message is on screen, counted from the bottom, is the window's answer")
+    func newestShown() {
+        let messages = Self.messages
+        let pending = (0..<4).map { F.entry("N\($0)", "pending \($0)", .sending) }
+        for count in 0...pending.count {
+            for gapAtEnd in [false, true] {
+                let gaps = gapAtEnd ? [HistoryGap(after: messages[11].id, before: F.ulid(5_000))] : []
+                let channel = F.channel(messages, gaps: gaps, pending: Array(pending.prefix(count)))
+                let timeline = Timeline(channel: channel, width: 40, currentUserID: F.me, timeZone: F.utc)
+                let newest = timeline.newestMessageIndex!
+                for height in 0...12 {
+                    for position in [ChatState.ScrollPosition.bottom, .anchored(item: "m:\(messages[9].id)", line: 0)] {
+                        let window = timeline.window(height: height, position: position)
+                        #expect(
+                            timeline.showsNewestMessage(height: height, position: position)
+                                == window.visibleItems.contains(newest),
+                            "\(count) pending, gap \(gapAtEnd), height \(height), \(position)")
+                    }
+                }
+            }
+        }
+        #expect(
+            !Timeline(channel: F.channel([]), width: 40, currentUserID: F.me, timeZone: F.utc)
+                .showsNewestMessage(height: 5, position: .bottom))
+    }
 }
 
 struct TimelineTestError: Error {}

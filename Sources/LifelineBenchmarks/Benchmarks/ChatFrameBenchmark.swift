@@ -9,7 +9,8 @@ import LifelineTerminal
 /// - `chat-frame-bytes`: the bytes written for the new message's frame (the timeline scrolled by the terminal,
 ///   then the cells that differ) over the bytes of a full repaint (goal ≤ 0.1).
 /// - `chat-frame`: the time to build the frame and diff it over the time to build it and write a full repaint,
-///   both to a buffer (goal ≤ 0.25).
+///   both to a buffer (goal ≤ 0.25). The renderer is handed what the builder changed (`FrameChanges`), as
+///   `lifeline chat` hands it.
 enum ChatFrameBenchmark {
     static let size = TerminalSize(columns: 200, rows: 60)
     static let channel = "01JXCHANNEL000000000000001"
@@ -101,6 +102,7 @@ enum ChatFrameBenchmark {
         var state = state(messages: messages)
         var builder = ChatFrameBuilder()
         var renderer = Renderer(showing: builder.render(state, size: size))
+        var baseline = Renderer()
         var bytes: [UInt8] = []
         var repaint: [UInt8] = []
         var figures = Figures()
@@ -121,15 +123,14 @@ enum ChatFrameBenchmark {
             _ = ChatReducer.reduce(&state, .models(models))
             let grid = builder.render(state, size: size)
             bytes.removeAll(keepingCapacity: true)
-            renderer.render(grid, cursor: cursor(state), into: &bytes)
+            renderer.render(grid, cursor: cursor(state), changes: builder.changes, into: &bytes)
             incremental += began.duration(to: clock.now)
             incrementalBytes += bytes.count
-            // The baseline: the same frame built from nothing and written whole, as after a resize (the renderer
-            // shows it afterwards too).
+            // The baseline: the same frame built from nothing and written whole, as after a resize.
             let baselineStart = clock.now
             let again = ChatScreen.render(state, size: size)
             repaint.removeAll(keepingCapacity: true)
-            renderer.repaint(again, cursor: cursor(state), into: &repaint)
+            baseline.repaint(again, cursor: cursor(state), into: &repaint)
             full += baselineStart.duration(to: clock.now)
             fullBytes += repaint.count
             if frame % 16 == 0 { await Task.yield() }

@@ -90,6 +90,7 @@ extension ServerState {
         let dialect = connection.dialect
         // Encoded off the actor, as bonfire's Ready is.
         Task.detached {
+            await self.readyMayGo()
             if let delay { try? await Task.sleep(for: delay) }
             let frame = dialect.frame(Self.padded(wire, minimumBytes: minimumBytes))
             await self.deliverGatewayReady(frame, connectionID: connectionID)

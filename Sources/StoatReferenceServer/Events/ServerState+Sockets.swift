@@ -213,6 +213,7 @@ extension ServerState {
         let dialect = connection.dialect
         // Detached so that the encoding runs off the actor: a large Ready must not stall other connections.
         Task.detached {
+            await self.readyMayGo()
             if let delay { try? await Task.sleep(for: delay) }
             let frame = dialect.frame(payload.paddedWire(minimumBytes: minimumBytes))
             await self.deliverReady(frame, connectionID: connectionID)

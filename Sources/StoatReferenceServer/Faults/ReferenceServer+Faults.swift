@@ -88,6 +88,17 @@ extension ReferenceServer {
         await state.setReadyDelay(delay)
     }
 
+    /// Holds back every `Ready` after `Authenticated` until ``releaseReady()``: a late Ready that depends on no
+    /// clock, for a test that must see what happens before it.
+    public func holdReady() async {
+        await state.setReadyHeld(true)
+    }
+
+    /// Lets the `Ready`s held by ``holdReady()`` go, and stops holding.
+    public func releaseReady() async {
+        await state.setReadyHeld(false)
+    }
+
     /// Pads each `Ready` to at least `bytes` bytes with extra, valid users (ids start with `PADDING`); nil stops
     /// padding.
     public func setReadyMinimumSize(_ bytes: Int?) async {

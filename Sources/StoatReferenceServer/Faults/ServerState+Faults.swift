@@ -73,6 +73,19 @@ extension ServerState {
         return true
     }
     func setReadyDelay(_ delay: Duration?) { faults.readyDelay = delay }
+    /// Holds every `Ready` from now on, or lets the held ones go.
+    func setReadyHeld(_ held: Bool) {
+        faults.readyHeld = held
+        guard !held else { return }
+        let released = heldReadys
+        heldReadys = []
+        for ready in released { ready.resume() }
+    }
+    /// Returns once `Ready` may go: at once unless Readys are held.
+    func readyMayGo() async {
+        guard faults.readyHeld else { return }
+        await withCheckedContinuation { heldReadys.append($0) }
+    }
     /// Pads every `Ready` to `bytes`, at most ``AdminLimits/largestReady`` (64 MiB).
     func setReadyMinimumBytes(_ bytes: Int?) {
         faults.readyMinimumBytes = bytes.map { min($0, AdminLimits.largestReady) }

@@ -58,6 +58,9 @@ struct Faults: Sendable {
     /// Drop every socket right after its Ready (a server that accepts and drops at once).
     var dropAfterReady = false
     var readyDelay: Duration?
+    /// Every `Ready` waits for ``ServerState/setReadyHeld(_:)`` to let it go: a Ready as late as a test wants,
+    /// on no clock.
+    var readyHeld = false
     var readyMinimumBytes: Int?
     var forcedLogins: [LoginAnswer] = []
     var health = HealthState()
@@ -230,6 +233,8 @@ actor ServerState {
 
     // Faults and limits.
     var faults = Faults()
+    /// The Readys held back by ``Faults/readyHeld``, waiting to be let go.
+    var heldReadys: [CheckedContinuation<Void, Never>] = []
     var clockSkew: Duration = .zero
     var rateLimiter = RateLimiter()
 
