@@ -104,7 +104,7 @@ public actor Session {
         self.random = random
         self.configuration = configuration
         self.logger = logger
-        self.metrics = SessionMetrics(factory: metrics ?? MetricsSystem.factory)
+        self.metrics = SessionMetrics(factory: metrics ?? MetricsSystem.factory, logger: logger)
         let machine = SessionMachine(
             retryPolicy: configuration.retryPolicy, healthThreshold: configuration.healthThreshold,
             sessionCheckPolicy: configuration.sessionCheck,
@@ -297,7 +297,7 @@ public actor Session {
             for action in actions { perform(action) }
             if !quiet { publish(transitions: []) }
         case .rejected(let kind, let state):
-            rejected(kind, in: state)
+            metrics.rejected(kind, in: state)
             return false
         case .ignored:
             if stale { metrics.staleEvent() }
@@ -306,29 +306,14 @@ public actor Session {
         return true
     }
 
-    private func rejected(_ kind: SessionEvent.Kind, in state: SessionState) {
-        logger.debug(
-            "event rejected", metadata: ["lifeline.state": "\(state.rawValue)", "lifeline.event": "\(kind.rawValue)"])
-        metrics.rejected(kind, in: state)
-    }
-
     private func transitioned(_ transitions: [SessionTransition], actions: [SessionAction]) {
         guard let first = transitions.first else { return }
-        if first.to == .disconnected, case .temporary(let cause)? = first.cause { metrics.failure(cause) }
         if first.from == .connected { hooks?.leftConnected() }
         for transition in transitions { hooks?.entered(transition.to) }
         if transitions.contains(where: { $0.event == .logout || ($0.event == .permanentFailure && $0.to == .error) }) {
             hooks?.sessionEnded()
         }
-        for transition in transitions {
-            metrics.transition(transition)
-            var metadata: Logger.Metadata = [
-                "lifeline.from": "\(transition.from.rawValue)", "lifeline.event": "\(transition.event.rawValue)",
-                "lifeline.state": "\(transition.to.rawValue)", "lifeline.failures": "\(transition.failures)",
-            ]
-            if let cause = transition.cause { metadata["lifeline.cause"] = "\(cause.code)" }
-            logger.info("transition", metadata: metadata)
-        }
+        metrics.transitioned(transitions)
         for action in actions { perform(action) }
         publish(transitions: transitions)
     }
