@@ -105,6 +105,32 @@ struct DeadlineTimerTests {
         #expect(clock.pendingSleeps == 0, "the loop's end leaves no sleep")
     }
 
+    @Test("a list replacing every deadline, or several scheduled at once, moves the sleep once; each move is counted")
+    func bulkChanges() async throws {
+        let running = Running()
+        let clock = running.clock
+        try await running.run { batches in
+            running.timer.replaceAll(with: [
+                (Entry(id: 1), .seconds(30)), (Entry(id: 2), .seconds(10)), (Entry(id: 1), .seconds(20)),
+            ])
+            #expect(await clock.nextSleep() == .at(10))
+            #expect(running.timer.count == 2, "an id's last entry counts")
+            #expect(running.timer.deadline(of: 1) == .seconds(20))
+            running.timer.schedule(contentsOf: [(Entry(id: 3), .seconds(5)), (Entry(id: 4), .seconds(15))])
+            #expect(await clock.nextSleep() == .at(5))
+            #expect(running.timer.wakeUpsMoved == 2)
+            clock.advance(to: .at(10))
+            let batch = try #require(await batches.next())
+            #expect(batch.map(\.id) == [3, 2])
+            #expect(await clock.nextSleep() == .at(15))
+            #expect(running.timer.wakeUpsMoved == 3, "the firing moved the wake-up to what is left")
+            running.timer.replaceAll(with: [])
+            await running.timer.untilIdle()
+            #expect(clock.pendingSleeps == 0)
+            #expect(running.timer.wakeUpsMoved == 3, "nothing left to wake for is no move")
+        }
+    }
+
     @Test("a loop ending when idle runs only while something is scheduled, and schedule says when one must start")
     func endsWhenIdle() async throws {
         let clock = TestClock()

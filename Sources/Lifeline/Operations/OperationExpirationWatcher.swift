@@ -1,12 +1,12 @@
-public import LifelineCore
+internal import LifelineCore
 
 /// Watches operations that expire and reports them, in batches, when their deadlines pass — with one
 /// timer, however many operations it watches.
 ///
 /// Add operations with a deadline on the watcher's clock (``now`` plus a duration, or a deadline from a
 /// `ServerClockAnchor` read against ``now``); remove them or replace them all as the list changes. The
-/// watcher keeps them in an `ExpiryQueue` and arms one timer, on the injected `Clock`, for the earliest
-/// deadline. After every change that moves the earliest deadline, and after every firing — including one
+/// watcher keeps them in one timer, on the injected `Clock`, that sleeps until the earliest deadline.
+/// After every change that moves the earliest deadline, and after every firing — including one
 /// that finds nothing due — it re-arms the timer for whatever is earliest then.
 ///
 /// When the timer fires, everything due is reported as one batch, earliest first, through
@@ -31,26 +31,25 @@ public import LifelineCore
 /// rather than a task of the watcher's own, so no timer outlives its owner's group. When the watcher is
 /// released (its run ended), ``expirations`` finishes.
 ///
-/// The methods that change what is watched are inlinable, as `ExpiryQueue` is, and the actor is `final`:
-/// without it, a call from another module goes through the actor's vtable to the unspecialised generic
-/// body. A watcher of the caller's own operation type is then specialised in the caller's module, and
-/// adding one operation costs a hash and a sift rather than generic lookups through metadata (see the
-/// `Lifeline` catalog, "Operation expiration").
+/// Decision: the watcher is a thin face over one `DeadlineTimer` whose entries are the operations themselves
+/// (one heap, one sleep), rather than a queue of its own in front of a timer holding one wake-up; the
+/// timer's changes are inlinable, so the watcher's fast paths stay specialised in the caller's module.
+///
+/// The methods that change what is watched are inlinable, as the timer's changes and `ExpiryQueue` are, and
+/// the actor is `final`: without it, a call from another module goes through the actor's vtable to the
+/// unspecialised generic body. A watcher of the caller's own operation type is then specialised in the
+/// caller's module, and adding one operation costs a lock, a hash and a sift rather than generic lookups
+/// through metadata (see the `Lifeline` catalog, "Operation expiration").
 public final actor OperationExpirationWatcher<Operation: Identifiable & Sendable> where Operation.ID: Sendable {
-    @usableFromInline var queue = ExpiryQueue<Operation>()
     private let clock: SessionClock
     private let broadcaster = Broadcaster<[Operation]>()
     private weak var delegate: (any OperationExpirationDelegate<Operation>)?
-    /// The watcher's one wake-up, at the earliest deadline, in a `DeadlineTimer` whose loop is ``run()``.
-    private let timer: DeadlineTimer<WakeUp>
-    /// The deadline of the wake-up scheduled in ``timer``, or `nil` when none is.
-    @usableFromInline var armedDeadline: Duration?
-    /// How many times the watcher moved its wake-up.
-    @usableFromInline var wakeUpsMoved = 0
+    /// The watched operations at their deadlines, and the one sleep until the earliest; its loop is ``run()``.
+    @usableFromInline let timer: DeadlineTimer<Operation>
 
     /// How many times the watcher has armed a timer: once per change of the earliest deadline, not once
     /// per operation, and once more after a wake-up that found nothing due (a clock that woke early).
-    public var timersArmed: Int { wakeUpsMoved + timer.sleepsFoundNothingDue }
+    public var timersArmed: Int { timer.wakeUpsMoved + timer.sleepsFoundNothingDue }
 
     /// Creates a watcher with nothing to watch.
     ///
@@ -83,15 +82,15 @@ public final actor OperationExpirationWatcher<Operation: Identifiable & Sendable
 
     /// How many operations are watched.
     @inlinable
-    public var count: Int { queue.count }
+    public var count: Int { timer.count }
 
     /// The earliest deadline watched: the one the timer is armed for. `nil` when nothing is watched.
     @inlinable
-    public var nextDeadline: Duration? { queue.earliestDeadline }
+    public var nextDeadline: Duration? { timer.earliestDeadline }
 
     /// The deadline of a watched operation, or `nil` when it is not watched.
     @inlinable
-    public func deadline(of id: Operation.ID) -> Duration? { queue.deadline(of: id) }
+    public func deadline(of id: Operation.ID) -> Duration? { timer.deadline(of: id) }
 
     // MARK: - Changing what is watched
 
@@ -104,8 +103,7 @@ public final actor OperationExpirationWatcher<Operation: Identifiable & Sendable
     ///   - deadline: When it expires, on the watcher's clock (compare ``now``).
     @inlinable
     public func add(_ operation: Operation, expiresAt deadline: Duration) {
-        queue.insert(operation, expiresAt: deadline)
-        rearm()
+        timer.schedule(operation, at: deadline)
     }
 
     /// Watches several operations (each as ``add(_:expiresAt:)`` would), re-arming the timer once.
@@ -113,10 +111,7 @@ public final actor OperationExpirationWatcher<Operation: Identifiable & Sendable
     /// - Parameter operations: Operations and their deadlines on the watcher's clock.
     @inlinable
     public func add(contentsOf operations: some Sequence<(Operation, Duration)>) {
-        for (operation, deadline) in operations {
-            queue.insert(operation, expiresAt: deadline)
-        }
-        rearm()
+        timer.schedule(contentsOf: operations)
     }
 
     /// Stops watching an operation.
@@ -125,15 +120,13 @@ public final actor OperationExpirationWatcher<Operation: Identifiable & Sendable
     @inlinable
     @discardableResult
     public func remove(_ id: Operation.ID) -> Bool {
-        defer { rearm() }
-        return queue.remove(id) != nil
+        timer.cancel(id) != nil
     }
 
     /// Stops watching everything, and disarms the timer.
     @inlinable
     public func removeAll() {
-        queue.removeAll()
-        rearm()
+        timer.cancelAll()
     }
 
     /// Watches exactly `operations` from now on, re-arming the timer once; when an id appears more than
@@ -142,50 +135,19 @@ public final actor OperationExpirationWatcher<Operation: Identifiable & Sendable
     /// - Parameter operations: Operations and their deadlines on the watcher's clock.
     @inlinable
     public func replaceAll(with operations: some Sequence<(Operation, Duration)>) {
-        queue.replaceAll(with: operations)
-        rearm()
+        timer.replaceAll(with: operations)
     }
 
     // MARK: - The timer
-
-    /// The one element of the watcher's ``timer``: its wake-up.
-    struct WakeUp: Identifiable, Sendable {
-        var id: Int { 0 }
-    }
 
     /// Runs the watcher's timer until the calling task is cancelled: sleeps until the earliest deadline on the
     /// watcher's clock, re-arms when it moves, and reports what is due. Run it once, as a child of the
     /// owner's task group; without it, nothing expires. It holds the watcher weakly.
     public nonisolated func run() async {
-        await timer.run { [weak self] _ in await self?.timerFired() }
+        await timer.run { [weak self] due in await self?.report(due) }
     }
 
-    /// Moves the wake-up to the earliest deadline, unless it is there already: after most changes it is,
-    /// and this costs one comparison.
-    @inlinable
-    func rearm() {
-        guard queue.earliestDeadline != armedDeadline else { return }
-        moveTimer()
-    }
-
-    /// Moves the wake-up to the earliest deadline, or cancels it when nothing is watched.
-    @usableFromInline
-    func moveTimer() {
-        armedDeadline = queue.earliestDeadline
-        guard let armedDeadline else {
-            timer.cancelAll()
-            return
-        }
-        timer.schedule(WakeUp(), at: armedDeadline)
-        wakeUpsMoved += 1
-    }
-
-    private func timerFired() {
-        // The wake-up is popped, unless a change scheduled it again meanwhile; then that change armed it right.
-        armedDeadline = timer.deadline(of: 0)
-        let due = queue.popDue(at: clock.elapsed())
-        rearm()
-        guard !due.isEmpty else { return }
+    private func report(_ due: [Operation]) {
         broadcaster.publish(due)
         delegate?.operationsExpired(due)
     }

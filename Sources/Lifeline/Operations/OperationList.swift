@@ -6,8 +6,8 @@ public import Logging
 ///
 /// Call ``run()`` in a task for as long as the list should be watched: it fetches the list from the
 /// ``OperationSource``, converts each expiry from the server's clock to the device's monotonic clock once
-/// (`ServerClockAnchor`), and hands the deadlines to an ``OperationExpirationWatcher``. When the watcher
-/// reports an expiry, the operation is marked ``ListedOperation/State/expiredAwaitingRefresh`` and the list
+/// (`ServerClockAnchor`), and watches the deadlines with one timer (the package's engine driver, as the
+/// ``OperationExpirationWatcher`` does). When the timer reports an expiry, the operation is marked ``ListedOperation/State/expiredAwaitingRefresh`` and the list
 /// is refreshed; only a refresh that no longer contains an operation removes it. Push notifications of a
 /// finished operation are not guaranteed to arrive; when one does, call ``operationFinished(_:)``.
 ///
@@ -46,7 +46,7 @@ public actor OperationList<Operation: Identifiable & Sendable> where Operation.I
         }
     }
 
-    /// What the watcher watches for the list: an operation's id and the deadline it was watched for, so
+    /// What the timer watches for the list: an operation's id and the deadline it was watched for, so
     /// that a firing meant for an older list is recognised.
     private struct Watch: Identifiable, Sendable {
         var id: Operation.ID
@@ -58,7 +58,7 @@ public actor OperationList<Operation: Identifiable & Sendable> where Operation.I
         var state: ListedOperation<Operation>.State
         var serverExpiry: WallClockTime?
         var deadline: Duration?
-        /// When the watcher is to fire for it — its deadline or a re-check — or `nil` when it is not
+        /// When the timer is to fire for it — its deadline or a re-check — or `nil` when it is not
         /// watched (it does not expire, or it expired and a refresh is on its way).
         var watchDeadline: Duration?
         /// How many times it was found listed, or a refresh failed, after its deadline.
@@ -70,7 +70,8 @@ public actor OperationList<Operation: Identifiable & Sendable> where Operation.I
     }
 
     private let source: any OperationSource<Operation>
-    private let watcher: OperationExpirationWatcher<Watch>
+    /// The list's timer and its children; the list's state is the actor's.
+    private let driver: EngineDriver<Void, Never, Watch>
     private let wallClock: @Sendable () -> WallClockTime
     private let configuration: Configuration
     private let logger: Logger
@@ -85,8 +86,6 @@ public actor OperationList<Operation: Identifiable & Sendable> where Operation.I
     /// Refresh requests; buffering only the newest makes "one in flight, one queued".
     private let requests: AsyncStream<Void>
     private let requestContinuation: AsyncStream<Void>.Continuation
-    /// The watcher's batches, subscribed to before anything is watched.
-    private let expirations: AsyncStream<[Watch]>
     private var started = false
 
     /// Creates a list; nothing is fetched until ``run()``.
@@ -109,8 +108,7 @@ public actor OperationList<Operation: Identifiable & Sendable> where Operation.I
         self.wallClock = wallClock
         self.configuration = configuration
         self.logger = logger
-        watcher = OperationExpirationWatcher(clock: clock)
-        expirations = watcher.expirations
+        driver = EngineDriver((), clock: SessionClock(clock))
         (requests, requestContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -128,7 +126,7 @@ public actor OperationList<Operation: Identifiable & Sendable> where Operation.I
     public nonisolated var events: AsyncStream<OperationListEvent<Operation>> { eventBroadcaster.subscribe() }
 
     /// The time on the list's monotonic clock, which ``ListedOperation/deadline`` is stated on.
-    public nonisolated var now: Duration { watcher.now }
+    public nonisolated var now: Duration { driver.now }
 
     // MARK: - Running
 
@@ -138,18 +136,12 @@ public actor OperationList<Operation: Identifiable & Sendable> where Operation.I
         precondition(!started, "OperationList.run() was called twice")
         started = true
         refresh()
-        await withDiscardingTaskGroup { group in
-            group.addTask { [watcher] in await watcher.run() }
-            group.addTask { [expirations] in
-                for await batch in expirations { await self.expired(batch) }
-            }
-            group.addTask { [requests] in
-                // One refresh at a time; requests made meanwhile wait as one (the stream keeps the newest).
-                for await _ in requests { await self.performRefresh() }
-            }
+        driver.addChild { [requests] in
+            // One refresh at a time; requests made meanwhile wait as one (the stream keeps the newest).
+            for await _ in requests { await self.performRefresh() }
         }
-        // Both streams end when this task is cancelled.
-        await watcher.removeAll()
+        // The requests end when this task is cancelled.
+        await driver.run { batch in await self.expired(batch) }
         listBroadcaster.finish()
         eventBroadcaster.finish()
     }
@@ -179,16 +171,16 @@ public actor OperationList<Operation: Identifiable & Sendable> where Operation.I
             guard !Task.isCancelled else { return }
             logger.info("refreshing the operations failed", metadata: ["lifeline.error": "\(type(of: error))"])
             eventBroadcaster.publish(.refreshFailed(error))
-            await recheckAfterFailure()
+            recheckAfterFailure()
             return
         }
         guard !Task.isCancelled else { return }
         // Read after the answer arrived: a later reading only moves deadlines later, never earlier.
-        await apply(listing, receivedAt: watcher.now)
+        apply(listing, receivedAt: driver.now)
     }
 
     /// Replaces the list with a refresh's answer and watches its deadlines.
-    private func apply(_ listing: OperationListing<Operation>, receivedAt now: Duration) async {
+    private func apply(_ listing: OperationListing<Operation>, receivedAt now: Duration) {
         let anchor = ServerClockAnchor(
             serverTime: listing.serverTime ?? wallClock(),
             resolution: listing.serverTime == nil ? .zero : listing.serverTimeResolution,
@@ -205,7 +197,7 @@ public actor OperationList<Operation: Identifiable & Sendable> where Operation.I
         let watched = newOrder.compactMap { id in
             newEntries[id]?.watchDeadline.map { (Watch(id: id, deadline: $0), $0) }
         }
-        await watcher.replaceAll(with: watched)
+        driver.replaceAll(with: watched)
         let listed = publish()
         logger.debug("operations refreshed", metadata: ["lifeline.operations": "\(listed.count)"])
         eventBroadcaster.publish(.refreshed(listed))
@@ -235,8 +227,8 @@ public actor OperationList<Operation: Identifiable & Sendable> where Operation.I
     }
 
     /// After a failed refresh, watches every operation that awaits one again, after the re-check delay.
-    private func recheckAfterFailure() async {
-        let now = watcher.now
+    private func recheckAfterFailure() {
+        let now = driver.now
         var watched: [(Watch, Duration)] = []
         for id in order {
             guard var entry = entries[id], entry.state == .expiredAwaitingRefresh, entry.watchDeadline == nil
@@ -248,17 +240,17 @@ public actor OperationList<Operation: Identifiable & Sendable> where Operation.I
             watched.append((Watch(id: id, deadline: deadline), deadline))
         }
         guard !watched.isEmpty else { return }
-        await watcher.add(contentsOf: watched)
+        driver.schedule(contentsOf: watched)
     }
 
     // MARK: - Expiring
 
-    /// The watcher fired: marks the operations expired (they stay listed) and asks for a refresh.
+    /// The timer fired: marks the operations expired (they stay listed) and asks for a refresh.
     private func expired(_ batch: [Watch]) {
         var expired: [Operation] = []
         for watch in batch {
             guard var entry = entries[watch.id], entry.watchDeadline == watch.deadline else {
-                // Fired for a list a refresh has since replaced, before the watcher heard of the new one.
+                // Fired for a list a refresh has since replaced, before the timer heard of the new one.
                 continue
             }
             entry.state = .expiredAwaitingRefresh

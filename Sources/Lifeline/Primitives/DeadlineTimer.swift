@@ -1,5 +1,6 @@
-internal import LifelineCore
-import Synchronization
+// Public imports: the changes are inlinable (see below), and their bodies name `ExpiryQueue` and `Mutex`.
+public import LifelineCore
+public import Synchronization
 
 /// The one "sleep until the earliest deadline, re-arm when it moves" of the package: an `ExpiryQueue` of
 /// deadlines and one loop, ``run(_:)``, that its owner runs as a child of its own task group.
@@ -16,18 +17,24 @@ import Synchronization
 /// with many idle instances (a bot's sessions) runs the loop only while something is scheduled
 /// (``run(endingWhenIdle:_:)`` with `true`): ``schedule(_:at:)`` says when a loop must be started, and an
 /// instance with no deadline holds no task for its timer at all.
+///
+/// The changes and the readings of what is scheduled are inlinable, as `ExpiryQueue` is: a timer of the caller's
+/// own element type is specialised in the caller's module, so an `OperationExpirationWatcher` keeps its
+/// operations here, one heap under one lock, and adding one costs a hash and a sift, not generic lookups.
+@usableFromInline
 package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable where Element.ID: Sendable {
-    private struct State {
-        var queue = ExpiryQueue<Element>()
+    @usableFromInline
+    struct State {
+        @usableFromInline var queue = ExpiryQueue<Element>()
         /// The deadline the loop sleeps until now (`nil`: it waits for one).
-        var armed: Duration?
+        @usableFromInline var armed: Duration?
         /// The loop's round: a sleep that ends wakes only the round that armed it.
         var round: UInt64 = 0
         /// Set when the loop must look again: the earliest deadline moved, or its sleep ended.
-        var woken = false
+        @usableFromInline var woken = false
         /// Whether the round's sleep ended (rather than a change waking the loop).
         var sleptOut = false
-        var waiter: CheckedContinuation<Void, Never>?
+        @usableFromInline var waiter: CheckedContinuation<Void, Never>?
         /// Tasks waiting until the loop sleeps for nothing (``untilIdle()``).
         var idleWaiters = WaiterSet()
         /// How many times the loop armed a sleep.
@@ -36,26 +43,34 @@ package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable wh
         /// the same deadline.
         var sleepsFoundNothingDue = 0
         /// Whether a loop runs, or was asked to start (``schedule(_:at:)`` returned `true`).
-        var looping = false
+        @usableFromInline var looping = false
+        /// The earliest deadline as the last change or firing left it.
+        @usableFromInline var wakeUp: Duration?
+        /// How many times a change or a firing moved the earliest deadline to another one.
+        @usableFromInline var wakeUpsMoved = 0
     }
 
     private let clock: SessionClock
-    private let state = Mutex(State())
+    @usableFromInline let state: Mutex<State>
 
     /// Creates a timer with nothing scheduled, sleeping on `clock`.
     package init(clock: SessionClock) {
         self.clock = clock
+        state = Mutex(State())
     }
 
     // MARK: - Reading
 
     /// How many deadlines are scheduled.
+    @inlinable
     package var count: Int { state.withLock { $0.queue.count } }
 
     /// The earliest scheduled deadline, or `nil`.
+    @inlinable
     package var earliestDeadline: Duration? { state.withLock { $0.queue.earliestDeadline } }
 
     /// The deadline scheduled for `id`, or `nil`.
+    @inlinable
     package func deadline(of id: Element.ID) -> Duration? { state.withLock { $0.queue.deadline(of: id) } }
 
     /// The first scheduled element (in no particular order) that satisfies `predicate`, with its deadline.
@@ -72,11 +87,16 @@ package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable wh
     /// each for the same deadline.
     package var sleepsFoundNothingDue: Int { state.withLock { $0.sleepsFoundNothingDue } }
 
+    /// How many times the earliest deadline moved to another one — through a change, or a firing that left
+    /// something scheduled — whether or not a loop ran to sleep for it.
+    package var wakeUpsMoved: Int { state.withLock { $0.wakeUpsMoved } }
+
     // MARK: - Changing what is scheduled
 
     /// Schedules `element` at `deadline`, or moves it there when one with its id is scheduled.
     ///
     /// - Returns: Whether no loop runs: the owner is to start one (``run(endingWhenIdle:_:)``) in its group.
+    @inlinable
     @discardableResult
     package func schedule(_ element: Element, at deadline: Duration) -> Bool {
         let (waiter, start) = state.withLock { state in
@@ -89,9 +109,45 @@ package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable wh
         return start
     }
 
+    /// Schedules each of `elements` (as ``schedule(_:at:)`` would), waking the loop at most once.
+    ///
+    /// - Returns: Whether no loop runs: the owner is to start one (``run(endingWhenIdle:_:)``) in its group.
+    @inlinable
+    @discardableResult
+    package func schedule(contentsOf elements: some Sequence<(Element, Duration)>) -> Bool {
+        let (waiter, start) = state.withLock { state in
+            for (element, deadline) in elements {
+                state.queue.insert(element, expiresAt: deadline)
+            }
+            let start = !state.looping
+            state.looping = true
+            return (Self.wakeIfMoved(&state), start)
+        }
+        waiter?.resume()
+        return start
+    }
+
+    /// Schedules exactly `elements` from now on, forgetting every other deadline; when an id appears more than
+    /// once, its last entry counts. O(n), waking the loop at most once.
+    ///
+    /// - Returns: Whether no loop runs: the owner is to start one (``run(endingWhenIdle:_:)``) in its group.
+    @inlinable
+    @discardableResult
+    package func replaceAll(with elements: some Sequence<(Element, Duration)>) -> Bool {
+        let (waiter, start) = state.withLock { state in
+            state.queue.replaceAll(with: elements)
+            let start = !state.looping
+            state.looping = true
+            return (Self.wakeIfMoved(&state), start)
+        }
+        waiter?.resume()
+        return start
+    }
+
     /// Forgets the deadline of `id`.
     ///
     /// - Returns: The element, when it was scheduled.
+    @inlinable
     @discardableResult
     package func cancel(_ id: Element.ID) -> Element? {
         let (element, waiter) = state.withLock { state in
@@ -103,6 +159,7 @@ package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable wh
     }
 
     /// Forgets every deadline.
+    @inlinable
     package func cancelAll() {
         let waiter = state.withLock { state in
             state.queue.removeAll()
@@ -111,12 +168,23 @@ package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable wh
         waiter?.resume()
     }
 
-    /// Wakes the loop when the earliest deadline is no longer the one it sleeps for.
-    private static func wakeIfMoved(_ state: inout State) -> CheckedContinuation<Void, Never>? {
+    /// Counts a move of the earliest deadline, and wakes the loop when it is no longer the one it sleeps for.
+    @inlinable
+    static func wakeIfMoved(_ state: inout State) -> CheckedContinuation<Void, Never>? {
+        noteEarliest(&state)
         guard state.queue.earliestDeadline != state.armed else { return nil }
         state.woken = true
         defer { state.waiter = nil }
         return state.waiter
+    }
+
+    /// Counts a move of the earliest deadline to another one (not to none).
+    @inlinable
+    static func noteEarliest(_ state: inout State) {
+        let earliest = state.queue.earliestDeadline
+        guard earliest != state.wakeUp else { return }
+        state.wakeUp = earliest
+        if earliest != nil { state.wakeUpsMoved += 1 }
     }
 
     // MARK: - The loop
@@ -159,6 +227,7 @@ package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable wh
             }
             let due = state.withLock { state in
                 let due = state.queue.popDue(at: clock.elapsed())
+                Self.noteEarliest(&state)
                 if due.isEmpty, state.sleptOut, state.queue.earliestDeadline == deadline {
                     state.sleepsFoundNothingDue += 1
                 }

@@ -22,10 +22,10 @@ public import Logging
 /// session through minutes of retries without waiting. At most one connection exists at a time; the
 /// machine ignores reports from a superseded connection, timer, check or lookup.
 ///
-/// Everything the session does runs inside ``run()``, in one discarding task group: connections, checks,
-/// lookups, health polls, plays, each a typed job run by one switch, and the deadline timer that keeps
-/// every timer of the machine and of the replay as an entry, not a task (the waits between health polls
-/// are in a second one, whose loop is the polling's work). Nothing outlives `run()`,
+/// Everything the session does runs inside ``run()``, on the package's one engine driver: connections, checks,
+/// lookups, health polls, plays, each a typed job run by one switch as a child of its task group, and its
+/// deadline timer that keeps every timer of the machine and of the replay as an entry, not a task (the waits
+/// between health polls are in a second one, whose loop is the polling's work). Nothing outlives `run()`,
 /// and nothing is tracked by a `Task` handle: work that may be stopped early is raced against a
 /// cancellation token, and a connection is stopped by its own ``SessionConnection/close()``. The session
 /// repeats no decision of the machine or the plan: a timer or a play answer they no longer wait for is
@@ -43,22 +43,16 @@ public actor Session {
     let configuration: Configuration
 
     var machine: SessionMachine
-    /// Every timer the machine armed — the retry, the checks, the delivery watch, the plays' timeouts and
-    /// retries, the renewal — in one timer, whose loop runs as a job of ``run()``'s task group while something
-    /// is scheduled.
-    nonisolated let deadlines: DeadlineTimer<SessionTimer>
+    /// The session's engine driver: every piece of work submitted and not yet ended, by id, behind its lock;
+    /// every job as a child of its group; every timer the machine armed — the retry, the checks, the delivery
+    /// watch, the plays' timeouts and retries, the renewal — in its timer.
+    private let driver: EngineDriver<[UInt64: Work], Never, SessionTimer>
     /// The waits between health polls (the machine's ``SessionTimer/Purpose/healthPoll`` timers), in a timer
     /// of their own whose loop is the polling's work: while polling, ``runningClientTasks`` counts it, DISPOSE
     /// waits for it, and its sleep stands apart from the retry's.
     nonisolated let healthTimer: DeadlineTimer<SessionTimer>
     private let broadcaster: Broadcaster<SessionSnapshot>
 
-    /// What `run()`'s task group is to run, in order, as typed jobs; the group adds each as a child task
-    /// that ``runJob(_:)`` switches over.
-    private let submissions: AsyncStream<Submission>
-    private let jobs: AsyncStream<Submission>.Continuation
-    /// Every piece of work submitted and not yet ended, by id.
-    private let registry = WorkRegistry()
     /// The work of the last connection attempt started: the live one's carries the connection that plays go
     /// through, and the next attempt waits for its end.
     var connection: Work?
@@ -110,7 +104,7 @@ public actor Session {
         self.random = random
         self.configuration = configuration
         self.logger = logger
-        self.metrics = SessionMetrics(factory: metrics ?? MetricsSystem.factory)
+        self.metrics = SessionMetrics(factory: metrics ?? MetricsSystem.factory, logger: logger)
         let machine = SessionMachine(
             retryPolicy: configuration.retryPolicy, healthThreshold: configuration.healthThreshold,
             sessionCheckPolicy: configuration.sessionCheck,
@@ -126,9 +120,8 @@ public actor Session {
         broadcaster = Broadcaster(
             current: SessionSnapshot(state: machine.state, presentation: machine.presentation, failures: 0),
             buffering: .coalescing(SessionSnapshot.merging))
-        deadlines = DeadlineTimer(clock: self.clock)
+        driver = EngineDriver([:], clock: self.clock)
         healthTimer = DeadlineTimer(clock: self.clock)
-        (submissions, jobs) = AsyncStream.makeStream(of: Submission.self)
     }
 
     // MARK: - Observing
@@ -148,12 +141,15 @@ public actor Session {
     /// How many pieces of work the session is running now (connections, checks, lookups, polling, plays),
     /// besides following the network and its deadline timer's loop (its timers are entries in that timer,
     /// not work). Zero once ``run()`` has returned.
-    public nonisolated var runningTasks: Int { registry.count(clientOnly: false) }
+    public nonisolated var runningTasks: Int { driver.withLock { $0.count } }
 
     /// How many pieces of work the current client is running: its connection, checks, health
     /// polling and plays. DISPOSE waits until this is zero before READY, so nothing of a disposed client is
     /// left running when the login form comes back.
-    public nonisolated var runningClientTasks: Int { registry.count(clientOnly: true) }
+    public nonisolated var runningClientTasks: Int { driver.withLock { $0.values.count(where: \.isClientWork) } }
+
+    /// Every timer the machine armed, in the driver's timer.
+    nonisolated var deadlines: DeadlineTimer<SessionTimer> { driver.timer }
 
     // MARK: - Running
 
@@ -166,22 +162,14 @@ public actor Session {
         precondition(!started, "Session.run() was called twice")
         started = true
         logger.debug("session running")
-        await withDiscardingTaskGroup { group in
-            group.addTask { [network] in
-                for await status in network.statuses() { await self.networkChanged(status) }
-            }
-            // The stream ends when this task is cancelled; cancelling it cancels every child too.
-            for await submission in submissions {
-                group.addTask { await self.runJob(submission) }
-            }
-            // While the children end, late reports may still arrive (the actor is reentrant); `stopping`
-            // makes them change nothing and start nothing.
-            stopping = true
-            jobs.finish()
+        driver.addChild { [network] in
+            for await status in network.statuses() { await self.networkChanged(status) }
         }
+        // While the children end, late reports may still arrive (the actor is reentrant); `stopping` makes them
+        // change nothing and start nothing.
+        await driver.run(fire: { due in await self.deadlinesPassed(due) }, ending: { stopping = true })
         // Work submitted but never started holds nothing; forget it.
-        registry.removeAll()
-        deadlines.cancelAll()
+        driver.withLock { $0.removeAll() }
         healthTimer.cancelAll()
         broadcaster.finish()
         logger.debug("session stopped")
@@ -309,7 +297,7 @@ public actor Session {
             for action in actions { perform(action) }
             if !quiet { publish(transitions: []) }
         case .rejected(let kind, let state):
-            rejected(kind, in: state)
+            metrics.rejected(kind, in: state)
             return false
         case .ignored:
             if stale { metrics.staleEvent() }
@@ -318,29 +306,14 @@ public actor Session {
         return true
     }
 
-    private func rejected(_ kind: SessionEvent.Kind, in state: SessionState) {
-        logger.debug(
-            "event rejected", metadata: ["lifeline.state": "\(state.rawValue)", "lifeline.event": "\(kind.rawValue)"])
-        metrics.rejected(kind, in: state)
-    }
-
     private func transitioned(_ transitions: [SessionTransition], actions: [SessionAction]) {
         guard let first = transitions.first else { return }
-        if first.to == .disconnected, case .temporary(let cause)? = first.cause { metrics.failure(cause) }
         if first.from == .connected { hooks?.leftConnected() }
         for transition in transitions { hooks?.entered(transition.to) }
         if transitions.contains(where: { $0.event == .logout || ($0.event == .permanentFailure && $0.to == .error) }) {
             hooks?.sessionEnded()
         }
-        for transition in transitions {
-            metrics.transition(transition)
-            var metadata: Logger.Metadata = [
-                "lifeline.from": "\(transition.from.rawValue)", "lifeline.event": "\(transition.event.rawValue)",
-                "lifeline.state": "\(transition.to.rawValue)", "lifeline.failures": "\(transition.failures)",
-            ]
-            if let cause = transition.cause { metadata["lifeline.cause"] = "\(cause.code)" }
-            logger.info("transition", metadata: metadata)
-        }
+        metrics.transitioned(transitions)
         for action in actions { perform(action) }
         publish(transitions: transitions)
     }
@@ -364,12 +337,10 @@ public actor Session {
                 submit(.runHealthTimer, racing: true, client: true)
             }
         case .armTimer(let timer):
-            if deadlines.schedule(timer, at: clock.elapsed() + timer.delay) {
-                // The deadline timer's loop runs while something is scheduled: an idle session holds no task.
-                submit(.runDeadlines, racing: false, client: false, counted: false)
-            }
+            // The timer's loop runs while something is scheduled: an idle session holds no task for it.
+            driver.schedule(timer, at: clock.elapsed() + timer.delay)
         case .cancelTimer(let id):
-            deadlines.cancel(id)
+            driver.cancel(id)
             healthTimer.cancel(id)
         case .checkSession(let credentials, let check):
             submit(.checkSession(credentials, check: check), racing: true, client: true)
@@ -391,7 +362,7 @@ public actor Session {
             submit(.endSession(credentials), racing: false, client: false)
         case .dispose:
             deadlines.cancelAll()
-            let running = registry.clientWork()
+            let running = driver.withLock { $0.values.filter(\.isClientWork) }
             for work in running { work.cancel() }
             connection = nil
             healthTimer.cancelAll()
@@ -406,12 +377,11 @@ public actor Session {
 
     // MARK: - Work
 
-    /// Hands a job to run()'s task group: raced against its cancellation when `racing`, or left to end by
+    /// Hands a job to the driver's group: raced against its cancellation when `racing`, or left to end by
     /// itself (a connection ends through its own close). It is registered until it ends.
     ///
     /// - Returns: The job's work: its cancellation token and its end.
-    /// A job that is not `counted` (the deadline timer's loop: one at most, by construction, like the
-    /// network's follower) is not in ``runningTasks``: the timers it serves are entries, not work.
+    /// A job that is not `counted` (handing over the plays answered at once) is not in ``runningTasks``.
     @discardableResult
     func submit(_ job: SessionJob, racing: Bool, client: Bool, counted: Bool = true) -> Work {
         let work = Work(client: client)
@@ -420,29 +390,27 @@ public actor Session {
             return work
         }
         let id = counted ? makeID() : 0
-        if counted { registry.insert(work, id: id) }
-        jobs.yield(Submission(job: job, work: work, id: id, racing: racing))
+        if counted { driver.withLock { $0[id] = work } }
+        driver.addChild { await self.runJob(job, work: work, id: id, racing: racing) }
         return work
     }
 
-    /// Runs one job in its own child task of run()'s group, then unregisters it.
-    private nonisolated func runJob(_ submission: Submission) async {
-        let work = submission.work
-        if case .connection(let credentials, let generation, let checkingOnboarding, let invalidate, let previous) =
-            submission.job
+    /// Runs one job in its own child task of the driver's group, then unregisters it.
+    private nonisolated func runJob(_ job: SessionJob, work: Work, id: UInt64, racing: Bool) async {
+        if case .connection(let credentials, let generation, let checkingOnboarding, let invalidate, let previous) = job
         {
             // A connection's task lives as long as the connection: it skips `execute`, whose frame is sized
             // for every other job, so an idle session's longest-lived task holds the smallest frames.
             await runConnection(
                 credentials, generation: generation, checkingOnboarding: checkingOnboarding, invalidate: invalidate,
                 after: previous, work: work)
-        } else if submission.racing {
-            _ = await work.race { await self.execute(submission.job, work: work) }
+        } else if racing {
+            _ = await work.race { await self.execute(job, work: work) }
         } else {
-            await execute(submission.job, work: work)
+            await execute(job, work: work)
         }
         // Unregistered before the end is announced, so whoever waits for it sees it gone.
-        if submission.id != 0 { registry.remove(submission.id) }
+        if id != 0 { driver.withLock { _ = $0.removeValue(forKey: id) } }
         work.finish()
     }
 
@@ -486,8 +454,6 @@ public actor Session {
             await playFinished(id, succeeded: succeeded)
         case .answerPlays:
             await playsAnsweredAtOnce()
-        case .runDeadlines:
-            await deadlines.run(endingWhenIdle: true) { due in await self.deadlinesPassed(due) }
         case .dispose(let running):
             for work in running { await work.ended() }
             // No sleep of the disposed client is left on the clock when the login form comes back.

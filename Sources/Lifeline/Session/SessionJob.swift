@@ -19,16 +19,6 @@ enum SessionJob: Sendable {
     case play(UInt64, answer: @Sendable () async throws -> Void)
     /// Handing the plays the connection answered at once to the plan, in one turn of the actor.
     case answerPlays
-    /// The deadline timer's loop, while something is scheduled.
-    case runDeadlines
     /// Waiting for the disposed client's work to end, then READY.
     case dispose(waitingFor: [Work])
-}
-
-/// A job handed to ``Session/run()``'s loop, with its work (the cancellation token and the end).
-struct Submission: Sendable {
-    var job: SessionJob
-    var work: Work
-    var id: UInt64
-    var racing: Bool
 }

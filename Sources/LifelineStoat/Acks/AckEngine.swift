@@ -1,18 +1,15 @@
 import Lifeline
 import Logging
-import Synchronization
 
 /// Runs a ``StoatClient``'s ``AckQueue``: the user's acknowledgements go in (already shown in the cache), the
 /// queue's requests go out on the client's clock, one at a time per channel, and a refusal is undone in the cache.
 ///
-/// The queue is behind a lock; what it decides is posted to one stream that ``run()`` performs in order:
-/// wake-ups on one `OperationExpirationWatcher` (one timer however many channels wait), requests as child tasks
-/// of `run`, so nothing outlives it.
-final class AckEngine: OperationExpirationDelegate, Sendable {
-    private let queue = Mutex(AckQueue())
-    private let watcher: OperationExpirationWatcher<Watch<String>>
-    private let commands: AsyncStream<AckQueue.Action>
-    private let post: AsyncStream<AckQueue.Action>.Continuation
+/// The engine runs on Lifeline's `EngineDriver`: the queue is behind its lock; what it decides is posted to its
+/// stream that ``run()`` performs in order: wake-ups in its one timer (one sleep however many channels wait),
+/// requests as child tasks of `run`, so nothing outlives it.
+final class AckEngine: Sendable {
+    /// The queue behind the driver's lock, its actions posted to the driver's stream, its wake-ups in its timer.
+    private let driver: EngineDriver<AckQueue, AckQueue.Action, Watch<String>>
     private let api: StoatAPI
     private let cache: CacheEngine
     private let credentials: ClientCaches.Credentials
@@ -22,8 +19,7 @@ final class AckEngine: OperationExpirationDelegate, Sendable {
         api: StoatAPI, cache: CacheEngine, credentials: ClientCaches.Credentials, clock: some Clock<Duration>,
         logger: Logger
     ) {
-        watcher = OperationExpirationWatcher(clock: clock)
-        (commands, post) = AsyncStream.makeStream(of: AckQueue.Action.self)
+        driver = EngineDriver(AckQueue(), clock: SessionClock(clock))
         self.api = api
         self.cache = cache
         self.credentials = credentials
@@ -49,35 +45,28 @@ final class AckEngine: OperationExpirationDelegate, Sendable {
 
     /// The session was disposed of: nothing of the last account's is sent.
     func disposed() {
-        queue.withLock { $0.reset() }
+        driver.withLock { $0.reset() }
     }
 
     /// Performs the queue's actions until the calling task is cancelled.
     func run() async {
-        await watcher.setDelegate(self)
-        await withDiscardingTaskGroup { group in
-            group.addTask { [watcher] in await watcher.run() }
-            for await action in commands {
-                switch action {
-                case .wake(let channel, let at):
-                    await watcher.add(Watch(id: channel), expiresAt: at)
-                case .send(let channel, let message):
-                    group.addTask { await self.send(message, in: channel) }
-                case .undo(let channel, let upTo, let restore):
-                    cache.update { cache in
-                        var changes = AccountCache.Changes()
-                        cache.ackRefused(channel: channel, upTo: upTo, restore: restore, into: &changes)
-                        return changes
-                    }
+        await driver.run { due in
+            for watch in due { self.apply { $0.woke(channel: watch.id, now: $1) } }
+        } perform: { action in
+            switch action {
+            case .wake(let channel, let at):
+                self.driver.schedule(Watch(id: channel), at: at)
+            case .send(let channel, let message):
+                return { await self.send(message, in: channel) }
+            case .undo(let channel, let upTo, let restore):
+                self.cache.update { cache in
+                    var changes = AccountCache.Changes()
+                    cache.ackRefused(channel: channel, upTo: upTo, restore: restore, into: &changes)
+                    return changes
                 }
             }
+            return nil
         }
-        await watcher.removeAll()
-    }
-
-    /// Wake-ups that came due (``OperationExpirationDelegate``).
-    func operationsExpired(_ operations: [Watch<String>]) {
-        for watch in operations { apply { $0.woke(channel: watch.id, now: $1) } }
     }
 
     private func send(_ message: String, in channel: String) async {
@@ -116,9 +105,9 @@ final class AckEngine: OperationExpirationDelegate, Sendable {
 
     /// Runs one fact through the queue with the current time, and posts what it decided, in order.
     private func apply(_ fact: (inout AckQueue, Duration) -> [AckQueue.Action]) {
-        let now = watcher.now
-        queue.withLock { queue in
-            for action in fact(&queue, now) { post.yield(action) }
+        let now = driver.now
+        driver.withLock { queue in
+            for action in fact(&queue, now) { driver.post(action) }
         }
     }
 }

@@ -1,7 +1,6 @@
 import Lifeline
 import LifelineCore
 import Logging
-import Synchronization
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -12,26 +11,15 @@ import Synchronization
 /// Runs a ``StoatClient``'s ``DeadlineBook``: feeds it what the events socket says, the watches that
 /// fire and the server's answers, and performs what it decides.
 ///
-/// The book is behind a lock, so a fact costs one locked update on the path that brings it. What the book
-/// decides is posted, under that lock, to one stream that ``run(events:states:)`` performs in order: the
-/// watches go to one `OperationExpirationWatcher` on the client's clock (one timer however many
-/// deadlines), and each confirmation runs as a child task of `run`, so nothing outlives it.
+/// The engine runs on Lifeline's `EngineDriver`: the book is behind its lock, so a fact costs one locked update on
+/// the path that brings it, and what the book decides is done under that lock, in the book's order: the watches
+/// are entries in the driver's one timer on the client's clock (one sleep however many deadlines), and each
+/// confirmation is posted to run as a child task of ``run()``, so nothing outlives it.
 final class DeadlineEngine: Sendable {
-    /// What the run loop performs, in the book's order.
-    private enum Command: Sendable {
-        case watch(ticket: UInt64, at: Duration)
-        case unwatch(ticket: UInt64)
-        case confirm(StoatDeadline.ID, ticket: UInt64)
-    }
-
     /// The observers' key in the cache's change signals.
     static let signalKey = ChangeKey.deadlines
 
-    private let book: Mutex<DeadlineBook>
-    private let watcher: OperationExpirationWatcher<Watch<UInt64>>
-    private let expirations: AsyncStream<[Watch<UInt64>]>
-    private let commands: AsyncStream<Command>
-    private let post: AsyncStream<Command>.Continuation
+    private let driver: EngineDriver<DeadlineBook, Never, Watch<UInt64>>
     /// Every announcement, unbounded: one per deadline that starts or ends (a slowmode, a timeout), rare
     /// enough that an observer that never reads holds little, and each tells a state the interface shows.
     private let announcements = Broadcaster<StoatDeadlineEvent>(buffering: .unbounded)
@@ -47,11 +35,7 @@ final class DeadlineEngine: Sendable {
         api: StoatAPI, cache: CacheEngine, credentials: ClientCaches.Credentials, clock: some Clock<Duration>,
         recheck: ExpiryRecheckPolicy, logger: Logger
     ) {
-        book = Mutex(DeadlineBook(recheck: recheck))
-        watcher = OperationExpirationWatcher(clock: clock)
-        // Subscribed before anything is watched, so no firing is missed.
-        expirations = watcher.expirations
-        (commands, post) = AsyncStream.makeStream(of: Command.self)
+        driver = EngineDriver(DeadlineBook(recheck: recheck), clock: SessionClock(clock))
         hub = cache.events
         firstEvents = cache.events.throwingStream()
         self.api = api
@@ -63,10 +47,10 @@ final class DeadlineEngine: Sendable {
     // MARK: - Reading
 
     /// The time on the client's clock that ``StoatDeadline/deadline`` is stated on.
-    var now: Duration { watcher.now }
+    var now: Duration { driver.now }
 
     /// The deadlines in force, earliest first.
-    var deadlines: [StoatDeadline] { book.withLock { $0.deadlines } }
+    var deadlines: [StoatDeadline] { driver.withLock { $0.deadlines } }
 
     /// Starts and ends from now on.
     func subscribe() -> AsyncStream<StoatDeadlineEvent> { announcements.subscribe() }
@@ -81,26 +65,10 @@ final class DeadlineEngine: Sendable {
     /// Follows the socket's events (from the client's creation on) and the session, and performs the book's
     /// actions, until the calling task is cancelled; then drops every watch and ends the announcements.
     func run() async {
-        await withDiscardingTaskGroup { group in
-            group.addTask { [watcher] in await watcher.run() }
-            group.addTask { await self.followEvents() }
-            group.addTask { [expirations] in
-                for await batch in expirations {
-                    for watch in batch { self.apply { $0.watchFired(ticket: watch.id, now: $1) } }
-                }
-            }
-            for await command in commands {
-                switch command {
-                case .watch(let ticket, let at):
-                    await watcher.add(Watch(id: ticket), expiresAt: at)
-                case .unwatch(let ticket):
-                    await watcher.remove(ticket)
-                case .confirm(let id, let ticket):
-                    group.addTask { await self.confirm(id, ticket: ticket) }
-                }
-            }
+        driver.addChild { await self.followEvents() }
+        await driver.run { batch in
+            for watch in batch { self.apply { $0.watchFired(ticket: watch.id, now: $1) } }
         }
-        await watcher.removeAll()
         announcements.finish()
     }
 
@@ -193,7 +161,7 @@ final class DeadlineEngine: Sendable {
             switch id.kind {
             case .timeout:
                 let answer = try await api.member(me, in: id.target, credentials)
-                let receivedAt = watcher.now
+                let receivedAt = driver.now
                 guard let date = answer.serverDate else {
                     // Without the server's clock the answer cannot be compared: never the device's clock.
                     logger.info(
@@ -232,16 +200,16 @@ final class DeadlineEngine: Sendable {
 
     // MARK: - Applying
 
-    /// Runs one fact through the book with the current time, and posts what it decided in its order.
+    /// Runs one fact through the book with the current time, and does what it decided in its order.
     private func apply(_ fact: (inout DeadlineBook, Duration) -> [DeadlineBook.Action]) {
-        let now = watcher.now
-        let changed = book.withLock { book in
+        let now = driver.now
+        let changed = driver.withLock { book in
             let before = book.deadlines
             for action in fact(&book, now) {
                 switch action {
-                case .watch(let ticket, let at): post.yield(.watch(ticket: ticket, at: at))
-                case .unwatch(let ticket): post.yield(.unwatch(ticket: ticket))
-                case .confirm(let id, let ticket): post.yield(.confirm(id, ticket: ticket))
+                case .watch(let ticket, let at): driver.schedule(Watch(id: ticket), at: at)
+                case .unwatch(let ticket): driver.cancel(ticket)
+                case .confirm(let id, let ticket): driver.addChild { await self.confirm(id, ticket: ticket) }
                 // Under the lock: observers receive starts and ends in the book's order.
                 case .announce(let event): announcements.publish(event)
                 }

@@ -23,21 +23,20 @@ package protocol OutboxPersistence: Sendable {
 /// Runs a ``StoatClient``'s ``Outbox``: feeds it what the session, the socket, the server's answers, the
 /// deadlines and the user say, and performs what it decides — on the client's clock, inside ``run(session:)``.
 ///
-/// The outbox is behind a lock, so a fact costs one locked update on the path that brings it. What it decides
-/// is posted, under that lock, to one stream that ``run(session:)`` performs in order: store writes (awaited,
-/// so an entry is persisted before the post that depends on it), wake-ups on one `OperationExpirationWatcher`
-/// (one timer however many entries wait), and the session's delivery facts (in the order the socket and the
-/// answers gave them). Posts and look-ups run as child tasks of `run`, so nothing outlives it. Announcements
-/// and cache updates happen under the lock, so observers see every change in order.
-final class OutboxEngine: OperationExpirationDelegate, Sendable {
+/// The engine runs on Lifeline's `EngineDriver`: the outbox is behind its lock, so a fact costs one locked update
+/// on the path that brings it. What it decides is posted, under that lock, to the driver's stream that
+/// ``run(session:lifecycle:checkCandidates:catchUps:)`` performs in order: store writes (awaited, so an entry is
+/// persisted before the post that depends on it), and the session's delivery facts (in the order the socket and
+/// the answers gave them); posts and look-ups run as child tasks of `run`, so nothing outlives it. Wake-ups are
+/// entries in the driver's one timer (one sleep however many entries wait). Announcements and cache updates
+/// happen under the lock, so observers see every change in order.
+final class OutboxEngine: Sendable {
     /// What the run loop performs, in the outbox's order.
     private enum Command: Sendable {
         case persist(Outbox.Record)
         case remove(String)
         case post(Outbox.Record, generation: UInt64?)
         case lookUp(nonce: String, channel: String, floor: String)
-        case watch(ticket: UInt64, at: Duration)
-        case unwatch(ticket: UInt64)
         case slowmodeRefused(channel: String, retryAfter: Duration)
         case expectDelivery(key: String, generation: UInt64)
         case deliverySeen(key: String)
@@ -59,11 +58,8 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
     /// How many messages one look-up asks for per page (stoatchat's most).
     static let lookupPage = 100
 
-    private let state = Mutex(State())
+    private let driver: EngineDriver<State, Command, Watch<UInt64>>
     private let persistence = Mutex<(any OutboxPersistence)?>(nil)
-    private let watcher: OperationExpirationWatcher<Watch<UInt64>>
-    private let commands: AsyncStream<Command>
-    private let post: AsyncStream<Command>.Continuation
     /// Every announcement, unbounded: one per change of a message the user sent, each of which an observer
     /// (`lifeline connect`'s `outbox` lines) reports; their number is bounded by what the user sends.
     private let announcements = Broadcaster<OutboxEvent>(buffering: .unbounded)
@@ -81,8 +77,7 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
         api: StoatAPI, cache: CacheEngine, credentials: ClientCaches.Credentials, deadlines: DeadlineEngine,
         clock: some Clock<Duration>, deliveryCheck: Duration?, logger: Logger
     ) {
-        watcher = OperationExpirationWatcher(clock: clock)
-        (commands, post) = AsyncStream.makeStream(of: Command.self)
+        driver = EngineDriver(State(), clock: SessionClock(clock))
         deadlineEvents = deadlines.subscribe()
         self.api = api
         self.cache = cache
@@ -98,20 +93,20 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
     // MARK: - Reading
 
     /// The entries in queue order.
-    var entries: [OutboxEntry] { state.withLock { $0.outbox.publicEntries } }
+    var entries: [OutboxEntry] { driver.withLock { $0.outbox.publicEntries } }
 
     /// Whether posts may go, as the outbox last heard of the session (it follows the session's moments on its own).
-    var mayPost: Bool { state.withLock { $0.outbox.mayPost } }
+    var mayPost: Bool { driver.withLock { $0.outbox.mayPost } }
 
     /// Whether the outbox takes the session as CONNECTED, as it last heard of it.
-    var knowsConnected: Bool { state.withLock { $0.outbox.connection != nil } }
+    var knowsConnected: Bool { driver.withLock { $0.outbox.connection != nil } }
 
     /// Every change from now on.
     func subscribe() -> AsyncStream<OutboxEvent> { announcements.subscribe() }
 
     /// An entry's state: in the outbox, or the last one of an entry that left it lately; `nil` when unknown.
     func state(of nonce: String) -> OutboxEntry.State? {
-        state.withLock { state in
+        driver.withLock { state in
             state.outbox.publicEntries.first { $0.nonce == nonce }?.state
                 ?? state.finished.last { $0.nonce == nonce }?.state
         }
@@ -128,7 +123,7 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
                 message: "an outbox message's idempotencyKey is 1 to \(Outbox.maximumNonceLength) letters, digits, "
                     + "- or _")
         }
-        if let known = state.withLock({ $0.outbox.publicEntries.first { $0.nonce == nonce } }) {
+        if let known = driver.withLock({ $0.outbox.publicEntries.first { $0.nonce == nonce } }) {
             // The same value sent again: the entry already queued, never a second one.
             return known
         }
@@ -138,7 +133,7 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
                     .compactMap { $0 }.max()
             })
         // The position is taken now, so two sends at once keep their order in the store too.
-        let record = state.withLock {
+        let record = driver.withLock {
             $0.outbox.makeRecord(nonce: nonce, channel: channel, message: message, floor: floor)
         }
         if let store = persistence.withLock({ $0 }) {
@@ -150,7 +145,7 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
             }
         }
         apply { outbox, now in outbox.enqueue(record, now: now) }
-        return state.withLock { $0.outbox.publicEntries.first { $0.nonce == nonce } }
+        return driver.withLock { $0.outbox.publicEntries.first { $0.nonce == nonce } }
             ?? OutboxEntry(nonce: nonce, channel: channel, message: message, state: .queued(retryAfter: nil))
     }
 
@@ -162,7 +157,7 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
             return actions
         }
         if case .refused(let reason) = answer { throw StoatClientError(code: .outboxRefused, message: reason) }
-        state.withLock { $0.announced[nonce] = nil }
+        driver.withLock { $0.announced[nonce] = nil }
         cache.signals.signal([Self.signalKey])
     }
 
@@ -239,7 +234,7 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
 
     /// Forgets every entry in memory; `reporting`, each one not sent is announced failed (`loggedOut`).
     private func forget(reporting: Bool = false) {
-        state.withLock { state in
+        driver.withLock { state in
             let (dropped, actions) = state.outbox.reset()
             state.probe.connectionChanged(nil)
             for action in actions { perform(action, in: &state) }
@@ -273,45 +268,36 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
         checkCandidates: @escaping @Sendable () -> [String] = { [] },
         catchUps: AsyncStream<CatchUpReport>? = nil
     ) async {
-        // Wake-ups come through the delegate (held weakly), on the watcher's actor; its timer runs in this group.
-        await watcher.setDelegate(self)
-        await withDiscardingTaskGroup { group in
-            group.addTask { [watcher] in await watcher.run() }
-            // Without a catch-up, the cache is as caught up as it gets at CONNECTED.
-            group.addTask {
-                await self.followSession(session, lifecycle: lifecycle, caughtUpAtConnect: catchUps == nil)
-            }
-            group.addTask { await self.followDeadlines() }
-            if let deliveryCheck {
-                group.addTask {
-                    await self.checkDeliveries(
-                        every: deliveryCheck, session: session, candidates: checkCandidates, catchUps: catchUps)
-                }
-            }
-            for await command in commands {
-                switch command {
-                case .persist(let record):
-                    await write("an outbox entry") { try await $0.save(record) }
-                case .remove(let nonce):
-                    await write("an outbox entry's removal") { try await $0.remove(nonce) }
-                case .post(let record, let generation):
-                    group.addTask { await self.post(record, generation: generation, session: session) }
-                case .lookUp(let nonce, let channel, let floor):
-                    group.addTask { await self.lookUp(nonce, channel: channel, floor: floor) }
-                case .watch(let ticket, let at):
-                    await watcher.add(Watch(id: ticket), expiresAt: at)
-                case .unwatch(let ticket):
-                    await watcher.remove(ticket)
-                case .slowmodeRefused(let channel, let retryAfter):
-                    deadlines.slowmodeRefused(channel: channel, retryAfter: retryAfter)
-                case .expectDelivery(let key, let generation):
-                    await session.deliveryExpected(key, generation: generation)
-                case .deliverySeen(let key):
-                    await session.deliverySeen(key)
-                }
+        // Without a catch-up, the cache is as caught up as it gets at CONNECTED.
+        driver.addChild { await self.followSession(session, lifecycle: lifecycle, caughtUpAtConnect: catchUps == nil) }
+        driver.addChild { await self.followDeadlines() }
+        if let deliveryCheck {
+            driver.addChild {
+                await self.checkDeliveries(
+                    every: deliveryCheck, session: session, candidates: checkCandidates, catchUps: catchUps)
             }
         }
-        await watcher.removeAll()
+        await driver.run { due in
+            for watch in due { self.apply { $0.wake(ticket: watch.id, now: $1) } }
+        } perform: { command in
+            switch command {
+            case .persist(let record):
+                await self.write("an outbox entry") { try await $0.save(record) }
+            case .remove(let nonce):
+                await self.write("an outbox entry's removal") { try await $0.remove(nonce) }
+            case .post(let record, let generation):
+                return { await self.post(record, generation: generation, session: session) }
+            case .lookUp(let nonce, let channel, let floor):
+                return { await self.lookUp(nonce, channel: channel, floor: floor) }
+            case .slowmodeRefused(let channel, let retryAfter):
+                self.deadlines.slowmodeRefused(channel: channel, retryAfter: retryAfter)
+            case .expectDelivery(let key, let generation):
+                await session.deliveryExpected(key, generation: generation)
+            case .deliverySeen(let key):
+                await session.deliverySeen(key)
+            }
+            return nil
+        }
         announcements.finish()
     }
 
@@ -342,8 +328,8 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
             case .ended: continue
             }
             let generation = await session.connectedGeneration
-            let now = watcher.now
-            state.withLock { state in
+            let now = driver.now
+            driver.withLock { state in
                 state.probe.connectionChanged(generation, now: now)
                 if caughtUpAtConnect, let generation { state.probe.caughtUpCompleted(generation: generation) }
             }
@@ -369,23 +355,18 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
         case .pong, .ping:
             return
         default:
-            let now = watcher.now
-            state.withLock { $0.probe.eventArrived(now: now) }
+            let now = driver.now
+            driver.withLock { $0.probe.eventArrived(now: now) }
         }
         switch event {
         case .message(let message):
             apply { outbox, now in outbox.delivered(message, now: now) }
-            if let seen = state.withLock({ $0.probe.delivered(message) }) { post.yield(.deliverySeen(key: seen)) }
+            if let seen = driver.withLock({ $0.probe.delivered(message) }) { driver.post(.deliverySeen(key: seen)) }
         case .bulk(let events):
             for event in events { socketDelivered(event) }
         default:
             break
         }
-    }
-
-    /// Wake-ups that came due (``OperationExpirationDelegate``).
-    func operationsExpired(_ operations: [Watch<UInt64>]) {
-        for watch in operations { apply { $0.wake(ticket: watch.id, now: $1) } }
     }
 
     private func followDeadlines() async {
@@ -406,7 +387,7 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
 
     /// A slowmode stated on the deadlines' clock, moved to the outbox's.
     private func slowmode(_ channel: String, until deadline: Duration?) {
-        let offset = watcher.now - deadlines.now
+        let offset = driver.now - deadlines.now
         apply { outbox, now in outbox.slowmode(channel: channel, until: deadline.map { $0 + offset }, now: now) }
     }
 
@@ -495,7 +476,7 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
                 guard let catchUps else { return }
                 for await report in catchUps where report.isComplete {
                     guard let generation = await session.connectedGeneration else { continue }
-                    self.state.withLock { $0.probe.caughtUpCompleted(generation: generation) }
+                    self.driver.withLock { $0.probe.caughtUpCompleted(generation: generation) }
                 }
             }
             group.addTask {
@@ -509,8 +490,8 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
     }
 
     private func checkOnce(generation: UInt64, interval: Duration, candidates: [String]) async {
-        let now = watcher.now
-        let channel: String? = state.withLock { state in
+        let now = driver.now
+        let channel: String? = driver.withLock { state in
             // Idle only: while a message is being sent, its own echo watches the socket.
             let busy =
                 state.outbox.entries.contains { if case .failed = $0.step { false } else { true } }
@@ -523,7 +504,7 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
                 in: channel, query: .latest(limit: DeliveryProbe.pageSize), credentials)
         else { return }
         let held = cache.read { cache in Set(cache.history(channel).messages.map(\.id)) }
-        let finding = state.withLock {
+        let finding = driver.withLock {
             $0.probe.checked(channel: channel, page: page.messages, generation: generation) { held.contains($0) }
         }
         for message in finding.webhookMessages {
@@ -531,15 +512,15 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
             // joins the history, as any message known on its own.
             cache.update { $0.sent(message) }
         }
-        if let owed = finding.owed { post.yield(.expectDelivery(key: owed, generation: generation)) }
+        if let owed = finding.owed { driver.post(.expectDelivery(key: owed, generation: generation)) }
     }
 
     // MARK: - Applying
 
     /// Runs one fact through the outbox with the current time, and performs or posts what it decided, in order.
     private func apply(_ fact: (inout Outbox, Duration) -> [Outbox.Action]) {
-        let now = watcher.now
-        let changed = state.withLock { state in
+        let now = driver.now
+        let changed = driver.withLock { state in
             let actions = fact(&state.outbox, now)
             for action in actions { perform(action, in: &state) }
             return !actions.isEmpty
@@ -563,17 +544,17 @@ final class OutboxEngine: OperationExpirationDelegate, Sendable {
             announcements.publish(.changed(entry))
         case .cache(let message):
             cache.update { $0.sent(message) }
-        case .persist(let record): post.yield(.persist(record))
-        case .remove(let nonce): post.yield(.remove(nonce))
-        case .post(let record, let generation): post.yield(.post(record, generation: generation))
+        case .persist(let record): driver.post(.persist(record))
+        case .remove(let nonce): driver.post(.remove(nonce))
+        case .post(let record, let generation): driver.post(.post(record, generation: generation))
         case .lookUp(let nonce, let channel, let floor):
-            post.yield(.lookUp(nonce: nonce, channel: channel, floor: floor))
-        case .watch(let ticket, let at): post.yield(.watch(ticket: ticket, at: at))
-        case .unwatch(let ticket): post.yield(.unwatch(ticket: ticket))
+            driver.post(.lookUp(nonce: nonce, channel: channel, floor: floor))
+        case .watch(let ticket, let at): driver.schedule(Watch(id: ticket), at: at)
+        case .unwatch(let ticket): driver.cancel(ticket)
         case .slowmodeRefused(let channel, let retryAfter):
-            post.yield(.slowmodeRefused(channel: channel, retryAfter: retryAfter))
-        case .expectDelivery(let key, let generation): post.yield(.expectDelivery(key: key, generation: generation))
-        case .deliverySeen(let key): post.yield(.deliverySeen(key: key))
+            driver.post(.slowmodeRefused(channel: channel, retryAfter: retryAfter))
+        case .expectDelivery(let key, let generation): driver.post(.expectDelivery(key: key, generation: generation))
+        case .deliverySeen(let key): driver.post(.deliverySeen(key: key))
         }
     }
 
