@@ -21,6 +21,9 @@ enum SessionJob: Sendable {
     case answerPlays
     /// The deadline timer's loop, while something is scheduled.
     case runDeadlines
+    /// Checking the live connection's socket after the device woke (``SessionConnection/startSocketCheck()``);
+    /// `nil` when no connection is attached.
+    case checkSocket((any SessionConnection)?, check: UInt64)
     /// Waiting for the disposed client's work to end, then READY.
     case dispose(waitingFor: [Work])
 }
