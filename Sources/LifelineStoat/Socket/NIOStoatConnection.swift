@@ -115,7 +115,8 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
     /// ``SessionConnection/startSocketCheck()``). The `Ping` is written after the check is registered, so
     /// its `Pong` cannot come first.
     func startSocketCheck() -> PlayStart {
-        guard let socket = state.withLock({ $0.socket }), socket.isOpen else {
+        // A connection closed or ended says so at once, even while its socket's close is still under way.
+        guard let socket = state.withLock({ $0.closed || $0.ended ? nil : $0.socket }), socket.isOpen else {
             return .failed(StoatConnectionError(code: .notOpen, message: "the socket is not open"))
         }
         return .pending { try await self.awaitPong(on: socket) }
