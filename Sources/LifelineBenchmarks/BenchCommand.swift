@@ -148,5 +148,6 @@ enum Benchmarks {
         Benchmark(name: "chat-frame", run: ChatFrameBenchmark.runTime),
         Benchmark(name: "chat-frame-bytes", run: ChatFrameBenchmark.runBytes),
         Benchmark(name: "attachment-upload", run: AttachmentUploadBenchmark.run),
+        Benchmark(name: "wake", run: WakeBenchmark.run),
     ]
 }

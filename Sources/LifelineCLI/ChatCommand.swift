@@ -77,6 +77,7 @@ struct ChatCommand: AsyncParsableCommand {
         if let api {
             world = nil
             var configuration = StoatClient.Configuration(friendlyName: "lifeline chat")
+            configuration.session.wakeMonitor = SystemWakeMonitor.make()
             try CertificateAuthorities.trust(caFile, in: &configuration)
             client = StoatClient(apiURL: URL(string: api)!, configuration: configuration)
             accountStore = store.map { AccountStore(directory: URL(fileURLWithPath: $0)) }

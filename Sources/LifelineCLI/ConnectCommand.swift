@@ -215,6 +215,8 @@ struct Connect: AsyncParsableCommand {
             healthURL: health.flatMap(URL.init(string:)), friendlyName: "lifeline connect")
         configuration.catchUp.settleDelay = .seconds(catchUpSettle)
         configuration.requestTimeout = .seconds(requestTimeout)
+        // The system's network comes with the system's wakes: a socket that died in a suspend is left at once.
+        if network != .manual { configuration.session.wakeMonitor = SystemWakeMonitor.make() }
         try CertificateAuthorities.trust(caFile, in: &configuration)
         let client = StoatClient(apiURL: apiURL, configuration: configuration, network: monitor)
         let timeline = Timeline(json: json)

@@ -12,6 +12,9 @@ public final class ScriptedConnection: SessionConnection {
         var running = false
         var played: [SignificantEvent] = []
         var attempts: [SignificantEvent] = []
+        var socketChecks = 0
+        var checksAnswered = false
+        var checkWaiters = WaiterSet()
         var finishWaiters = WaiterSet()
     }
 
@@ -84,6 +87,41 @@ public final class ScriptedConnection: SessionConnection {
         return .succeeded
     }
 
+    /// How many checks of the socket the session made on this connection (``startSocketCheck()``).
+    public var socketChecks: Int { state.withLock { $0.socketChecks } }
+
+    /// Checks the socket as the factory scripts it (``ScriptedConnectionFactory/answersSocketChecks``): answered at
+    /// once, or — a dead socket — only when the test says so (``answerSocketChecks()``), failing when the
+    /// connection ends first. A connection that is not running fails it.
+    public func startSocketCheck() -> PlayStart {
+        let running = state.withLock { state in
+            state.socketChecks += 1
+            return state.running && !state.finished
+        }
+        guard running else {
+            return .failed(ScriptedError(code: .notRunning, message: "the connection is not running"))
+        }
+        guard factory.answersSocketChecks else {
+            return .pending {
+                await self.state.wait(on: \.checkWaiters) { $0.finished || $0.checksAnswered }
+                guard self.state.withLock({ $0.checksAnswered && !$0.finished }) else {
+                    throw ScriptedError(code: .notRunning, message: "the connection ended while its socket was checked")
+                }
+            }
+        }
+        return .succeeded
+    }
+
+    /// Answers the checks of the socket waiting on this connection, and every later one (when the factory's
+    /// ``ScriptedConnectionFactory/answersSocketChecks`` is `false`): a `Pong` that came late.
+    public func answerSocketChecks() {
+        let waiters = state.withLock { state in
+            state.checksAnswered = true
+            return state.checkWaiters.takeAll()
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
     /// Whether the connection's `run` has returned.
     public var isFinished: Bool { state.withLock { $0.finished } }
 
@@ -146,7 +184,7 @@ public final class ScriptedConnection: SessionConnection {
         let (continuation, waiters) = state.withLock { state in
             state.finished = true
             defer { state.finish = nil }
-            return (state.finish, state.finishWaiters.takeAll())
+            return (state.finish, state.finishWaiters.takeAll() + state.checkWaiters.takeAll())
         }
         continuation?.resume()
         for waiter in waiters { waiter.resume() }

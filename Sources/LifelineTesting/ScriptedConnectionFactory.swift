@@ -18,6 +18,7 @@ public final class ScriptedConnectionFactory: ConnectionFactory {
         var started: [ScriptedConnection] = []
         var closesSlowly = false
         var answersPlaysAtOnce = false
+        var answersSocketChecks = true
         var failingPlays: Set<SignificantEvent> = []
         var hangingPlays: Set<SignificantEvent> = []
         var unclaimed: [ScriptedConnection] = []
@@ -48,6 +49,14 @@ public final class ScriptedConnectionFactory: ConnectionFactory {
     public var answersPlaysAtOnce: Bool {
         get { state.withLock { $0.answersPlaysAtOnce } }
         set { state.withLock { $0.answersPlaysAtOnce = newValue } }
+    }
+
+    /// Whether its connections' sockets answer a check at once (``ScriptedConnection/startSocketCheck()``), as a
+    /// live socket answers a `Ping`; `false` for a check that waits for ``ScriptedConnection/answerSocketChecks()``
+    /// — never called for a socket that died in a suspend. Default `true`.
+    public var answersSocketChecks: Bool {
+        get { state.withLock { $0.answersSocketChecks } }
+        set { state.withLock { $0.answersSocketChecks = newValue } }
     }
 
     /// Makes every play of these events fail (throw) until changed.

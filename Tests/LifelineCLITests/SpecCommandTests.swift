@@ -33,7 +33,7 @@ struct SpecCommandTests {
     func table() async throws {
         let run = try await Executable.run(["spec"])
         #expect(run.status == 0)
-        #expect(run.standardOutput.contains("27 edges: 25 from the specification, 2 extensions."))
+        #expect(run.standardOutput.contains("28 edges: 25 from the specification, 3 extensions."))
         #expect(
             run.lines.contains { $0.hasPrefix("OFFLINE") && $0.contains("RECONNECT_NOW") && $0.hasSuffix("extension") })
     }

@@ -30,6 +30,7 @@ func sample(_ kind: SessionEvent.Kind) -> SessionEvent {
     case .deviceOnline: .deviceOnline
     case .logout: .logout(external: false)
     case .reconnectNow: .reconnectNow
+    case .deviceWoke: .deviceWoke
     }
 }
 

@@ -51,6 +51,10 @@ struct SessionMachineRandomWalkTests {
             return machine.deliveryExpected(
                 "k\(Int.random(in: 0..<3, using: &random))", generation: generation, using: &random)
         case 13:
+            // A delivery seen, or the answer to a check of the socket made on waking (live or stale, answered or not).
+            if Bool.random(using: &random) {
+                return machine.socketChecked(check: anyTicket, answered: Bool.random(using: &random), using: &random)
+            }
             return machine.deliverySeen("k\(Int.random(in: 0..<3, using: &random))")
         case 14:
             // The app asks for a subscription, its opposite, or typing; the plan is the machine's sub-machine.
@@ -166,6 +170,10 @@ struct SessionMachineRandomWalkTests {
                         #expect(
                             timers.removeValue(forKey: id) != nil || id == fired,
                             "cancelled an unarmed timer: \(context)")
+                    case .checkSocket(let g, let check):
+                        #expect(machine.state == .connected && live == [g], "a check off the live socket: \(context)")
+                        #expect(check > tickets, "ids only grow: \(context)")
+                        tickets = check
                     case .checkSession(_, let check), .fetchAccountStanding(_, let check):
                         #expect(check > tickets, "ids only grow: \(context)")
                         tickets = check
@@ -257,7 +265,7 @@ extension SessionTimer.Purpose {
     fileprivate var isReplayTimer: Bool {
         switch self {
         case .playTimeout, .playRetry, .renewal: true
-        case .retry, .sessionCheck, .deliveryWatch, .healthPoll: false
+        case .retry, .sessionCheck, .deliveryWatch, .healthPoll, .socketCheck: false
         }
     }
 }

@@ -50,6 +50,18 @@ struct SessionMachinePairTests {
             .cancelTimer(id: 1), .invalidateCaches, .connect(credentials, generation: 2),
         ],
         "OFFLINE -->|RECONNECT_NOW| RECONNECTING": [.invalidateCaches, .connect(credentials, generation: 2)],
+        "DISCONNECTED -->|DEVICE_WOKE| RECONNECTING": [
+            .cancelTimer(id: 1), .invalidateCaches, .connect(credentials, generation: 2),
+        ],
+    ]
+
+    /// What DEVICE_WOKE does in the states where the table has no edge for it: never a rejection. CONNECTED
+    /// checks its socket (the check and its deadline, 3 s by default); the others ignore it.
+    static let wokeWithoutEdge: [SessionState: SessionMachine.Output] = [
+        .connected: .updated(actions: [
+            .checkSocket(generation: 1, check: 1),
+            .armTimer(SessionTimer(id: 2, purpose: .socketCheck, delay: .seconds(3))),
+        ])
     ]
 
     static let pairs: [(SessionState, SessionEvent.Kind)] = SessionState.allCases.flatMap { state in
@@ -75,6 +87,10 @@ struct SessionMachinePairTests {
             #expect(output.actions == Self.expected[edge.description], "\(edge)")
             #expect(story.machine.state == edge.to)
             #expect(story.machine.rejectedEvents == rejectedBefore)
+        } else if kind == .deviceWoke {
+            #expect(output == Self.wokeWithoutEdge[state, default: .ignored], "DEVICE_WOKE in \(state)")
+            #expect(story.machine.state == state)
+            #expect(story.machine.rejectedEvents == rejectedBefore, "a wake is never an impossible order")
         } else {
             #expect(output == .rejected(kind, in: state))
             #expect(story.machine.state == state)

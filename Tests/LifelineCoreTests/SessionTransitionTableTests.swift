@@ -49,7 +49,10 @@ struct SessionTransitionTableTests {
         }
         let extensions = SessionTransitionTable.edges.filter { $0.origin == .extension }.map(\.description)
         #expect(
-            extensions == ["DISCONNECTED -->|RECONNECT_NOW| RECONNECTING", "OFFLINE -->|RECONNECT_NOW| RECONNECTING"])
+            extensions == [
+                "DISCONNECTED -->|RECONNECT_NOW| RECONNECTING", "OFFLINE -->|RECONNECT_NOW| RECONNECTING",
+                "DISCONNECTED -->|DEVICE_WOKE| RECONNECTING",
+            ])
         let mermaid = SessionTransitionTable.mermaid()
         #expect(mermaid.contains("OFFLINE -.->|RECONNECT_NOW| RECONNECTING"))
         #expect(!mermaid.contains("OFFLINE -->|RECONNECT_NOW|"))

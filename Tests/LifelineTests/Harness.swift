@@ -32,6 +32,7 @@ final class Harness: Sendable {
     let health = ScriptedHealthService()
     let caches = CountingCaches()
     let network = ManualNetworkMonitor(.online)
+    let wake = ManualWakeMonitor()
     let session: Session
     let recorder: SnapshotRecorder
     let policy: RetryPolicy
@@ -48,7 +49,8 @@ final class Harness: Sendable {
             connections: connections, authenticator: authenticator, health: polling ? health : nil, hooks: caches,
             network: network, clock: clock, random: SeededRandomNumberGenerator(seed: seed),
             configuration: Session.Configuration(
-                retryPolicy: policy, healthThreshold: healthThreshold, subscriptionRenewal: renewal),
+                retryPolicy: policy, healthThreshold: healthThreshold, subscriptionRenewal: renewal,
+                wakeMonitor: wake),
             metrics: metrics)
         recorder = SnapshotRecorder(session.states)
         let session = session

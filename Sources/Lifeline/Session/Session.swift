@@ -115,7 +115,7 @@ public actor Session {
                 retryDelay: configuration.replayRetryDelay),
             healthPollInterval: configuration.healthPollInterval, healthPollBounds: configuration.healthPollBounds,
             pollsHealth: health != nil, replayTimeout: configuration.replayTimeout,
-            subscriptionRenewal: configuration.subscriptionRenewal)
+            subscriptionRenewal: configuration.subscriptionRenewal, wakeCheckTimeout: configuration.wakeCheckTimeout)
         self.machine = machine
         broadcaster = Broadcaster(
             current: SessionSnapshot(state: machine.state, presentation: machine.presentation, failures: 0),
@@ -164,6 +164,11 @@ public actor Session {
         logger.debug("session running")
         driver.addChild { [network] in
             for await status in network.statuses() { await self.networkChanged(status) }
+        }
+        if let wakes = configuration.wakeMonitor?.wakes() {
+            driver.addChild {
+                for await wake in wakes { await self.deviceWoke(wake) }
+            }
         }
         // While the children end, late reports may still arrive (the actor is reentrant); `stopping` makes them
         // change nothing and start nothing.
@@ -222,6 +227,25 @@ public actor Session {
     /// Reconnects now from DISCONNECTED or OFFLINE (the extension event RECONNECT_NOW).
     @discardableResult
     public func reconnectNow() -> Bool { handle(.reconnectNow) }
+
+    /// The device woke from a suspend (the extension event DEVICE_WOKE): CONNECTED checks its socket at once and
+    /// leaves it when it does not answer within `Configuration.wakeCheckTimeout`; DISCONNECTED takes its retry
+    /// now; every other state ignores it. What `Configuration.wakeMonitor` reports comes here; an app that
+    /// learns of a wake some other way calls it.
+    ///
+    /// - Returns: Whether the wake changed anything (a check started, or the retry taken).
+    @discardableResult
+    public func deviceWoke() -> Bool {
+        deviceWoke(DeviceWake())
+    }
+
+    @discardableResult
+    private func deviceWoke(_ wake: DeviceWake) -> Bool {
+        var metadata: Logger.Metadata = ["lifeline.state": "\(machine.state.rawValue)"]
+        if let suspended = wake.suspended { metadata["lifeline.suspended"] = "\(suspended)" }
+        logger.info("device woke", metadata: metadata)
+        return modify { $0.handle(.deviceWoke, using: &$1) }
+    }
 
     // MARK: - Deliveries the socket owes
 
@@ -372,6 +396,9 @@ public actor Session {
             submit(.dispose(waitingFor: running), racing: false, client: false)
         case .replay(let action):
             perform(action)
+        case .checkSocket(_, let check):
+            // CONNECTED's connection is the last one started; the machine arms the check's deadline itself.
+            submit(.checkSocket(connection?.connection, check: check), racing: true, client: true)
         }
     }
 
@@ -452,6 +479,14 @@ public actor Session {
                 succeeded = false
             }
             await playFinished(id, succeeded: succeeded)
+        case .checkSocket(let connection, let check):
+            var answered = false
+            switch connection?.startSocketCheck() {
+            case .succeeded?: answered = true
+            case .failed?, nil: answered = false
+            case .pending(let answer)?: answered = (try? await answer()) != nil
+            }
+            await socketChecked(check: check, answered: answered)
         case .answerPlays:
             await playsAnsweredAtOnce()
         case .dispose(let running):
@@ -572,6 +607,14 @@ public actor Session {
         }
     }
 
+    /// Reports the check of the socket made on waking. An answer after the check's deadline (the connection it
+    /// checked was left, and its check failed with it) is ignored, and is not a stale report: it is the job's
+    /// normal end.
+    private func socketChecked(check: UInt64, answered: Bool) {
+        let age = machine.connectedFor(at: clock.elapsed())
+        modify { $0.socketChecked(check: check, answered: answered, connectedFor: age, using: &$1) }
+    }
+
     private func sessionChecked(_ result: Result<SessionCheck, any Error>, check: UInt64) {
         modify(stale: true) { $0.sessionChecked(result, check: check, using: &$1) }
     }
@@ -623,6 +666,7 @@ public actor Session {
             lastError: machine.lastError.map(SessionError.init), transitions: transitions,
             time: clock.elapsed())
         snapshot.isConfirmingSession = machine.isConfirmingSession
+        snapshot.isCheckingSocket = machine.isCheckingSocket
         broadcaster.publish(snapshot)
     }
 

@@ -31,6 +31,14 @@ extension Session {
         /// How long CONNECTED waits for the socket to deliver what the server stored
         /// (``deliveryExpected(_:generation:)``) before it calls the socket deaf: 15 s ± 20 % by default.
         public var deliveryWatch: DeliveryWatchPolicy
+        /// Where the session hears that the device woke from a suspend (DEVICE_WOKE): CONNECTED then checks its
+        /// socket at once. `nil` (the default) hears nothing, and the heartbeat alone finds a socket that died
+        /// in a suspend; pass `SystemWakeMonitor.make()` for the platform's, or a ``ManualWakeMonitor``.
+        /// ``Session/deviceWoke()`` reports a wake without a monitor.
+        public var wakeMonitor: (any WakeMonitor)?
+        /// How long CONNECTED waits for its socket to answer the check made when the device woke before it
+        /// leaves it as dead (`SessionMachine.wakeCheckTimeout`): 3 s by default; positive.
+        public var wakeCheckTimeout: Duration
 
         /// Creates a configuration; the defaults are the specification's.
         public init(
@@ -45,7 +53,9 @@ extension Session {
             replayRetryDelay: Duration = .seconds(1),
             subscriptionRenewal: Duration? = nil,
             stabilityWindow: Duration? = nil,
-            deliveryWatch: DeliveryWatchPolicy = .standard
+            deliveryWatch: DeliveryWatchPolicy = .standard,
+            wakeMonitor: (any WakeMonitor)? = nil,
+            wakeCheckTimeout: Duration = .seconds(3)
         ) {
             self.retryPolicy = retryPolicy
             self.healthThreshold = healthThreshold
@@ -59,6 +69,8 @@ extension Session {
             self.subscriptionRenewal = subscriptionRenewal
             self.stabilityWindow = stabilityWindow
             self.deliveryWatch = deliveryWatch
+            self.wakeMonitor = wakeMonitor
+            self.wakeCheckTimeout = wakeCheckTimeout
         }
     }
 }

@@ -31,6 +31,16 @@ public protocol SessionConnection: Sendable {
     ///
     /// - Returns: The play's answer, or what to await for it (called once, in a task of the session's).
     func startPlay(_ event: SignificantEvent) -> PlayStart
+
+    /// Checks at once that the connection still carries frames both ways: sends what the peer must answer
+    /// straight away (Stoat: a `Ping`, answered by a `Pong` with its data), and says what to await for the
+    /// answer. The session calls it when the device woke from a suspend (`SessionEvent.deviceWoke`), and
+    /// keeps the deadline itself (`SessionMachine.wakeCheckTimeout`).
+    ///
+    /// - Returns: ``PlayStart/pending(_:)`` whose closure returns when the peer answered and throws when the
+    ///   connection ended or was closed first (or the task was cancelled); ``PlayStart/failed(_:)`` when the
+    ///   connection is not open; ``PlayStart/succeeded`` when the connection knows at once that it is alive.
+    func startSocketCheck() -> PlayStart
 }
 
 /// How a play of a significant event started (``SessionConnection/startPlay(_:)``).

@@ -19,6 +19,9 @@ enum SessionJob: Sendable {
     case play(UInt64, answer: @Sendable () async throws -> Void)
     /// Handing the plays the connection answered at once to the plan, in one turn of the actor.
     case answerPlays
+    /// Checking the live connection's socket after the device woke (``SessionConnection/startSocketCheck()``);
+    /// `nil` when no connection is attached.
+    case checkSocket((any SessionConnection)?, check: UInt64)
     /// Waiting for the disposed client's work to end, then READY.
     case dispose(waitingFor: [Work])
 }

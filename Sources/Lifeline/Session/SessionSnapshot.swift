@@ -55,6 +55,9 @@ public struct SessionSnapshot: Sendable, Hashable {
     /// Whether the server called the session invalid and the session is being checked before the
     /// lifecycle believes it (the state and its presentation stay as they were meanwhile).
     public var isConfirmingSession: Bool = false
+    /// Whether the device woke and CONNECTED is checking its socket (a `Ping` awaiting its `Pong`, within
+    /// `Session.Configuration.wakeCheckTimeout`): the state stays CONNECTED meanwhile.
+    public var isCheckingSocket: Bool = false
     /// When the snapshot was taken, on the session's clock.
     public var time: Duration
 

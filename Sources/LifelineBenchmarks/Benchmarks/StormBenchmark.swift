@@ -308,5 +308,7 @@ struct OpenCountingFactory<Base: ConnectionFactory>: ConnectionFactory {
         func close() { base.close() }
 
         func startPlay(_ event: SignificantEvent) -> PlayStart { base.startPlay(event) }
+
+        func startSocketCheck() -> PlayStart { base.startSocketCheck() }
     }
 }

@@ -54,6 +54,9 @@ public struct TemporaryFailureCode: LifelineErrorCode, RawRepresentable {
     /// process behind it and lost the events published meanwhile. The client leaves the socket and
     /// reconnects, so that the catch-up after it finds what was lost (a gap is never silent).
     public static let sessionRestarted = TemporaryFailureCode(rawValue: "sessionRestarted")
+    /// The device woke from a suspend and the socket did not answer the check made at once (a `Ping`) within
+    /// ``SessionMachine/wakeCheckTimeout``, or could not be checked: it died while the device slept.
+    public static let wakeCheckFailed = TemporaryFailureCode(rawValue: "wakeCheckFailed")
 }
 
 extension TemporaryFailureCause {

@@ -57,6 +57,12 @@ public enum SessionAction: Sendable, Hashable {
     /// timer armed or disarmed, a failure to show. One action type for the machine and its sub-machine.
     case replay(ReplayAction)
 
+    /// The device woke while CONNECTED (``SessionEvent/deviceWoke``): check at once that connection `generation`
+    /// still carries frames — send what the peer must answer (Stoat: a `Ping`) — and report
+    /// ``SessionMachine/socketChecked(check:answered:connectedFor:using:)`` with this check's id. The machine
+    /// arms the check's deadline itself (``SessionTimer/Purpose/socketCheck``).
+    case checkSocket(generation: UInt64, check: UInt64)
+
     /// A user's LOGOUT: end the session on the server too (best effort; the lifecycle does not wait).
     case endSession(SessionCredentials)
 

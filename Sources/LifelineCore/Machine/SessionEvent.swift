@@ -2,7 +2,7 @@
 ///
 /// The cases are the specification's transitions (LOGIN_UNCACHED, LOGIN_CACHED, NO_USER, USER_CREATED,
 /// CANCEL, DISMISS, READY, SOCKET_CONNECTED, TEMPORARY_FAILURE, PERMANENT_FAILURE, RETRY, DEVICE_OFFLINE,
-/// DEVICE_ONLINE, LOGOUT) plus one documented extension, ``reconnectNow``. The specification's listener
+/// DEVICE_ONLINE, LOGOUT) plus two documented extensions, ``reconnectNow`` and ``deviceWoke``. The specification's listener
 /// table also names SOCKET_DROPPED, which its graph does not draw: a dropped socket is a
 /// ``temporaryFailure(_:)`` whose cause is ``TemporaryFailureCode/socketDropped``.
 public enum SessionEvent: Sendable, Hashable {
@@ -57,6 +57,19 @@ public enum SessionEvent: Sendable, Hashable {
     /// session out of OFFLINE; only the user can.
     case reconnectNow
 
+    /// Extension: the device woke from a suspend (a laptop's lid opened, a phone's app came back to the
+    /// foreground). A socket that slept may look open and be dead — its peer gave up on it, or a NAT forgot
+    /// it — and the heartbeat would notice only up to an interval and a Pong timeout later.
+    ///
+    /// Handled in every state, never rejected: CONNECTED checks its socket at once
+    /// (``SessionAction/checkSocket(generation:check:)``, answered within ``SessionMachine/wakeCheckTimeout``,
+    /// or TEMPORARY_FAILURE ``TemporaryFailureCode/wakeCheckFailed``) without a transition; DISCONNECTED
+    /// takes its retry now (DISCONNECTED → RECONNECTING: the network that failed may be another one now,
+    /// and a retry timer on a clock that stood still during the suspend would wait its whole delay again);
+    /// every other state ignores it (OFFLINE waits for the network; a connecting state's own deadlines bound
+    /// its attempt; the others have no socket).
+    case deviceWoke
+
     /// The event's name without its payload: the vocabulary of the transition table.
     public var kind: Kind {
         switch self {
@@ -75,6 +88,7 @@ public enum SessionEvent: Sendable, Hashable {
         case .deviceOnline: .deviceOnline
         case .logout: .logout
         case .reconnectNow: .reconnectNow
+        case .deviceWoke: .deviceWoke
         }
     }
 
@@ -110,8 +124,10 @@ public enum SessionEvent: Sendable, Hashable {
         case logout = "LOGOUT"
         /// RECONNECT_NOW (extension): the user asked to reconnect at once.
         case reconnectNow = "RECONNECT_NOW"
+        /// DEVICE_WOKE (extension): the device woke from a suspend.
+        case deviceWoke = "DEVICE_WOKE"
 
         /// Whether the specification defines this event (`false` for Lifeline's extensions).
-        public var isSpec: Bool { self != .reconnectNow }
+        public var isSpec: Bool { self != .reconnectNow && self != .deviceWoke }
     }
 }

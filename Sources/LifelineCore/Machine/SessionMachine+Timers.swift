@@ -3,8 +3,9 @@
 extension SessionMachine {
     /// A timer the machine armed (``SessionAction/armTimer(_:)``) fired: RETRY for DISCONNECTED's retry
     /// timer, the next check of a session being confirmed, the next health poll, TEMPORARY_FAILURE
-    /// ``TemporaryFailureCode/deliveryStalled`` for a delivery deadline, a play's timeout or retry, the
-    /// renewal of the subscriptions.
+    /// ``TemporaryFailureCode/deliveryStalled`` for a delivery deadline, TEMPORARY_FAILURE
+    /// ``TemporaryFailureCode/wakeCheckFailed`` for the deadline of a check made on waking, a play's timeout or
+    /// retry, the renewal of the subscriptions.
     ///
     /// A delivery deadline ends the connection as a connection's own end does: one that had been in CONNECTED
     /// less than ``stabilityWindow`` (`connectedFor`) keeps the failure history, so a server that stays deaf
@@ -32,6 +33,14 @@ extension SessionMachine {
                 code: .deliveryStalled,
                 message: "the socket delivered no event for a message the server stored, within \(watch.delay)")
             return handle(.temporaryFailure(cause), using: &generator)
+        }
+        if let check = socketCheck, check.timer == id {
+            // Fired: CONNECTED's exit has no timer left to cancel.
+            socketCheck = nil
+            return socketCheckFailed(
+                "the socket answered no Ping within \(wakeCheckTimeout) of the device waking",
+                connectedFor: connectedFor,
+                using: &generator)
         }
         if case .waiting(let timer)? = healthPoll, timer == id {
             lastHealthPoll &+= 1

@@ -14,6 +14,8 @@ extension SessionMachine {
     ///   - generator: The random source for the retry jitter.
     /// - Returns: The transitions and the actions to perform, or the rejection.
     public mutating func handle(_ event: SessionEvent, using generator: inout some RandomNumberGenerator) -> Output {
+        // DEVICE_WOKE is never rejected: outside DISCONNECTED (the table's edge) it checks the socket or is ignored.
+        if case .deviceWoke = event, let output = deviceWoke() { return output }
         var actions: [SessionAction] = []
         guard let steps = handle(event, using: &generator, appendingTo: &actions) else {
             return .rejected(event.kind, in: state)
@@ -140,6 +142,10 @@ extension SessionMachine {
             if let watch = deliveryWatch {
                 actions.append(.cancelTimer(id: watch.timer))
                 deliveryWatch = nil
+            }
+            if let check = socketCheck {
+                actions.append(.cancelTimer(id: check.timer))
+                socketCheck = nil
             }
             // The plays stop; a refused frame's kind is not played again (ReplayPlan's discussion).
             // The cause only matters to a plan that played something on this connection (it blames that).

@@ -114,6 +114,17 @@ public struct SessionMachine: Sendable {
     /// beside the state, as ``confirmation`` is, so the state every transition copies holds nothing to count.
     var deliveryWatch: DeliveryWatch?
 
+    /// The check of the socket made when the device woke (``SessionEvent/deviceWoke``) and its deadline's
+    /// timer: set only while CONNECTED, cleared by the answer, by the timer and on leaving CONNECTED.
+    var socketCheck: SocketCheck?
+
+    /// One check of the socket after a wake: the runtime's check and its deadline's timer.
+    @usableFromInline
+    struct SocketCheck: Sendable {
+        var check: UInt64
+        var timer: UInt64
+    }
+
     /// One awaited delivery: what the runtime names it by, and its deadline's timer.
     @usableFromInline
     struct DeliveryWatch: Sendable {
@@ -133,6 +144,13 @@ public struct SessionMachine: Sendable {
 
     /// How long CONNECTED waits for the socket to deliver a message the server stored.
     public let deliveryWatchPolicy: DeliveryWatchPolicy
+
+    /// How long CONNECTED waits, after the device woke, for its socket to answer the check made at once
+    /// (``SessionAction/checkSocket(generation:check:)``) before it leaves it as dead. Default 3 s: under a
+    /// tenth of the heartbeat's worst case (a 30 s interval and a 10 s Pong timeout), and long enough for a
+    /// live socket's round trip; a network that comes back slower than that after a suspend costs a
+    /// reconnect, which it would likely have needed anyway.
+    public let wakeCheckTimeout: Duration
 
     /// The replay of significant events, as the machine's sub-machine: CONNECTED's entry starts it, leaving
     /// CONNECTED stops it (blaming a refused frame's kind), DISPOSE forgets it; the runtime reports plays to
@@ -282,15 +300,19 @@ public struct SessionMachine: Sendable {
     ///   - pollsHealth: Whether there is a health service to poll.
     ///   - replayTimeout: How long a pending play may take before it fails.
     ///   - subscriptionRenewal: How often CONNECTED plays the recorded subscriptions again; `nil` for never.
+    ///   - wakeCheckTimeout: How long CONNECTED waits for its socket's answer after the device woke; positive.
     public init(
         retryPolicy: RetryPolicy = .spec, healthThreshold: Int = 3, sessionCheckPolicy: SessionCheckPolicy = .standard,
         stabilityWindow: Duration = .seconds(30), deliveryWatchPolicy: DeliveryWatchPolicy = .standard,
         replay: ReplayPlan = ReplayPlan(), healthPollInterval: Duration = .seconds(60),
         healthPollBounds: ClosedRange<Duration> = .seconds(10)...(.seconds(900)), pollsHealth: Bool = true,
-        replayTimeout: Duration = .seconds(10), subscriptionRenewal: Duration? = nil
+        replayTimeout: Duration = .seconds(10), subscriptionRenewal: Duration? = nil,
+        wakeCheckTimeout: Duration = .seconds(3)
     ) {
         precondition(healthThreshold >= 1, "healthThreshold must be at least 1, got \(healthThreshold)")
         precondition(stabilityWindow >= .zero, "stabilityWindow must not be negative, got \(stabilityWindow)")
+        precondition(wakeCheckTimeout > .zero, "wakeCheckTimeout must be positive, got \(wakeCheckTimeout)")
+        self.wakeCheckTimeout = wakeCheckTimeout
         self.retryPolicy = retryPolicy
         self.healthThreshold = healthThreshold
         self.sessionCheckPolicy = sessionCheckPolicy

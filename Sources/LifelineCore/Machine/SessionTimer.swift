@@ -24,13 +24,16 @@ public struct SessionTimer: Sendable, Hashable, Identifiable {
         /// CONNECTED's renewal of the recorded subscriptions (``SessionMachine/subscriptionRenewal``): firing
         /// plays the oldest again and arms the next.
         case renewal
+        /// The deadline of the check of the socket made when the device woke (``SessionMachine/wakeCheckTimeout``):
+        /// firing is TEMPORARY_FAILURE ``TemporaryFailureCode/wakeCheckFailed``.
+        case socketCheck
 
         /// Whether firing changes only what the interface does not show (a poll asked, a play sent): the
         /// runtime publishes no snapshot for it unless it takes a transition.
         public var isQuiet: Bool {
             switch self {
             case .healthPoll, .playRetry, .renewal: true
-            case .retry, .sessionCheck, .deliveryWatch, .playTimeout: false
+            case .retry, .sessionCheck, .deliveryWatch, .playTimeout, .socketCheck: false
             }
         }
     }

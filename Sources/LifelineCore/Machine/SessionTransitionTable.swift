@@ -67,6 +67,9 @@ public enum SessionTransitionTable {
         // The user's "reconnect now" (an extension).
         Edge(.disconnected, .reconnectNow, .reconnecting, .extension),
         Edge(.offline, .reconnectNow, .reconnecting, .extension),
+        // The device woke: a pending retry is taken now (an extension; CONNECTED's check of its socket on
+        // waking takes no edge, see `SessionEvent.deviceWoke`).
+        Edge(.disconnected, .deviceWoke, .reconnecting, .extension),
     ]
 
     /// The state that `event` leads to from `state`, or `nil` when the table has no such edge.

@@ -30,6 +30,11 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
     }
 
     private struct State {
+        /// Where a check's `Ping` data starts: 2³¹, above the heartbeat's (the session clock in milliseconds)
+        /// for its first 24 days, and far within the integers JSON carries exactly. A server echoes only a
+        /// non-negative integer (stoatchat's `Ping`).
+        static let checkDataBase: Int64 = 1 << 31
+
         var heartbeat: Heartbeat
         /// The socket, from the start of ``run(reporting:)``.
         var socket: WebSocketTransport?
@@ -38,6 +43,12 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
         var waiter: CheckedContinuation<Void, Never>?
         /// Whether the runtime closed it: it then reports nothing.
         var closed = false
+        /// Whether the socket ended: a check of it can no longer be answered.
+        var ended = false
+        /// The checks of the socket awaiting their `Pong`, by their `Ping`'s data.
+        var socketChecks: [Int64: CheckedContinuation<Void, any Error>] = [:]
+        /// The last data a check's `Ping` carried.
+        var lastCheckData: Int64 = Self.checkDataBase
     }
 
     /// What a heartbeat decision asks of the socket, done outside the lock.
@@ -80,6 +91,7 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
         }
         // The one place the timer forgets the connection: its socket has ended, or the runtime closed it.
         factory.timer.schedule(self, at: nil)
+        failSocketChecks()
         guard let end, !Task.isCancelled, !state.withLock({ $0.closed }) else { return }
         factory.logger.debug(
             "events socket ended", metadata: ["lifeline.generation": "\(generation)", "lifeline.end": "\(end)"])
@@ -94,8 +106,68 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
             defer { state.waiter = nil }
             return (state.socket, state.waiter)
         }
+        failSocketChecks()
         socket?.close()
         waiter?.resume()
+    }
+
+    /// Checks the socket at once: a `Ping` with data of its own, answered when its `Pong` comes (see
+    /// ``SessionConnection/startSocketCheck()``). The `Ping` is written after the check is registered, so
+    /// its `Pong` cannot come first.
+    func startSocketCheck() -> PlayStart {
+        // A connection closed or ended says so at once, even while its socket's close is still under way.
+        guard let socket = state.withLock({ $0.closed || $0.ended ? nil : $0.socket }), socket.isOpen else {
+            return .failed(StoatConnectionError(code: .notOpen, message: "the socket is not open"))
+        }
+        return .pending { try await self.awaitPong(on: socket) }
+    }
+
+    private func awaitPong(on socket: WebSocketTransport) async throws {
+        let data = state.withLock { state in
+            state.lastCheckData &+= 1
+            return state.lastCheckData
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let registered = state.withLock { state in
+                    guard !state.closed, !state.ended, !Task.isCancelled else { return false }
+                    state.socketChecks[data] = continuation
+                    return true
+                }
+                guard registered else {
+                    continuation.resume(throwing: Self.checkEnded)
+                    return
+                }
+                send(.ping(data), on: socket).whenFailure { error in
+                    self.finishSocketCheck(
+                        data,
+                        with: .failure(
+                            StoatConnectionError(
+                                code: .writeFailed, message: "the check's Ping could not be written", cause: error)))
+                }
+            }
+        } onCancel: {
+            finishSocketCheck(data, with: .failure(CancellationError()))
+        }
+    }
+
+    /// The error a check ends with when the connection ends or is closed before its `Pong`.
+    private static let checkEnded = StoatConnectionError(
+        code: .notOpen, message: "the connection ended before the check's Pong")
+
+    private func finishSocketCheck(_ data: Int64, with result: Result<Void, any Error>) {
+        let continuation = state.withLock { $0.socketChecks.removeValue(forKey: data) }
+        continuation?.resume(with: result)
+    }
+
+    /// Fails every check awaiting its `Pong`: the socket ended or was closed.
+    private func failSocketChecks() {
+        let continuations = state.withLock { state in
+            state.ended = true
+            defer { state.socketChecks = [:] }
+            return Array(state.socketChecks.values)
+        }
+        for continuation in continuations { continuation.resume(throwing: Self.checkEnded) }
     }
 
     /// Starts a play: answered at once while the socket's outbound buffer has room, so the session's sequential
@@ -150,6 +222,7 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
     }
 
     func webSocket(_ socket: WebSocketTransport, endedWith end: WebSocketTransportEnd) {
+        failSocketChecks()
         post(.ended(end))
     }
 
@@ -480,6 +553,7 @@ final class NIOStoatConnection: SessionConnection, WebSocketTransportDelegate, S
             await factory.onEvent(event)
             await report(.ready)
         case .pong(let data):
+            if let data, data > State.checkDataBase { finishSocketCheck(data, with: .success(())) }
             heartbeat(on: socket) { heartbeat, now in heartbeat.pongReceived(data, at: now) }
         case .ping(let data):
             if let data {
