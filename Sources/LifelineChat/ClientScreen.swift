@@ -129,6 +129,8 @@ enum ClientScreen {
         }
     }
 
+    /// The chat list: its heading, then a row per chat (the unread mark, the name, the mention count), the server
+    /// named on the first row of each run of its chats only.
     static func drawChatList(_ state: ChatState, layout: ClientLayout, into grid: inout Grid) {
         let columns = layout.list.columns
         let unread = state.models.chats.count { $0.isUnread }
