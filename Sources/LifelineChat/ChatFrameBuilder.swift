@@ -20,6 +20,10 @@ public struct ChatFrameBuilder: Sendable {
     /// drawn whole.
     public private(set) var changes: FrameChanges?
 
+    /// The timeline's bottom window in the last frame, continued by the next one: a new message lays out its own
+    /// rows, not the window's.
+    private var bottomRows: Timeline.BottomRows?
+
     /// A builder whose first frame is drawn whole.
     public init() {}
 
@@ -80,10 +84,11 @@ public struct ChatFrameBuilder: Sendable {
         else {
             last = nil
             changes = nil
+            bottomRows = nil
             return ChatScreen.render(state, size: size)
         }
         let layout = ClientLayout(state)
-        let keys = Self.keys(state, chat: chat, channel: channel, layout: layout)
+        let keys = self.keys(state, chat: chat, channel: channel, layout: layout)
         guard let (previousGrid, previous) = last, previous.size == size, previous.layout == layout else {
             var grid = Grid(size: size)
             ClientScreen.draw(state, into: &grid)
@@ -173,7 +178,7 @@ public struct ChatFrameBuilder: Sendable {
         return FrameChanges.Move(rows: rows, columns: columns, shift: shift)
     }
 
-    private static func keys(_ state: ChatState, chat: Chat, channel: ChannelView, layout: ClientLayout) -> Keys {
+    private mutating func keys(_ state: ChatState, chat: Chat, channel: ChannelView, layout: ClientLayout) -> Keys {
         let status = ClientScreen.statusText(state)
         let models = state.models
         let entries = models.chats.map { chat in
@@ -187,7 +192,8 @@ public struct ChatFrameBuilder: Sendable {
             list: ListKey(chats: entries, open: state.openChannel, isConnected: models.session.state == .connected),
             header: HeaderKey(
                 name: chat.name, server: chat.serverID.flatMap { models.serverNames[$0] }, isStale: channel.isStale),
-            timeline: ClientScreen.timelineRows(state, channel: channel, layout: layout),
+            timeline: ClientScreen.timelineRows(
+                state, channel: channel, layout: layout, keeping: &bottomRows, continues: true),
             bottom: BottomKey(
                 notes: ChatScreen.notes(state), composer: state.composer.text,
                 timedOut: channel.timeoutUntil.map { $0 > state.now } == true))

@@ -129,6 +129,8 @@ enum ClientScreen {
         }
     }
 
+    /// The chat list: its heading, then a row per chat (the unread mark, the name, the mention count), the server
+    /// named on the first row of each run of its chats only.
     static func drawChatList(_ state: ChatState, layout: ClientLayout, into grid: inout Grid) {
         let columns = layout.list.columns
         let unread = state.models.chats.count { $0.isUnread }
@@ -141,7 +143,11 @@ enum ClientScreen {
             grid.write(text, row: layout.list.rows.lowerBound + 1, column: 1, style: ChatStyle.dim)
             return
         }
+        // A run of chats of one server names the server once, on the run's first row: the rows of a run differ
+        // only in their names, so a timeline scrolled beside them costs a few bytes to repair (Performance.md).
+        var serverAbove: String?
         for (row, chat) in listEntries(state, layout: layout) {
+            defer { serverAbove = chat.serverID }
             let isOpen = chat.id == state.openChannel
             let base = isOpen ? ChatStyle.openChat : chat.isUnread ? ChatStyle.unread : .plain
             if isOpen { grid.fill(row: row, columns: columns, style: base) }
@@ -158,7 +164,7 @@ enum ClientScreen {
             let name = TextLayout.truncate(prefix + chat.name, width: room)
             used += grid.write(name, row: row, column: used, style: base)
             let server = chat.serverID.flatMap { state.models.serverNames[$0] }
-            if let server, used + 3 < columns.count - badge.count {
+            if let server, chat.serverID != serverAbove, used + 3 < columns.count - badge.count {
                 var dim = base
                 dim.attributes.insert(.dim)
                 grid.write(
@@ -232,11 +238,29 @@ enum ClientScreen {
     /// The timeline's rows, top to bottom, one per row of the layout's timeline: bottom-aligned, a short history
     /// sits just above the composer.
     static func timelineRows(_ state: ChatState, channel: ChannelView, layout: ClientLayout) -> [TimelineRow] {
+        var unkept: Timeline.BottomRows?
+        return timelineRows(state, channel: channel, layout: layout, keeping: &unkept, continues: false)
+    }
+
+    /// The timeline's rows, the bottom window continued from `kept` (the last frame's) and kept for the next frame
+    /// when `continues` (``Timeline/bottomRows(height:continuing:)``): the same rows as laid out whole.
+    static func timelineRows(
+        _ state: ChatState, channel: ChannelView, layout: ClientLayout, keeping kept: inout Timeline.BottomRows?,
+        continues: Bool
+    ) -> [TimelineRow] {
         let columns = layout.channelColumns
         let timeline = Timeline(
             channel: channel, width: columns.count - 1, currentUserID: state.models.currentUserID,
             timeZone: state.timeZone, selection: state.selection)
         let height = layout.timelineRows.count
+        if continues, state.scroll == .bottom {
+            let bottom = timeline.bottomRows(height: height, continuing: kept)
+            kept = bottom
+            var rows = [TimelineRow](repeating: .blank, count: max(0, height - bottom.rows.count))
+            rows += bottom.rows.prefix(height).map { .spans($0) }
+            return rows
+        }
+        kept = nil
         let window = timeline.window(height: height, position: state.scroll)
         var rows = [TimelineRow](repeating: .blank, count: max(0, height - window.rows.count))
         rows += window.rows.prefix(height).map { .spans($0.spans) }

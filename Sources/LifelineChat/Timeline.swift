@@ -290,11 +290,27 @@ public struct Timeline: Sendable {
     private static let rowCache = Mutex<[RowKey: [[Span]]]>([:])
     static let rowCacheLimit = 4096
 
-    private func cachedMessageRows(_ message: Message) -> [[Span]] {
-        let quote = message.replies?.first.map { replied in
+    /// What a message's rows read besides the message itself: its author's shown name and its quote line.
+    struct RowContext: Equatable, Sendable {
+        var name: String
+        var quote: String?
+    }
+
+    /// The name and the quote a message's rows show now.
+    func rowKey(of message: Message) -> RowContext {
+        RowContext(name: name(of: message), quote: quote(of: message))
+    }
+
+    /// The line quoting the message `message` replies to, if it replies.
+    private func quote(of message: Message) -> String? {
+        message.replies?.first.map { replied in
             self.message(withID: replied).map { "↳ \(name(of: $0)): \($0.content ?? "")" }
                 ?? "↳ a reply to a message not shown here"
         }
+    }
+
+    private func cachedMessageRows(_ message: Message) -> [[Span]] {
+        let quote = quote(of: message)
         let key = RowKey(
             message: message, width: width, name: name(of: message), isSelf: message.author == currentUserID,
             quote: quote, timeZone: timeZone.identifier)
@@ -496,6 +512,137 @@ public struct Timeline: Sendable {
         let target = move(current.start, by: delta, rowsOf)
         let moved = window(height: height, position: anchor(for: target, rowsOf))
         return moved.isAtBottom ? .bottom : moved.position
+    }
+
+    /// The bottom window of `height` rows, kept across frames: what a frame builder holds to make the next frame's
+    /// window from this one's.
+    struct BottomRows: Sendable {
+        /// What the rows depend on besides the messages: the same in two timelines, the window can be continued.
+        struct Context: Equatable, Sendable {
+            var channel: String
+            var width: Int
+            var height: Int
+            var currentUserID: String?
+            var timeZone: String
+            var selection: String?
+            var gaps: [HistoryGap]
+            var lastRead: String?
+            var catchUp: ChatCatchUp?
+            var reachedStart: Bool
+            var isLoadingOlder: Bool
+            var pending: [OutboxEntry]
+        }
+
+        /// The rows, top to bottom (`height` of them).
+        var rows: [[Span]]
+        var context: Context
+        /// The messages the rows show, oldest first, with what their rows read besides the message (its author's
+        /// shown name and its quote: ``rowKey(of:)``) and how many of their rows show (the first one's top rows may
+        /// be above the window); empty when the window shows anything else (a marker, the top, a pending send):
+        /// then it is not continued.
+        var messages: ArraySlice<Message>
+        var keys: [RowContext]
+        var counts: [Int]
+    }
+
+    /// The bottom window of `height` rows, made from the last frame's (`previous`) when this timeline is its
+    /// channel with messages added at the end (and maybe old ones dropped at the front) and nothing else changed:
+    /// the rows of the messages it showed are kept — each message compared with the one it showed, and its
+    /// author's name — the new messages laid out and added at the bottom, as many rows dropped at the top. Else
+    /// the window is laid out as ``window(height:position:)`` lays out the bottom one. The rows are the same
+    /// either way (a test compares them over random changes); this way a new message costs its own rows, not a
+    /// lookup of every row of the window.
+    ///
+    /// - Parameters:
+    ///   - height: The window's rows.
+    ///   - previous: The last frame's bottom window, if any.
+    /// - Returns: The window's rows and what the next frame continues from.
+    func bottomRows(height: Int, continuing previous: BottomRows?) -> BottomRows {
+        let context = BottomRows.Context(
+            channel: channel.id, width: width, height: height, currentUserID: currentUserID,
+            timeZone: timeZone.identifier, selection: selection, gaps: channel.gaps, lastRead: channel.lastRead,
+            catchUp: channel.catchUp, reachedStart: channel.reachedStart, isLoadingOlder: channel.isLoadingOlder,
+            pending: channel.pending)
+        if let previous, previous.context == context,
+            let continued = continuing(previous, height: height)
+        {
+            return continued
+        }
+        let window = window(height: height, position: .bottom)
+        var result = BottomRows(rows: window.rows.map(\.spans), context: context, messages: [], keys: [], counts: [])
+        // Kept for the next frame only when every row is a message's and the window is full.
+        guard window.rows.count == height, height > 0, channel.pending.isEmpty, let first = window.rows.first?.item,
+            let firstPosition = messagePosition(ofItem: first)
+        else { return result }
+        var counts: [Int] = []
+        var item = -1
+        for row in window.rows {
+            if row.item != item {
+                guard let position = messagePosition(ofItem: row.item), position == firstPosition + counts.count
+                else { return result }
+                item = row.item
+                counts.append(0)
+            }
+            counts[counts.count - 1] += 1
+        }
+        let messages = channel.messages[firstPosition..<(firstPosition + counts.count)]
+        result.messages = messages
+        result.keys = messages.map { rowKey(of: $0) }
+        result.counts = counts
+        return result
+    }
+
+    /// The window continued from `previous`, or `nil` when it cannot be (see ``bottomRows(height:continuing:)``).
+    private func continuing(_ previous: BottomRows, height: Int) -> BottomRows? {
+        guard !previous.messages.isEmpty, previous.rows.count == height, let first = previous.messages.first,
+            let start = index(ofItem: "m:" + first.id), let position = messagePosition(ofItem: start),
+            position + previous.messages.count <= channel.messages.count
+        else { return nil }
+        // Every marker stands above the window's first message (an item between its messages would be a row).
+        guard items.markers.allSatisfy({ $0.before <= position }) else { return nil }
+        let shownEnd = position + previous.messages.count
+        for (old, (new, key)) in zip(previous.messages, zip(channel.messages[position..<shownEnd], previous.keys)) {
+            guard old == new, key == rowKey(of: new) else { return nil }
+        }
+        let added = channel.messages[shownEnd...]
+        if added.isEmpty {
+            var same = previous
+            same.messages = channel.messages[position..<shownEnd]
+            return same
+        }
+        var rows = previous.rows
+        var keys = previous.keys
+        var counts = previous.counts
+        for (offset, message) in added.enumerated() {
+            let laidOut = self.rows(of: items.index(ofMessageAt: shownEnd + offset))
+            // A message as tall as the window: laid out whole instead.
+            guard laidOut.count < height else { return nil }
+            rows += laidOut
+            keys.append(rowKey(of: message))
+            counts.append(laidOut.count)
+        }
+        // As many rows off the top as were added at the bottom.
+        var excess = rows.count - height
+        rows.removeFirst(excess)
+        var dropped = 0
+        while excess > 0 {
+            let take = min(excess, counts[dropped])
+            counts[dropped] -= take
+            excess -= take
+            if counts[dropped] == 0 { dropped += 1 }
+        }
+        let firstKept = position + dropped
+        return BottomRows(
+            rows: rows, context: previous.context, messages: channel.messages[firstKept..<channel.messages.count],
+            keys: Array(keys.dropFirst(dropped)), counts: Array(counts.dropFirst(dropped)))
+    }
+
+    /// The position among the channel's messages of the message at item `index`, if it is one.
+    private func messagePosition(ofItem index: Int) -> Int? {
+        guard index > 0, index < items.count, case .message(let position) = items.place(of: index - 1) else {
+            return nil
+        }
+        return position
     }
 
     private func bottomWindow(height: Int, _ rowsOf: (Int) -> [[Span]]) -> Window {

@@ -115,9 +115,16 @@ public struct Renderer: Sendable {
             var scrolled = writer
             scrolled.scroll(plan)
             scrolled.diff(from: shown.frame, to: grid, rows: rows, moved: plan, skipping: (move.columns, moved))
-            writer.limit = scrolled.output.count
-            writer.diff(from: shown.frame, to: grid, rows: rows, moved: nil)
-            if writer.exceededLimit || writer.output.count > scrolled.output.count { writer = scrolled }
+            // The plain diff writes a byte at least for each cell that differs: when more differ than the scrolled
+            // frame has bytes, it is the longer and is not written at all.
+            let budget = scrolled.output.count - writer.output.count
+            if Self.differingCells(from: shown.frame, to: grid, rows: rows, exceed: budget) {
+                writer = scrolled
+            } else {
+                writer.limit = scrolled.output.count
+                writer.diff(from: shown.frame, to: grid, rows: rows, moved: nil)
+                if writer.exceededLimit || writer.output.count > scrolled.output.count { writer = scrolled }
+            }
         } else {
             writer.diff(from: shown.frame, to: grid, rows: changes.rows, moved: nil)
         }
@@ -149,6 +156,26 @@ public struct Renderer: Sendable {
             }
         }
         return changed
+    }
+
+    /// Whether more than `budget` cells of `rows` differ between `old` and `new` (same size): counted without
+    /// writing, and stopped as soon as they do. A differing cell costs a plain diff a byte at least (a two-column
+    /// cluster and its continuation, two cells, take three bytes or more), so past the budget that diff is longer.
+    static func differingCells(from old: Grid, to new: Grid, rows: [Int], exceed budget: Int) -> Bool {
+        let columns = new.size.columns
+        var count = 0
+        return old.cells.withUnsafeBufferPointer { oldCells in
+            new.cells.withUnsafeBufferPointer { newCells in
+                for row in rows {
+                    let base = row * columns
+                    for index in base..<(base + columns) where !oldCells[index].drawsLike(newCells[index]) {
+                        count += 1
+                        if count > budget { return true }
+                    }
+                }
+                return false
+            }
+        }
     }
 
     /// The rows of `rows` and of `range`, in order.

@@ -112,6 +112,61 @@ struct ChatFrameBuilderTests {
         }
     }
 
+    @Test(
+        """
+        the timeline's window kept across frames follows edits, renamed authors, replies, dropped messages, gaps, the \
+        unread divider and pending sends: each frame equals the frame drawn whole
+        """)
+    func keptWindowFollowsChanges() {
+        var random = Random(state: 0xB0771)
+        var state = ChatFixtures.state(.connected, size: ChatFixtures.large)
+        var serial = 0
+        var messages = (0..<120).map { index in
+            ChatFixtures.message(Double(index), index % 2 == 0 ? "ada" : "grace", Self.texts[index % 5], serial: index)
+        }
+        serial = 200
+        state.models.channel?.messages = messages
+        state.models.channel?.authorNames = ChatFixtures.names(messages)
+        var builder = ChatFrameBuilder()
+        for step in 0..<400 {
+            var channel = state.models.channel!
+            let recent = messages.count - 1 - Int.random(in: 0..<min(messages.count, 25), using: &random)
+            switch Int.random(in: 0..<12, using: &random) {
+            case 0..<4:
+                serial += 1
+                let replies = Bool.random(using: &random) ? [messages[recent].id] : nil
+                let message = ChatFixtures.message(
+                    Double(serial), serial % 2 == 0 ? "ada" : "grace", Self.texts[serial % 5], serial: serial,
+                    replies: replies)
+                messages.append(message)
+                channel.authorNames[message.id] = serial % 2 == 0 ? "ada" : "grace"
+            case 4:
+                // A message on screen edited (a reply to it quotes the new text).
+                messages[recent].content = "edited at step \(step)"
+                messages[recent].edited = ChatFixtures.now
+            case 5: channel.authorNames[messages[recent].id] = "renamed \(step)"
+            case 6: messages.removeFirst(Int.random(in: 1...3, using: &random))
+            case 7: messages.remove(at: recent)
+            case 8:
+                channel.gaps =
+                    channel.gaps.isEmpty ? [HistoryGap(after: messages[recent].id, before: messages[recent].id)] : []
+            case 9: channel.lastRead = channel.lastRead == nil ? messages[recent].id : nil
+            case 10:
+                channel.pending =
+                    channel.pending.isEmpty ? [ChatFixtures.entry("n\(step)", "on its way", .sending)] : []
+            default:
+                state.scroll =
+                    state.scroll == .bottom ? .anchored(item: "m:\(messages[recent].id)", line: 0) : .bottom
+            }
+            channel.messages = messages
+            state.models.channel = channel
+            let built = builder.render(state, size: state.size)
+            let whole = ChatScreen.render(state, size: state.size)
+            #expect(built == whole, "step \(step):\n\(built)\n---\n\(whole)")
+            if built != whole { return }
+        }
+    }
+
     @Test("a message arriving in a channel at its bottom moves the timeline's rows: the same frame as drawn whole")
     func incomingMessage() throws {
         var state = ChatFixtures.state(.connected, size: ChatFixtures.large)

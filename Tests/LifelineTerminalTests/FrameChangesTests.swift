@@ -130,6 +130,34 @@ struct FrameChangesTests {
         #expect(!FrameChanges(from: shown, rows: Array(15..<18), move: wrongShift).describe(moved))
     }
 
+    @Test("a claimed move whose plain diff is shorter is written plainly: the few cells that differ, no scroll")
+    func plainDiffWhenShorter() {
+        // A band of equal rows moved up a row: the row brought in differs from the one it replaces in one cell,
+        // which a plain diff writes alone; the scroll would write the whole row again.
+        var shown = Grid(size: Self.size)
+        for row in Self.band { shown.write("same row of the timeline", row: row, column: 22) }
+        var next = shown
+        for row in Self.band.dropLast() { next.copy(row: row + 1, of: shown, to: row, columns: Self.timelineColumns) }
+        let last = Self.band.upperBound - 1
+        next.fill(row: last, columns: Self.timelineColumns)
+        next.write("same row of the timelinE", row: last, column: 22)
+        let move = FrameChanges.Move(rows: Self.band, columns: Self.timelineColumns, shift: 1)
+        let changes = FrameChanges(from: shown, rows: [last], move: move)
+        #expect(changes.describe(next))
+        var renderer = Renderer(showing: shown)
+        var bytes: [UInt8] = []
+        renderer.render(next, changes: changes, into: &bytes)
+        let written = String(decoding: bytes, as: UTF8.self)
+        #expect(!written.contains("\u{1B}[r"), "no scroll: \(written.debugDescription)")
+        #expect(bytes.count < 40, "\(bytes.count) bytes: \(written.debugDescription)")
+        var emulator = TestTerminalEmulator(size: Self.size)
+        var painter = Renderer()
+        var repaint: [UInt8] = []
+        painter.repaint(shown, into: &repaint)
+        emulator.feed(repaint + bytes)
+        #expect(emulator.shows(next))
+    }
+
     @Test("the cursor takes the shortest move: down a row, a position, a reset written as CSI m")
     func shortestMoves() {
         let blank = Grid(size: TerminalSize(columns: 40, rows: 10))
