@@ -549,6 +549,9 @@ struct Connect: AsyncParsableCommand {
                 accepted = false
                 reason = "\(error.cause.map { "\($0)" } ?? error.message)"
             }
+        case ("edit", let id?), ("delete", let id?), ("react", let id?), ("unreact", let id?):
+            // `edit ID TEXT`, `delete ID`, `react ID EMOJI`, `unreact ID EMOJI`: the channel is the message's.
+            (accepted, reason) = await act(command, on: id, words: words, client: client)
         case ("draft", let channel?):
             // Stored before the command line is printed: a script that reads the line may kill the process.
             do { try await client.setDraft(words.count == 3 ? words[2] : "", in: channel) } catch {
@@ -581,6 +584,36 @@ struct Connect: AsyncParsableCommand {
         timeline.command(line, accepted: accepted, reason: reason)
         return .done
     }
+
+    /// Queues an action on a message the client knows through the outbox; returns whether it was queued, and
+    /// why not.
+    static func act(
+        _ command: String, on id: String, words: [String], client: StoatClient
+    ) async -> (Bool, String?) {
+        let rest = words.count == 3 ? words[2] : nil
+        switch command {
+        case "edit" where rest == nil: return (false, "edit needs a message and a text")
+        case "react" where rest == nil, "unreact" where rest == nil:
+            return (false, "\(command) needs a message and an emoji")
+        case "delete" where rest != nil: return (false, "delete takes a message only")
+        default: break
+        }
+        guard let channel = client.channel(ofMessage: id) else {
+            return (false, "the client knows no message \(id)")
+        }
+        do {
+            // Returns once queued (and kept in the store): the outbox lines follow it.
+            switch command {
+            case "edit": _ = try await client.edit(id, in: channel, to: rest ?? "")
+            case "delete": _ = try await client.delete(id, in: channel)
+            case "react": _ = try await client.react(to: id, in: channel, with: rest ?? "")
+            default: _ = try await client.unreact(to: id, in: channel, with: rest ?? "")
+            }
+            return (true, nil)
+        } catch {
+            return (false, "\(error.cause.map { "\($0)" } ?? error.message)")
+        }
+    }
 }
 
 /// Prints the account's data beside the session's timeline: the sign-in's outcome, the first screen, every
@@ -605,10 +638,13 @@ struct Connect: AsyncParsableCommand {
 ///   the timeout), and `{"type":"timeout_ended","server":ID}` when the server says it is over;
 /// - `{"type":"slowmode","channel":ID,"retry_after":S}` when a channel's slowmode holds the user back, and
 ///   `{"type":"slowmode_ended","channel":ID}` when the server says it is over;
-/// - `{"type":"outbox","channel":ID,"nonce":N,"state":"queued"|"sending"|"sent"|"failed","id":ID,"reason":CODE,
-///   "may_have_been_sent":true,"retry_after":S}` at every change of a sent message's state (`id` once sent, `reason`
-///   once failed, `may_have_been_sent` when the server may have it after all, `retry_after` while a slowmode is
-///   waited out), and for each entry the store gives back at sign-in;
+/// - `{"type":"outbox","kind":"send"|"edit"|"delete"|"react"|"unreact","channel":ID,"nonce":N,"state":"queued"|
+///   "sending"|"sent"|"failed","id":ID,"reason":CODE,"may_have_been_sent":true,"retry_after":S}` at every change of
+///   an outbox entry's state — a sent message, or an action on a message (`edit ID TEXT`, `delete ID`,
+///   `react ID EMOJI`, `unreact ID EMOJI`) — (`id` once sent: the message's, or the acted-on message's for an
+///   action, `sent` meaning applied or found already applied; `reason` once failed, `may_have_been_sent` when the
+///   server may have it after all, `retry_after` while a slowmode is waited out), and for each entry the store
+///   gives back at sign-in;
 ///   `{"type":"warning","text":…}` for a stored entry that cannot be read;
 /// - `{"type":"draft","channel":ID,"text":TEXT}` for each draft the store holds, once signed in;
 /// - `{"type":"push","state":"pending"|"subscribed"|"failed"|"off","reason":CODE}` at every change of the Web
@@ -776,11 +812,12 @@ struct AccountPrinter: Sendable {
 
     func outbox(_ entry: OutboxEntry) {
         var line: [String: JSONLine.Value] = [
-            "type": .string("outbox"), "channel": .string(entry.channel), "nonce": .string(entry.nonce),
-            "state": .string(entry.state.name),
+            "type": .string("outbox"), "kind": .string(entry.kind.rawValue), "channel": .string(entry.channel),
+            "nonce": .string(entry.nonce), "state": .string(entry.state.name),
         ]
+        let what = entry.kind == .send ? "" : " \(entry.kind.rawValue) of \(terminalSafe(entry.target ?? ""))"
         var human =
-            "  outbox \(terminalSafe(entry.nonce)) in #\(terminalSafe(chatName(entry.channel))): \(entry.state.name)"
+            "  outbox \(terminalSafe(entry.nonce))\(what) in #\(terminalSafe(chatName(entry.channel))): \(entry.state.name)"
         switch entry.state {
         case .queued(let retryAfter?):
             let seconds = Int((retryAfter / .seconds(1)).rounded(.up))

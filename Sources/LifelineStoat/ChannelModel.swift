@@ -37,6 +37,11 @@ public final class ChannelModel {
     /// The user's messages in this channel the server has not confirmed — `queued`, `sending`, `failed` — in
     /// order: shown below the history, a failed one with "resend" and "discard".
     public private(set) var pending: [OutboxEntry]
+    /// The user's edits, deletions, reactions and unreactions in this channel the server has not confirmed —
+    /// `queued`, `sending` or `failed` — in order (``StoatClient/pendingActions(in:)``). Those not failed show at
+    /// once on their messages (``pendingEdits``, ``pendingDeletions``, ``displayed(_:)``); a failed one is undone
+    /// there and carries the server's reason (``failedActions``), to dismiss with ``discard(_:)``.
+    public private(set) var pendingActions: [OutboxEntry]
     /// The users typing now (not the user), by id, in the order they started; ``name(of:)`` names them.
     public private(set) var typing: [String]
     /// The names of users the cache did not know, fetched for ``name(of:)``.
@@ -81,6 +86,7 @@ public final class ChannelModel {
         gaps = shown.gaps
         isStale = shown.isStale
         pending = client.pendingMessages(in: channel)
+        pendingActions = client.pendingActions(in: channel)
         composerText = client.draft(in: channel)
         typing = []
         slowmodeUntil = nil
@@ -145,6 +151,117 @@ public final class ChannelModel {
     /// - Parameter entry: The entry.
     public func discard(_ entry: OutboxEntry) {
         do { try client.discard(entry.nonce) } catch { lastError = error }
+    }
+
+    // MARK: - Acting on messages
+
+    /// Edits a message the user sent (``StoatClient/edit(_:in:to:)``): its new text shows at once
+    /// (``pendingEdits``, ``displayed(_:)``) until the server confirms it, or is undone if it refuses.
+    ///
+    /// - Parameters:
+    ///   - message: The message's id.
+    ///   - text: The new text.
+    public func edit(_ message: String, to text: String) async {
+        await act { client throws(StoatClientError) in try await client.edit(message, in: self.channelID, to: text) }
+    }
+
+    /// Deletes a message (``StoatClient/delete(_:in:)``): the user's own, or another's with `ManageMessages`.
+    /// It shows as being deleted at once (``pendingDeletions``).
+    ///
+    /// - Parameter message: The message's id.
+    public func delete(_ message: String) async {
+        await act { client throws(StoatClientError) in try await client.delete(message, in: self.channelID) }
+    }
+
+    /// Reacts to a message (``StoatClient/react(to:in:with:)``): the reaction shows at once, marked pending
+    /// (``pendingReactions``, ``displayed(_:)``).
+    ///
+    /// - Parameters:
+    ///   - message: The message's id.
+    ///   - emoji: The emoji.
+    public func react(to message: String, with emoji: String) async {
+        await act { client throws(StoatClientError) in
+            try await client.react(to: message, in: self.channelID, with: emoji)
+        }
+    }
+
+    /// Takes the user's reaction back (``StoatClient/unreact(to:in:with:)``): it leaves the message at once.
+    ///
+    /// - Parameters:
+    ///   - message: The message's id.
+    ///   - emoji: The emoji.
+    public func unreact(to message: String, with emoji: String) async {
+        await act { client throws(StoatClientError) in
+            try await client.unreact(to: message, in: self.channelID, with: emoji)
+        }
+    }
+
+    private func act(_ body: (StoatClient) async throws(StoatClientError) -> OutboxEntry) async {
+        do {
+            _ = try await body(client)
+            if lastError != nil { lastError = nil }
+        } catch {
+            lastError = error
+        }
+    }
+
+    /// The actions in force: not failed, in order.
+    private var actionsInForce: [OutboxEntry] {
+        pendingActions.filter { if case .failed = $0.state { false } else { true } }
+    }
+
+    /// The new text of each message with an edit not confirmed yet (the newest edit of each), by message id.
+    public var pendingEdits: [String: String] {
+        var edits: [String: String] = [:]
+        for entry in actionsInForce where entry.kind == .edit {
+            if let target = entry.target, let text = entry.message.content { edits[target] = text }
+        }
+        return edits
+    }
+
+    /// The messages being deleted: a deletion not confirmed yet. Show them struck out, or hide them.
+    public var pendingDeletions: Set<String> {
+        Set(actionsInForce.filter { $0.kind == .delete }.compactMap(\.target))
+    }
+
+    /// The reactions and unreactions not confirmed yet, in order: each one's ``OutboxEntry/target``,
+    /// ``OutboxEntry/emoji`` and ``OutboxEntry/kind``, to mark the emoji pending.
+    public var pendingReactions: [OutboxEntry] {
+        actionsInForce.filter { $0.kind == .react || $0.kind == .unreact }
+    }
+
+    /// The actions the server refused, with its reason (``OutboxEntry/State/failed(_:)``): already undone on
+    /// their messages; ``discard(_:)`` dismisses one, ``resend(_:)`` tries it again.
+    public var failedActions: [OutboxEntry] {
+        pendingActions.filter { if case .failed = $0.state { true } else { false } }
+    }
+
+    /// A message as the screen shows it: with its pending edit's text, and the user's pending reactions added or
+    /// taken back (the user being ``StoatClient/currentUser``). Whether it is being deleted is
+    /// ``pendingDeletions``.
+    ///
+    /// - Parameter message: A message of ``messages``.
+    /// - Returns: The message with the user's actions not yet confirmed applied.
+    public func displayed(_ message: Message) -> Message {
+        var shown = message
+        let user = client.currentUser?.id
+        for entry in actionsInForce where entry.target == message.id {
+            switch entry.kind {
+            case .send, .delete:
+                break
+            case .edit:
+                if let text = entry.message.content { shown.content = text }
+            case .react, .unreact:
+                guard let emoji = entry.emoji, let user else { continue }
+                var users = shown.reactions?[emoji] ?? []
+                users.removeAll { $0 == user }
+                if entry.kind == .react { users.append(user) }
+                var reactions = shown.reactions ?? [:]
+                reactions[emoji] = users.isEmpty ? nil : users
+                shown.reactions = reactions
+            }
+        }
+        return shown
     }
 
     /// Loads the page before the oldest message shown — before the newest gap first, when there is one — and
@@ -225,8 +342,10 @@ public final class ChannelModel {
 
     private func followOutbox() async {
         for await outbox in client.outboxUpdates {
-            let mine = outbox.filter { $0.channel == channelID }
+            let mine = outbox.filter { $0.channel == channelID && $0.kind == .send }
             if mine != pending { pending = mine }
+            let actions = outbox.filter { $0.channel == channelID && $0.kind != .send }
+            if actions != pendingActions { pendingActions = actions }
         }
     }
 

@@ -34,6 +34,104 @@ extension StoatClient {
         return entry
     }
 
+    // MARK: - Acting on messages through the outbox
+
+    /// The channel of a message the client holds in a cached history, or `nil` when it holds none with this id:
+    /// where an action on the message goes (``edit(_:in:to:)``…) when only its id is at hand.
+    ///
+    /// - Parameter message: The message's id.
+    public func channel(ofMessage message: String) -> String? {
+        cache.read { $0.channel(holding: message) }
+    }
+
+    /// Replaces the text of a message the user sent, through the outbox.
+    ///
+    /// The edit is queued like a send (kept in the account's store first when one is attached) and made when
+    /// the API may answer, after the channel's earlier entries, exactly once in effect: an answer that does not
+    /// come is never a reason to repeat it blindly — the message is read back first
+    /// (`GET /channels/{c}/messages/{m}`), and an edit it already shows is `sent`. A refusal (`CannotEditMessage`
+    /// for another user's message, `NotFound` for one that is gone, `MissingPermission`) ends the entry `failed`
+    /// with the server's reason. Until then the models show the new text as pending
+    /// (``ChannelModel/pendingEdits``). See <doc:LifelineStoat#Actions-on-messages>.
+    ///
+    /// - Parameters:
+    ///   - message: The message's id.
+    ///   - channel: Its channel's id.
+    ///   - text: The new text, 1 to 2 000 characters.
+    /// - Returns: The entry (``OutboxEntry/Kind/edit``), `queued` or further along.
+    /// - Throws: ``StoatClientError`` with ``StoatClientErrorCode/invalidRequest`` for an empty text or id,
+    ///   ``StoatClientErrorCode/storageFailed`` when the account's store cannot keep it (nothing is queued then).
+    @discardableResult
+    public func edit(
+        _ message: String, in channel: String, to text: String
+    ) async throws(StoatClientError)
+        -> OutboxEntry
+    {
+        try await outboxEngine.act(.edit, on: message, in: channel, text: text)
+    }
+
+    /// Deletes a message through the outbox: the user's own, or another user's where the user has
+    /// `ManageMessages` in the channel (stoatchat checks it; without it the entry ends `failed`,
+    /// `MissingPermission`).
+    ///
+    /// A message already gone (the server answers `NotFound`, or reading it back finds nothing) counts as
+    /// deleted: the entry is `sent`. Until then the models show the message as being deleted
+    /// (``ChannelModel/pendingDeletions``).
+    ///
+    /// - Parameters:
+    ///   - message: The message's id.
+    ///   - channel: Its channel's id.
+    /// - Returns: The entry (``OutboxEntry/Kind/delete``).
+    /// - Throws: ``StoatClientError`` with ``StoatClientErrorCode/invalidRequest`` for an empty id,
+    ///   ``StoatClientErrorCode/storageFailed`` when the account's store cannot keep it.
+    @discardableResult
+    public func delete(_ message: String, in channel: String) async throws(StoatClientError) -> OutboxEntry {
+        try await outboxEngine.act(.delete, on: message, in: channel)
+    }
+
+    /// Adds the user's reaction to a message through the outbox.
+    ///
+    /// stoatchat answers a reaction the user already has as it answered the first: it is `sent`. After a lost
+    /// answer, a message read back with the user's reaction is `sent` without a second request. Until then the
+    /// models show the reaction as pending (``ChannelModel/pendingReactions``).
+    ///
+    /// - Parameters:
+    ///   - message: The message's id.
+    ///   - channel: Its channel's id.
+    ///   - emoji: A Unicode emoji, or a custom emoji's id.
+    /// - Returns: The entry (``OutboxEntry/Kind/react``).
+    /// - Throws: ``StoatClientError`` with ``StoatClientErrorCode/invalidRequest`` for an empty id or emoji,
+    ///   ``StoatClientErrorCode/storageFailed`` when the account's store cannot keep it.
+    @discardableResult
+    public func react(
+        to message: String, in channel: String, with emoji: String
+    ) async throws(StoatClientError)
+        -> OutboxEntry
+    {
+        try await outboxEngine.act(.react, on: message, in: channel, emoji: emoji)
+    }
+
+    /// Takes the user's reaction back through the outbox.
+    ///
+    /// A reaction that is not there (stoatchat answers `NotFound`, for a reaction or a message that is gone)
+    /// counts as taken back: the entry is `sent`.
+    ///
+    /// - Parameters:
+    ///   - message: The message's id.
+    ///   - channel: Its channel's id.
+    ///   - emoji: The emoji.
+    /// - Returns: The entry (``OutboxEntry/Kind/unreact``).
+    /// - Throws: ``StoatClientError`` with ``StoatClientErrorCode/invalidRequest`` for an empty id or emoji,
+    ///   ``StoatClientErrorCode/storageFailed`` when the account's store cannot keep it.
+    @discardableResult
+    public func unreact(
+        to message: String, in channel: String, with emoji: String
+    ) async throws(StoatClientError)
+        -> OutboxEntry
+    {
+        try await outboxEngine.act(.unreact, on: message, in: channel, emoji: emoji)
+    }
+
     /// Drops a `queued` or `failed` entry from the outbox, and from the account's store: the user's word.
     ///
     /// - Parameter nonce: The entry's nonce.
@@ -56,11 +154,20 @@ extension StoatClient {
     /// once `sent`.
     public var outbox: [OutboxEntry] { outboxEngine.entries }
 
-    /// The outbox's entries in one channel, in order: the messages to show as pending there.
+    /// The outbox's sends in one channel, in order: the messages to show as pending there (its actions on
+    /// messages are ``pendingActions(in:)``).
     ///
     /// - Parameter channel: The channel's id.
     public func pendingMessages(in channel: String) -> [OutboxEntry] {
-        outboxEngine.entries.filter { $0.channel == channel }
+        outboxEngine.entries.filter { $0.channel == channel && $0.kind == .send }
+    }
+
+    /// The outbox's actions on messages in one channel — edits, deletions, reactions and their removals, `queued`,
+    /// `sending` or `failed` — in order: what to show as pending on the messages they act on.
+    ///
+    /// - Parameter channel: The channel's id.
+    public func pendingActions(in channel: String) -> [OutboxEntry] {
+        outboxEngine.entries.filter { $0.channel == channel && $0.kind != .send }
     }
 
     /// The outbox after every change, starting with the current entries; a slow observer skips to the newest

@@ -51,8 +51,9 @@ public final class StoatClientModel {
     /// The account's chats, most recently active first, each with its unread flag, mention count and last
     /// message (``Chat``). Filled from the store at sign-in, and from `Ready` for an account that has none yet.
     public private(set) var chats: [Chat]
-    /// The outbox: the messages the user sent that the server has not confirmed, `queued`, `sending` or
-    /// `failed`, in the order they were queued (``StoatClient/outbox``).
+    /// The outbox: the messages the user sent, and the user's actions on messages (edits, deletions, reactions,
+    /// unreactions: ``OutboxEntry/kind``), that the server has not confirmed, `queued`, `sending` or `failed`,
+    /// in the order they were queued (``StoatClient/outbox``).
     public private(set) var outbox: [OutboxEntry]
 
     /// The banner to show above the content, if any ("Connecting", "Disconnected"…).
@@ -62,11 +63,19 @@ public final class StoatClientModel {
     /// How many chats have messages the user has not acknowledged.
     public var unreadChats: Int { chats.count { $0.isUnread } }
 
-    /// The messages to show as pending in a channel, below its history: its outbox entries, in order.
+    /// The messages to show as pending in a channel, below its history: its outbox sends, in order.
     ///
     /// - Parameter channel: The channel's id.
     public func pendingMessages(in channel: String) -> [OutboxEntry] {
-        outbox.filter { $0.channel == channel }
+        outbox.filter { $0.channel == channel && $0.kind == .send }
+    }
+
+    /// The user's actions on messages in a channel not confirmed yet (``ChannelModel/pendingActions``): to mark
+    /// the messages they act on in a list of chats or a notification.
+    ///
+    /// - Parameter channel: The channel's id.
+    public func pendingActions(in channel: String) -> [OutboxEntry] {
+        outbox.filter { $0.channel == channel && $0.kind != .send }
     }
 
     /// The client the model follows.

@@ -20,7 +20,9 @@ package struct AccountDatabaseOutbox: OutboxPersistence {
         var unreadable = stored.damaged.map { "an outbox entry does not open: \($0)" }
         let decoder = JSONDecoder()
         for entry in stored.entries {
-            guard let record = try? decoder.decode(Outbox.Record.self, from: entry.payload), record.version == 1,
+            // Format 1 is a send (every release wrote it); format 2 an action on a message, which names its kind.
+            guard let record = try? decoder.decode(Outbox.Record.self, from: entry.payload),
+                record.version == 1 && record.kind == nil || record.version == 2 && record.kind != nil,
                 record.nonce == entry.nonce
             else {
                 unreadable.append("an outbox entry is not in a format this version reads")

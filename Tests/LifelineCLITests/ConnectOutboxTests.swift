@@ -92,6 +92,54 @@ struct ConnectOutboxTests {
     }
 
     @Test(
+        "edit, react, unreact and delete a known message: each outbox line carries its kind, through queued, sending, sent"
+    )
+    func actionLines() async throws {
+        let server = try await ReferenceServer.start()
+        let account = server.defaultAccount
+        let general = server.lobbyChannelID
+        let run = try ConnectRun(
+            ["--api", server.apiURL.absoluteString] + Self.fast, environment: ["LIFELINE_TOKEN": account.token])
+        #expect(await run.transition(to: "CONNECTED") != nil)
+        run.send("send \(general) a message to act on")
+        let sent = try #require(await Self.outbox(run, until: "sent"))
+        #expect(sent["kind"] as? String == "send")
+        let id = try #require(sent["id"] as? String)
+
+        for (command, kind) in [
+            ("edit \(id) edited text", "edit"), ("react \(id) 👍", "react"), ("unreact \(id) 👍", "unreact"),
+            ("delete \(id)", "delete"),
+        ] {
+            run.send(command)
+            var states: [String] = []
+            while states.last != "sent",
+                let line = await run.next({ $0["type"] as? String == "outbox" && $0["kind"] as? String == kind })
+            {
+                states.append(line["state"] as? String ?? "?")
+                #expect(line["channel"] as? String == general)
+                if line["state"] as? String == "sent" { #expect(line["id"] as? String == id) }
+                if line["state"] as? String == "failed" {
+                    Issue.record("\(command) failed: \(line)")
+                    break
+                }
+            }
+            #expect(states == ["queued", "sending", "sent"], "\(command)")
+        }
+        let stored = await server.messages(in: general)
+        #expect(!stored.contains { $0.id == id }, "deleted on the server")
+
+        run.send("edit 01NOSUCHMESSAGE0000000000 text")
+        let refused = try #require(
+            await run.next {
+                $0["type"] as? String == "command" && ($0["command"] as? String)?.hasPrefix("edit 01NO") == true
+            })
+        #expect(refused["accepted"] as? Bool == false)
+        #expect((refused["reason"] as? String)?.contains("knows no message") == true)
+        #expect(await run.quit() == 0)
+        await server.stop()
+    }
+
+    @Test(
         "with --store, messages sent while the server is unreachable survive quit, SIGTERM and kill -9, and are each sent once on the next run"
     )
     func survivesTheProcess() async throws {

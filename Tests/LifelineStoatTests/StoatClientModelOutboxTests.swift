@@ -36,6 +36,44 @@ struct StoatClientModelOutboxTests {
         await running.value
     }
 
+    @Test("edits, deletions and reactions not confirmed show at once on their channel's model, not as pending sends")
+    func pendingActions() async throws {
+        // No server: the actions stay queued, as they would offline.
+        let client = StoatClient(apiURL: URL(string: "http://127.0.0.1:9")!, network: ManualNetworkMonitor(.online))
+        let model = StoatClientModel(client: client)
+        let channel = model.channel("C1")
+        let running = Task { await client.run() }
+        let following = Task { await channel.run() }
+
+        await channel.edit("M1", to: "new text")
+        await channel.delete("M2")
+        await channel.react(to: "M3", with: "👍")
+        await channel.unreact(to: "M3", with: "🎉")
+        await waitUntil { channel.pendingActions.count == 4 }
+        #expect(channel.pending.isEmpty, "no action shows as a pending message")
+        #expect(client.pendingMessages(in: "C1").isEmpty)
+        #expect(channel.pendingActions.map(\.kind) == [.edit, .delete, .react, .unreact])
+        #expect(channel.pendingActions.allSatisfy { $0.state == .queued(retryAfter: nil) })
+        #expect(channel.pendingEdits == ["M1": "new text"])
+        #expect(channel.pendingDeletions == ["M2"])
+        #expect(
+            channel.pendingReactions.map { "\($0.kind.rawValue) \($0.target ?? "") \($0.emoji ?? "")" } == [
+                "react M3 👍", "unreact M3 🎉",
+            ])
+        let shown = channel.displayed(Message(id: "M1", channel: "C1", author: "me", content: "old text"))
+        #expect(shown.content == "new text")
+        #expect(channel.failedActions.isEmpty)
+
+        try client.discard(try #require(channel.pendingActions.first?.nonce))
+        await waitUntil { channel.pendingActions.count == 3 }
+        #expect(channel.pendingEdits.isEmpty, "a discarded edit is no longer shown")
+
+        following.cancel()
+        running.cancel()
+        await following.value
+        await running.value
+    }
+
     /// Waits until `condition` holds, re-checked on every change of what it reads.
     private func waitUntil(_ condition: @escaping @MainActor () -> Bool) async {
         while !condition() {

@@ -663,6 +663,41 @@ package struct AccountCache: Sendable {
         return changes
     }
 
+    /// The channel whose history holds the message `id`, if one does.
+    func channel(holding id: String) -> String? {
+        for (channel, history) in histories where history.messages.contains(where: { $0.id == id }) {
+            return channel
+        }
+        return nil
+    }
+
+    /// An action of the outbox the server applied (or was found to have applied): the history shows it at once,
+    /// whether or not its event comes (a socket that is down, or deaf). `message` is the server's copy when the
+    /// answer or the read-back carried one.
+    mutating func applied(
+        _ kind: OutboxEntry.Kind, target: String, channel: String, text: String?, emoji: String?, user: String?,
+        message: Message?
+    ) -> Changes {
+        var changes = Changes()
+        switch kind {
+        case .send:
+            break
+        case .edit:
+            edit(message: target, channel: channel, into: &changes) { held in
+                held.content = message?.content ?? text
+                if let edited = message?.edited { held.edited = edited }
+            }
+        case .delete:
+            delete(message: target, channel: channel, into: &changes)
+        case .react, .unreact:
+            guard let emoji, let user = user ?? userID else { break }
+            edit(message: target, channel: channel, into: &changes) { held in
+                Self.react(&held, user: user, emoji: emoji, added: kind == .react)
+            }
+        }
+        return changes
+    }
+
     // MARK: - Writes
 
     /// Takes the pending writes, leaving none.

@@ -30,9 +30,18 @@
 package struct Outbox: Sendable {
     /// The entry as it is persisted: enough to resume after a restart.
     package struct Record: Sendable, Hashable, Codable {
-        /// The record's format.
+        /// The record's format: 1 for a send (what every release wrote), 2 for an action on a message, which a
+        /// release before actions cannot read and skips (it would post the edit's text as a new message).
         package var version = 1
         package var nonce: String
+        /// What the entry does; absent (a send) in records written before actions.
+        package var kind: OutboxEntry.Kind?
+        /// The message an action acts on.
+        var target: String?
+        /// A reaction's emoji.
+        var emoji: String?
+        /// Whose reaction a react or unreact is: the signed-in user when it was queued.
+        var reactingUser: String?
         var channel: String
         var content: String?
         var attachments: [String]?
@@ -60,9 +69,16 @@ package struct Outbox: Sendable {
             var mayHaveBeenSent: Bool?
         }
 
+        /// What the entry does.
+        var entryKind: OutboxEntry.Kind { kind ?? .send }
+
+        /// Whether the entry is an action on a message rather than a send.
+        var isAction: Bool { entryKind != .send }
+
         /// The message, as the outbox posts it: the record's key, no body `nonce`.
         var message: OutgoingMessage {
-            OutgoingMessage(
+            guard !isAction else { return OutgoingMessage(content: content, idempotencyKey: key) }
+            return OutgoingMessage(
                 content: content, attachments: attachments, replies: replies, masquerade: masquerade,
                 flags: flags.map(MessageFlags.init(rawValue:)), idempotencyKey: key)
         }
@@ -84,6 +100,34 @@ package struct Outbox: Sendable {
         case later(Duration?)
         /// Unknown: stored or not. `conflict` for a `409`: the key was consumed.
         case unknown(conflict: Bool)
+    }
+
+    /// What an action's request answered, as the outbox reads it (stoatchat's `message_edit.rs`,
+    /// `message_delete.rs`, `message_react.rs`, `message_unreact.rs`).
+    enum ActionOutcome: Sendable, Equatable {
+        /// Applied: the server's answer (an edit's message), if it carries one.
+        case applied(Message?)
+        /// The server says it is already so: a delete or an unreact answered `NotFound` (the message, or the
+        /// user's reaction, is gone).
+        case alreadyApplied
+        /// Refused for good, with the server's reason.
+        case refused(OutboxEntry.Failure)
+        /// Refused before the route ran (the rate limiter, a session not taken): the same request later.
+        case later(Duration?)
+        /// Unknown: applied or not. The message is read back before anything is repeated.
+        case unknown
+    }
+
+    /// What reading an action's message back (`GET /channels/{c}/messages/{m}`) found.
+    enum ConfirmResult: Sendable, Equatable {
+        /// The message as the server has it now.
+        case message(Message)
+        /// The message is gone (`NotFound`).
+        case gone
+        /// The read failed: try it again later, never repeat the action instead.
+        case failed
+        /// The server refused the read for good.
+        case refused(OutboxEntry.Failure)
     }
 
     /// What a look-up found.
@@ -109,6 +153,12 @@ package struct Outbox: Sendable {
         /// Look for a message with the entry's nonce (or a key made from it) among the channel's messages after
         /// `floor`, then report ``lookedUp(_:result:now:)``.
         case lookUp(nonce: String, channel: String, floor: String)
+        /// Make an action's request (`PATCH`, `DELETE`, `PUT`), then report ``acted(_:outcome:now:)``.
+        case act(Record)
+        /// Read an action's message back, then report ``confirmed(_:result:now:)``.
+        case confirm(Record)
+        /// An action the server applied: the cache shows it (its event may not come, or come late).
+        case applyToCache(Record, Message?)
         /// Wake the outbox at `at` (on the client's clock) with ``wake(ticket:now:)``.
         case watch(ticket: UInt64, at: Duration)
         /// Forget the wake-up with this ticket.
@@ -201,7 +251,8 @@ package struct Outbox: Sendable {
     static func view(_ entry: Entry) -> OutboxEntry {
         OutboxEntry(
             nonce: entry.nonce, channel: entry.record.channel, message: entry.record.message,
-            state: state(of: entry))
+            state: state(of: entry), kind: entry.record.entryKind, target: entry.record.target,
+            emoji: entry.record.emoji)
     }
 
     static func state(of entry: Entry) -> OutboxEntry.State {
@@ -257,6 +308,17 @@ package struct Outbox: Sendable {
             replies: message.replies, masquerade: message.masquerade, flags: message.flags?.rawValue,
             position: lastPosition,
             floor: floor)
+    }
+
+    /// A new action's record (``OutboxEntry/Kind``, not a send), with the next position in the queue: format 2.
+    mutating func makeActionRecord(
+        nonce: String, kind: OutboxEntry.Kind, channel: String, target: String, text: String? = nil,
+        emoji: String? = nil, user: String? = nil
+    ) -> Record {
+        lastPosition += 1
+        return Record(
+            version: 2, nonce: nonce, kind: kind, target: target, emoji: emoji, reactingUser: user, channel: channel,
+            content: text, position: lastPosition, floor: "")
     }
 
     /// Whether an entry with this nonce is in the outbox.
@@ -372,6 +434,78 @@ package struct Outbox: Sendable {
         }
     }
 
+    /// An action's request answered.
+    mutating func acted(_ nonce: String, outcome: ActionOutcome, now: Duration) -> [Action] {
+        guard let index = entries.firstIndex(where: { $0.nonce == nonce }), entries[index].record.isAction,
+            case .posting = entries[index].step
+        else { return [] }
+        switch outcome {
+        case .applied(let message):
+            return done(index, message: message) + pump(now: now)
+        case .alreadyApplied:
+            return done(index, message: nil) + pump(now: now)
+        case .refused(let failure):
+            return fail(index, failure) + pump(now: now)
+        case .later(let delay):
+            return wait(index, until: now + (delay ?? backoff(index)), then: .post, retryAfter: nil)
+        case .unknown:
+            // Read the message back before anything is repeated.
+            entries[index].step = .ready(.lookUp(conflict: false, look: 1))
+            return [.announce(Self.view(entries[index]))] + pump(now: now)
+        }
+    }
+
+    /// An action's message, read back after an answer that did not say whether it was applied (or after a
+    /// restart with the request made): applied already, it is `sent`; not, the request is made again (each
+    /// action is idempotent on the server, and was found not applied).
+    mutating func confirmed(_ nonce: String, result: ConfirmResult, now: Duration) -> [Action] {
+        guard let index = entries.firstIndex(where: { $0.nonce == nonce }), entries[index].record.isAction,
+            case .lookingUp = entries[index].step
+        else { return [] }
+        let record = entries[index].record
+        switch result {
+        case .failed:
+            return wait(index, until: now + backoff(index), then: .lookUp(conflict: false, look: 1), retryAfter: nil)
+        case .refused(let refusal):
+            let failure = OutboxEntry.Failure(
+                code: refusal.code,
+                message: "it may have been applied: the server refused to show the message that would confirm it "
+                    + "(\(refusal.message))", mayHaveBeenSent: true)
+            return fail(index, failure) + pump(now: now)
+        case .gone:
+            switch record.entryKind {
+            case .delete, .unreact:
+                // The message is gone: deleted (by this entry or anyone), its reactions with it.
+                return done(index, message: nil) + pump(now: now)
+            case .send, .edit, .react:
+                return fail(
+                    index,
+                    OutboxEntry.Failure(
+                        code: .api(.notFound), message: "the message \(record.target ?? "") is gone"))
+                    + pump(now: now)
+            }
+        case .message(let message):
+            guard !Self.isApplied(record, to: message) else { return done(index, message: message) + pump(now: now) }
+            entries[index].retries += 1
+            entries[index].step = .ready(.post)
+            entries[index].record.posted = false
+            return [.persist(entries[index].record)] + pump(now: now)
+        }
+    }
+
+    /// Whether `message`, as the server has it, already shows what the action does.
+    static func isApplied(_ record: Record, to message: Message) -> Bool {
+        switch record.entryKind {
+        case .send: return true
+        case .edit: return message.content == record.content
+        case .delete: return false
+        case .react, .unreact:
+            guard let emoji = record.emoji, let user = record.reactingUser else { return false }
+            let present = message.reactions?[emoji]?.contains(user) == true
+            return record.entryKind == .react ? present : !present
+        }
+    }
+
     /// A look-up of `nonce` answered.
     mutating func lookedUp(_ nonce: String, result: LookupResult, now: Duration) -> [Action] {
         guard let index = entries.firstIndex(where: { $0.nonce == nonce }),
@@ -409,7 +543,7 @@ package struct Outbox: Sendable {
     /// is sent; a sent one whose event was awaited is seen.
     mutating func delivered(_ message: Message, now: Duration) -> [Action] {
         if let index = entries.firstIndex(where: { entry in
-            message.nonce.map { Self.key($0, belongsTo: entry.nonce) } == true
+            !entry.record.isAction && message.nonce.map { Self.key($0, belongsTo: entry.nonce) } == true
         }) {
             return sent(index, message: message, cache: false) + pump(now: now)
         }
@@ -483,6 +617,15 @@ package struct Outbox: Sendable {
             guard case .ready(let next) = entries[index].step else { continue }
             switch next {
             case .post:
+                if entries[index].record.isAction {
+                    entries[index].step = .posting(generation: generation)
+                    let firstRequest = !entries[index].record.posted
+                    entries[index].record.posted = true
+                    // Persisted before the request: a restart in between reads the message back first.
+                    if firstRequest { actions.append(.persist(entries[index].record)) }
+                    actions += [.announce(Self.view(entries[index])), .act(entries[index].record)]
+                    continue
+                }
                 if let until = slowmodes[channel], until > now {
                     // A known slowmode: waited out before posting, shown as the time left.
                     actions += wait(index, until: until, then: .post, retryAfter: until - now)
@@ -497,6 +640,10 @@ package struct Outbox: Sendable {
             case .lookUp(let conflict, let look):
                 entries[index].step = .lookingUp(conflict: conflict, look: look)
                 let record = entries[index].record
+                if record.isAction {
+                    actions += [.announce(Self.view(entries[index])), .confirm(record)]
+                    continue
+                }
                 actions += [
                     .announce(Self.view(entries[index])),
                     .lookUp(nonce: record.nonce, channel: record.channel, floor: record.floor),
@@ -516,6 +663,18 @@ package struct Outbox: Sendable {
         view.state = .sent(messageID: message.id)
         actions += [.remove(nonce: entry.nonce), .announce(view)]
         if cache { actions.append(.cache(message)) }
+        return actions
+    }
+
+    /// The action is applied (or found applied): it leaves the outbox, `sent` with its target's id.
+    private mutating func done(_ index: Int, message: Message?) -> [Action] {
+        var entry = entries.remove(at: index)
+        var actions: [Action] = []
+        if case .waiting(_, let ticket, _, _) = entry.step { actions.append(.unwatch(ticket: ticket)) }
+        entry.record.failure = nil
+        var view = Self.view(entry)
+        view.state = .sent(messageID: entry.record.target ?? "")
+        actions += [.remove(nonce: entry.nonce), .applyToCache(entry.record, message), .announce(view)]
         return actions
     }
 
@@ -598,6 +757,35 @@ extension Outbox.PostOutcome {
             self = .later(nil)
         case _ where (error.status ?? 0) >= 500:
             self = .unknown(conflict: false)
+        default:
+            self = .refused(
+                OutboxEntry.Failure(code: .init(rawValue: error.kind ?? error.code.rawValue), message: error.message))
+        }
+    }
+}
+
+extension Outbox.ActionOutcome {
+    /// How the outbox reads an action's failure (stoatchat's message routes):
+    ///
+    /// - no answer (the network, a timeout, a cancelled call), an unreadable answer, or a `5xx`: unknown — the
+    ///   message is read back before anything is repeated;
+    /// - `NotFound` to a delete (the message is gone) or an unreact (the user's reaction, or the message, is
+    ///   gone): already applied;
+    /// - the rate limiter's `429` or a `401` (both refuse before the route runs): the same request later;
+    /// - anything else (`MissingPermission`, `CannotEditMessage`, `NotFound` to an edit or a react,
+    ///   `InvalidOperation` for an emoji that cannot be used…): refused for good, with the server's reason.
+    init(_ error: StoatAPIError, kind: OutboxEntry.Kind) {
+        switch error.code {
+        case .network, .timeout, .cancelled, .malformedResponse:
+            self = .unknown
+        case .rateLimited:
+            self = .later(error.retryAfter.map { min(max($0, .zero), Outbox.longestRateLimitWait) })
+        case _ where error.isInvalidSession:
+            self = .later(nil)
+        case _ where (error.status ?? 0) >= 500:
+            self = .unknown
+        case .notFound where kind == .delete || kind == .unreact:
+            self = .alreadyApplied
         default:
             self = .refused(
                 OutboxEntry.Failure(code: .init(rawValue: error.kind ?? error.code.rawValue), message: error.message))

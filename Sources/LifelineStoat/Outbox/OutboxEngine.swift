@@ -37,6 +37,8 @@ final class OutboxEngine: Sendable {
         case remove(String)
         case post(Outbox.Record, generation: UInt64?)
         case lookUp(nonce: String, channel: String, floor: String)
+        case act(Outbox.Record)
+        case confirm(Outbox.Record)
         case slowmodeRefused(channel: String, retryAfter: Duration)
         case expectDelivery(key: String, generation: UInt64)
         case deliverySeen(key: String)
@@ -147,6 +149,41 @@ final class OutboxEngine: Sendable {
         apply { outbox, now in outbox.enqueue(record, now: now) }
         return driver.withLock { $0.outbox.publicEntries.first { $0.nonce == nonce } }
             ?? OutboxEntry(nonce: nonce, channel: channel, message: message, state: .queued(retryAfter: nil))
+    }
+
+    /// Queues an action on a message (not a send): persisted first when the account's store is attached, then
+    /// queued behind the channel's earlier entries.
+    func act(
+        _ kind: OutboxEntry.Kind, on target: String, in channel: String, text: String? = nil, emoji: String? = nil
+    ) async throws(StoatClientError) -> OutboxEntry {
+        precondition(kind != .send, "a send goes through send(_:to:)")
+        guard !target.isEmpty, !channel.isEmpty else {
+            throw StoatClientError(code: .invalidRequest, message: "an action needs a message and its channel")
+        }
+        if kind == .react || kind == .unreact, emoji?.isEmpty != false {
+            throw StoatClientError(code: .invalidRequest, message: "a reaction needs an emoji")
+        }
+        if kind == .edit, text?.isEmpty != false {
+            throw StoatClientError(
+                code: .invalidRequest, message: "an edit needs a text (stoatchat refuses an empty one)")
+        }
+        let nonce = UUID().uuidString
+        let user = credentials.value?.userID ?? cache.read { $0.userID }
+        let record = driver.withLock {
+            $0.outbox.makeActionRecord(
+                nonce: nonce, kind: kind, channel: channel, target: target, text: text, emoji: emoji, user: user)
+        }
+        if let store = persistence.withLock({ $0 }) {
+            do {
+                try await store.save(record)
+            } catch {
+                throw StoatClientError(
+                    code: .storageFailed, message: "the action could not be kept in the account's store", cause: error)
+            }
+        }
+        apply { outbox, now in outbox.enqueue(record, now: now) }
+        return driver.withLock { $0.outbox.publicEntries.first { $0.nonce == nonce } }
+            ?? Outbox.view(Outbox.Entry(record: record, step: .ready(.post)))
     }
 
     func discard(_ nonce: String) throws(StoatClientError) {
@@ -289,6 +326,10 @@ final class OutboxEngine: Sendable {
                 return { await self.post(record, generation: generation, session: session) }
             case .lookUp(let nonce, let channel, let floor):
                 return { await self.lookUp(nonce, channel: channel, floor: floor) }
+            case .act(let record):
+                return { await self.act(record) }
+            case .confirm(let record):
+                return { await self.confirm(record) }
             case .slowmodeRefused(let channel, let retryAfter):
                 self.deadlines.slowmodeRefused(channel: channel, retryAfter: retryAfter)
             case .expectDelivery(let key, let generation):
@@ -414,6 +455,68 @@ final class OutboxEngine: Sendable {
             outcome = .later(nil)
         }
         apply { outbox, now in outbox.posted(record.nonce, key: record.key, outcome: outcome, now: now) }
+    }
+
+    /// Makes an action's request, and reads its answer as the outbox does (``Outbox/ActionOutcome``).
+    private func act(_ record: Outbox.Record) async {
+        let outcome: Outbox.ActionOutcome
+        if let credentials = credentials.value, let target = record.target {
+            do throws(StoatAPIError) {
+                switch record.entryKind {
+                case .send:
+                    return
+                case .edit:
+                    let message = try await api.editMessage(
+                        target, in: record.channel, content: record.content ?? "", credentials)
+                    outcome = .applied(message)
+                case .delete:
+                    try await api.deleteMessage(target, in: record.channel, credentials)
+                    outcome = .applied(nil)
+                case .react:
+                    try await api.react(to: target, in: record.channel, emoji: record.emoji ?? "", credentials)
+                    outcome = .applied(nil)
+                case .unreact:
+                    try await api.unreact(to: target, in: record.channel, emoji: record.emoji ?? "", credentials)
+                    outcome = .applied(nil)
+                }
+            } catch {
+                if error.code == .cancelled, Task.isCancelled { return }  // the client is stopping
+                logger.info(
+                    "outbox: an action failed",
+                    metadata: [
+                        "lifeline.nonce": "\(record.nonce)", "lifeline.kind": "\(record.entryKind.rawValue)",
+                        "lifeline.error": "\(error.code)",
+                    ])
+                outcome = Outbox.ActionOutcome(error, kind: record.entryKind)
+            }
+        } else {
+            outcome = .later(nil)
+        }
+        apply { outbox, now in outbox.acted(record.nonce, outcome: outcome, now: now) }
+    }
+
+    /// Reads an action's message back (`GET /channels/{c}/messages/{m}`).
+    private func confirm(_ record: Outbox.Record) async {
+        let result: Outbox.ConfirmResult
+        if let credentials = credentials.value, let target = record.target {
+            do throws(StoatAPIError) {
+                result = .message(try await api.message(target, in: record.channel, credentials))
+            } catch {
+                if error.code == .cancelled, Task.isCancelled { return }
+                if error.code == .notFound {
+                    result = .gone
+                } else if Self.isRefusal(error) {
+                    result = .refused(
+                        OutboxEntry.Failure(
+                            code: .init(rawValue: error.kind ?? error.code.rawValue), message: error.message))
+                } else {
+                    result = .failed
+                }
+            }
+        } else {
+            result = .failed
+        }
+        apply { outbox, now in outbox.confirmed(record.nonce, result: result, now: now) }
     }
 
     private func lookUp(_ nonce: String, channel: String, floor: String) async {
@@ -549,6 +652,15 @@ final class OutboxEngine: Sendable {
         case .post(let record, let generation): driver.post(.post(record, generation: generation))
         case .lookUp(let nonce, let channel, let floor):
             driver.post(.lookUp(nonce: nonce, channel: channel, floor: floor))
+        case .act(let record): driver.post(.act(record))
+        case .confirm(let record): driver.post(.confirm(record))
+        case .applyToCache(let record, let message):
+            guard let target = record.target else { return }
+            cache.update {
+                $0.applied(
+                    record.entryKind, target: target, channel: record.channel, text: record.content,
+                    emoji: record.emoji, user: record.reactingUser, message: message)
+            }
         case .watch(let ticket, let at): driver.schedule(Watch(id: ticket), at: at)
         case .unwatch(let ticket): driver.cancel(ticket)
         case .slowmodeRefused(let channel, let retryAfter):

@@ -1,4 +1,10 @@
-/// A message in the account's outbox (``StoatClient/send(_:to:)-(OutgoingMessage,_)``) and where its delivery stands.
+/// A message in the account's outbox (``StoatClient/send(_:to:)-(OutgoingMessage,_)``), or an action on a message
+/// (``StoatClient/edit(_:in:to:)``, ``StoatClient/delete(_:in:)``, ``StoatClient/react(to:in:with:)``,
+/// ``StoatClient/unreact(to:in:with:)``), and where its delivery stands.
+///
+/// An action's ``kind`` is not ``Kind/send``: its ``target`` is the message it acts on, its ``emoji`` the reaction's
+/// emoji, and an edit's new text is ``message``'s `content`. Its `sent` state carries the target's id: the server
+/// applied it, or was found to have applied it already.
 ///
 /// An entry is named by its ``nonce`` from the moment it is queued: the `Idempotency-Key` of its first post, and
 /// the stem of every later key (`NONCE.2`, `NONCE.3`…), so the server's echo of any of them (a message's
@@ -78,11 +84,32 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
         public var description: String { "\(code): \(message)" }
     }
 
+    /// What an entry does to the server, as the `--json` output names it.
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Posts a message.
+        case send
+        /// Replaces a message's text.
+        case edit
+        /// Deletes a message.
+        case delete
+        /// Adds the user's reaction to a message.
+        case react
+        /// Takes the user's reaction back.
+        case unreact
+    }
+
     /// The entry's identity, and the stem of its idempotency keys.
     public let nonce: String
-    /// The channel it is sent to.
+    /// What the entry does: a send, or an action on the message ``target``.
+    public let kind: Kind
+    /// The message an action acts on; `nil` for a send.
+    public let target: String?
+    /// A reaction's emoji (``Kind/react``, ``Kind/unreact``); `nil` otherwise.
+    public let emoji: String?
+    /// The channel it is sent to (an action's: its target's channel).
     public let channel: String
-    /// The message (its `idempotencyKey` is the ``nonce``; the outbox sends no body `nonce`).
+    /// The message (its `idempotencyKey` is the ``nonce``; the outbox sends no body `nonce`); an edit's new
+    /// text is its `content`; empty for the other actions.
     public let message: OutgoingMessage
     /// Where its delivery stands.
     public internal(set) var state: State
@@ -96,13 +123,22 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
     /// - Parameters:
     ///   - nonce: The entry's identity.
     ///   - channel: The channel it is sent to.
-    ///   - message: The message.
+    ///   - message: The message (an edit's new text is its `content`).
     ///   - state: Where its delivery stands.
-    public init(nonce: String, channel: String, message: OutgoingMessage, state: State) {
+    ///   - kind: What the entry does; a send by default.
+    ///   - target: The message an action acts on.
+    ///   - emoji: A reaction's emoji.
+    public init(
+        nonce: String, channel: String, message: OutgoingMessage, state: State, kind: Kind = .send,
+        target: String? = nil, emoji: String? = nil
+    ) {
         self.nonce = nonce
         self.channel = channel
         self.message = message
         self.state = state
+        self.kind = kind
+        self.target = target
+        self.emoji = emoji
     }
 }
 

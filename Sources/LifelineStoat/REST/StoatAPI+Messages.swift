@@ -33,6 +33,24 @@ extension StoatAPI {
         return try response.decode(Message.self, expecting: 200)
     }
 
+    /// One message of a channel (`GET /channels/{id}/messages/{message}`), as the server has it now: the outbox
+    /// reads an action's message back with it after an answer that was lost.
+    ///
+    /// - Parameters:
+    ///   - message: The message's id.
+    ///   - channel: The channel's id.
+    ///   - credentials: The session (or a bot).
+    /// - Returns: The message.
+    /// - Throws: ``StoatAPIError``; ``StoatAPIErrorCode/notFound`` for a message that is not (or no longer) in
+    ///   the channel, ``StoatAPIErrorCode/missingPermission`` without `ViewChannel`.
+    public func message(
+        _ message: String, in channel: String, _ credentials: some StoatAuthorizing
+    ) async throws(StoatAPIError) -> Message {
+        let response = try await send(
+            .GET, path: Self.messagePath(message, in: channel), auth: credentials.authorization)
+        return try response.decode(Message.self, expecting: 200)
+    }
+
     /// Deletes a message (`DELETE /channels/{id}/messages/{message}`): the user's own, or another user's with
     /// `ManageMessages` in the channel.
     ///

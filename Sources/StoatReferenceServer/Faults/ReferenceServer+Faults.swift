@@ -65,6 +65,13 @@ extension ReferenceServer {
         await state.loseSendAnswers(count)
     }
 
+    /// Loses the answer to the next `count` message actions the server applies — an edit, a deletion, a reaction
+    /// or its removal: the change is made and published (its event reaches the sockets), then the HTTP
+    /// connection drops without an answer, as when the network fails on the way back.
+    public func loseNextActionAnswers(_ count: Int) async {
+        await state.loseActionAnswers(count)
+    }
+
     /// Fails the next `count` acknowledgements after their `ChannelAck` went out to the user's sockets and before
     /// the read state is written, with stoatchat's `InternalError` (500): `Channel::ack` publishes first, then
     /// `ack_channel` fails on Redis or AMQP. The user's devices saw the chat read; the server did not record it.

@@ -60,6 +60,20 @@ extension ServerState {
         changed()
         return true
     }
+
+    /// Loses the answers to the next `count` message actions the server applies.
+    func loseActionAnswers(_ count: Int) {
+        faults.loseActionAnswers = max(0, count)
+        changed()
+    }
+
+    /// Whether the answer to the action just applied is to be lost; counts it down.
+    func takeLostActionAnswer() -> Bool {
+        guard faults.loseActionAnswers > 0 else { return false }
+        faults.loseActionAnswers -= 1
+        changed()
+        return true
+    }
     func setIgnorePings(_ ignore: Bool) { faults.ignorePings = ignore }
     func setDropAfterReady(_ drop: Bool) { faults.dropAfterReady = drop }
 

@@ -104,6 +104,10 @@ extension HTTPRoutes {
             await state.loseSendAnswers(try body.int("count", in: AdminLimits.count))
             return Response(status: .noContent)
         }
+        admin(router, .post, "lose-action-answers") { body, _ in
+            await state.loseActionAnswers(try body.int("count", in: AdminLimits.count))
+            return Response(status: .noContent)
+        }
         admin(router, .post, "fail-ack-writes") { body, _ in
             await state.failAckWrites(try body.int("count", in: AdminLimits.count))
             return Response(status: .noContent)

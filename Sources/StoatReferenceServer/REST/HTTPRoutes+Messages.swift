@@ -46,6 +46,7 @@ extension HTTPRoutes {
                     Self.parameter("message", context), in: Self.parameter("id", context),
                     emoji: Self.parameter("emoji", context), as: user)
             }
+            await Self.loseActionAnswerIfFaulted(state, context)
             return Response(status: .noContent)
         }
         route(router, .delete, "/channels/:id/messages/:message/reactions/:emoji") {
@@ -59,6 +60,7 @@ extension HTTPRoutes {
                     Self.parameter("message", context), in: Self.parameter("id", context),
                     emoji: Self.parameter("emoji", context), userID: userID, removeAll: removeAll, as: user)
             }
+            await Self.loseActionAnswerIfFaulted(state, context)
             return Response(status: .noContent)
         }
         route(router, .delete, "/channels/:id/messages/:message/reactions") { request, context throws(RouteFailure) in
@@ -69,6 +71,13 @@ extension HTTPRoutes {
             }
             return Response(status: .noContent)
         }
+    }
+
+    /// The lost-answer fault for message actions (``ReferenceServer/loseNextActionAnswers(_:)``): the action is
+    /// applied and published, then the connection drops before any answer.
+    static func loseActionAnswerIfFaulted(_ state: ServerState, _ context: ServerRequestContext) async {
+        guard await state.takeLostActionAnswer() else { return }
+        try? await context.channel.close().get()
     }
 
     /// A path parameter as Rocket passes it: percent-decoded (an emoji arrives encoded).

@@ -195,12 +195,13 @@ struct HTTPRoutes: Sendable {
             case .string(let value): content = value
             default: throw .framework(status: 422)
             }
-            return Self.json(
-                try await Self.stoat { () async throws(APIError) in
-                    try await state.editMessage(
-                        context.parameters.get("message") ?? "", in: context.parameters.get("id") ?? "",
-                        content: content, as: user)
-                })
+            let edited = try await Self.stoat { () async throws(APIError) in
+                try await state.editMessage(
+                    context.parameters.get("message") ?? "", in: context.parameters.get("id") ?? "",
+                    content: content, as: user)
+            }
+            await Self.loseActionAnswerIfFaulted(state, context)
+            return Self.json(edited)
         }
         route(router, .delete, "/channels/:id/messages/:message") { request, context throws(RouteFailure) in
             let user = try await Self.user(request, state)
@@ -208,6 +209,7 @@ struct HTTPRoutes: Sendable {
                 try await state.deleteMessage(
                     context.parameters.get("message") ?? "", in: context.parameters.get("id") ?? "", as: user)
             }
+            await Self.loseActionAnswerIfFaulted(state, context)
             return Response(status: .noContent)
         }
     }

@@ -74,6 +74,8 @@ struct Faults: Sendable {
     var deaf = false
     /// The next this many sends that the server stores are never answered: the connection drops instead.
     var loseSendAnswers = 0
+    /// The next this many edits, deletions, reactions and unreactions the server applies are never answered.
+    var loseActionAnswers = 0
     /// The next this many acknowledgements fail after their `ChannelAck` went out, before the read state is
     /// written: stoatchat's `ack_channel` failing on Redis or AMQP (`InternalError`, 500).
     var failAckWrites = 0
