@@ -222,7 +222,7 @@ struct Connect: AsyncParsableCommand {
         let timeline = Timeline(json: json)
         let printer = AccountPrinter(client: client, timeline: timeline)
         // Subscribed now, so a deadline that Ready already carries is printed too.
-        let deadlineEvents = client.deadlineEvents
+        let restrictionEvents = client.restrictionEvents
         // Subscribed now, so the entries the store gives back at sign-in are printed too.
         let outboxEvents = client.outboxEvents
         // Subscribed now, so the first CONNECTED's catch-up is printed too.
@@ -264,7 +264,7 @@ struct Connect: AsyncParsableCommand {
                 }
             }
             group.addTask { await printer.printMessages(feed) }
-            group.addTask { await printer.printDeadlines(deadlineEvents) }
+            group.addTask { await printer.printRestrictions(restrictionEvents) }
             group.addTask { await printer.printOutbox(outboxEvents) }
             group.addTask { await printer.printPush() }
             group.addTask {
@@ -871,12 +871,12 @@ struct AccountPrinter: Sendable {
         }
     }
 
-    /// Prints every deadline the server sets or ends (``StoatClient/deadlineEvents``) until the client stops.
-    func printDeadlines(_ events: AsyncStream<StoatDeadlineEvent>) async {
+    /// Prints every deadline the server sets or ends (``StoatClient/restrictionEvents``) until the client stops.
+    func printRestrictions(_ events: AsyncStream<StoatRestrictionEvent>) async {
         for await event in events { deadline(event) }
     }
 
-    func deadline(_ event: StoatDeadlineEvent) {
+    func deadline(_ event: StoatRestrictionEvent) {
         switch event {
         case .started(let deadline):
             let target = deadline.target

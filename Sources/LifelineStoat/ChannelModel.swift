@@ -91,7 +91,7 @@ public final class ChannelModel {
         typing = []
         slowmodeUntil = nil
         timeoutUntil = nil
-        applyDeadlines(client.deadlines)
+        applyRestrictions(client.restrictions)
     }
 
     /// Opens the channel and follows its history, the outbox, the deadlines, typing and its draft until the
@@ -357,22 +357,22 @@ public final class ChannelModel {
     }
 
     private func followDeadlines() async {
-        for await deadlines in client.deadlineUpdates {
-            applyDeadlines(deadlines)
+        for await restrictions in client.restrictionUpdates {
+            applyRestrictions(restrictions)
         }
     }
 
-    private func applyDeadlines(_ deadlines: [StoatDeadline]) {
-        let clockNow = client.deadlineClockNow
+    private func applyRestrictions(_ restrictions: [StoatRestriction]) {
+        let clockNow = client.restrictionClockNow
         let wallNow = now()
-        func date(_ deadline: StoatDeadline?) -> Date? {
+        func date(_ deadline: StoatRestriction?) -> Date? {
             guard let deadline else { return nil }
             let (seconds, attoseconds) = max(.zero, deadline.deadline - clockNow).components
             return wallNow.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
         }
-        let slowmode = deadlines.first { $0.id == StoatDeadline.ID(.slowmode, channelID) }
+        let slowmode = restrictions.first { $0.id == StoatRestriction.ID(.slowmode, channelID) }
         let server = client.server(ofChannel: channelID)
-        let timeout = server.flatMap { server in deadlines.first { $0.id == StoatDeadline.ID(.timeout, server) } }
+        let timeout = server.flatMap { server in restrictions.first { $0.id == StoatRestriction.ID(.timeout, server) } }
         // A deadline restated keeps its date unless its own deadline moved.
         if (slowmode == nil) != (slowmodeUntil == nil) || slowmode.map({ $0 != lastSlowmode }) == true {
             slowmodeUntil = date(slowmode)
@@ -384,8 +384,8 @@ public final class ChannelModel {
         lastTimeout = timeout
     }
 
-    @ObservationIgnored private var lastSlowmode: StoatDeadline?
-    @ObservationIgnored private var lastTimeout: StoatDeadline?
+    @ObservationIgnored private var lastSlowmode: StoatRestriction?
+    @ObservationIgnored private var lastTimeout: StoatRestriction?
 
     private func followTyping() async {
         do {

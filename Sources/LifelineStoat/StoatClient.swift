@@ -48,9 +48,9 @@ public final class StoatClient: Sendable {
         /// How many events each observer of ``StoatClient/events`` may fall behind before its iteration
         /// ends with ``StoatClientErrorCode/observerTooSlow``. Default 10 000.
         public var eventBufferLimit: Int
-        /// How long to wait before asking the server again about a deadline (``StoatClient/deadlines``) when
+        /// How long to wait before asking the server again about a restriction (``StoatClient/restrictions``) when
         /// asking failed or found it still in force: 1 s, doubling up to 60 s by default.
-        public var deadlineRecheck: ExpiryRecheckPolicy
+        public var restrictionRecheck: ExpiryRecheckPolicy
         /// How often the socket's deliveries are checked while it is quiet, so that a ghost socket (stoatchat#649:
         /// `Pong`s and no events) is noticed while the user sends nothing: every 15 s by default (at most 4
         /// requests a minute: a shorter interval is taken as 15 s), `nil` for never.
@@ -87,7 +87,7 @@ public final class StoatClient: Sendable {
             friendlyName: String? = "Lifeline",
             historyLimit: Int = 100,
             eventBufferLimit: Int = 10_000,
-            deadlineRecheck: ExpiryRecheckPolicy = .standard,
+            restrictionRecheck: ExpiryRecheckPolicy = .standard,
             deliveryCheck: Duration? = .seconds(15),
             catchUp: CatchUpPolicy = .standard,
             fetchedUserLimit: Int = 1_000
@@ -98,7 +98,7 @@ public final class StoatClient: Sendable {
             self.friendlyName = friendlyName
             self.historyLimit = historyLimit
             self.eventBufferLimit = eventBufferLimit
-            self.deadlineRecheck = deadlineRecheck
+            self.restrictionRecheck = restrictionRecheck
             self.deliveryCheck = deliveryCheck
             self.catchUp = catchUp
             self.fetchedUserLimit = fetchedUserLimit
@@ -138,7 +138,7 @@ public final class StoatClient: Sendable {
     /// The account's store, once a sign-in opened it; closed when another replaces it or ``run()`` ends.
     let signedInAccount = Mutex<(any AccountStorage)?>(nil)
     /// The deadlines the server set for the user (``deadlines``).
-    let deadlineEngine: DeadlineEngine
+    let restrictionEngine: RestrictionEngine
     /// The messages the user sent that the server has not confirmed (``outbox``).
     let outboxEngine: OutboxEngine
     /// The acknowledgements on their way to the server (``ack(channel:message:)``).
@@ -205,11 +205,11 @@ public final class StoatClient: Sendable {
         self.cache = cache
         let credentials = ClientCaches.Credentials()
         self.credentials = credentials
-        deadlineEngine = DeadlineEngine(
+        restrictionEngine = RestrictionEngine(
             api: api, cache: cache, credentials: credentials, clock: clock,
-            recheck: configuration.deadlineRecheck, logger: logger)
+            recheck: configuration.restrictionRecheck, logger: logger)
         let outbox = OutboxEngine(
-            api: api, cache: cache, credentials: credentials, deadlines: deadlineEngine, clock: clock,
+            api: api, cache: cache, credentials: credentials, restrictions: restrictionEngine, clock: clock,
             deliveryCheck: configuration.deliveryCheck.map { max($0, configuration.shortestDeliveryCheck) },
             logger: logger)
         outboxEngine = outbox
@@ -251,7 +251,7 @@ public final class StoatClient: Sendable {
             health: configuration.healthURL.map { StoatHealthService(api: api, url: $0) },
             hooks: ClientCaches(
                 cache: cache, credentials: credentials, outbox: outbox, acks: acks, drafts: drafts,
-                deadlines: deadlineEngine, lifecycle: lifecycle),
+                restrictions: restrictionEngine, lifecycle: lifecycle),
             network: network ?? SystemNetworkMonitor.make(logger: logger),
             clock: clock, random: random, configuration: sessionConfiguration, logger: logger)
     }
@@ -272,7 +272,7 @@ public final class StoatClient: Sendable {
             let pushed = lifecycle.subscribe()
             let posting = lifecycle.subscribe()
             group.addTask { await self.followSession(followed) }
-            group.addTask { await self.deadlineEngine.run() }
+            group.addTask { await self.restrictionEngine.run() }
             let catchUps = catchUpPolicy.isEnabled ? catchUpEngine.subscribe() : nil
             group.addTask {
                 await self.outboxEngine.run(
@@ -435,7 +435,7 @@ struct ClientCaches: SessionHooks {
     /// The drafts, written out and forgotten in memory on DISPOSE (the store keeps them too).
     var drafts: DraftEngine?
     /// The deadlines watched, no one's after DISPOSE.
-    var deadlines: DeadlineEngine?
+    var restrictions: RestrictionEngine?
     /// Where the moments go.
     var lifecycle: Broadcaster<ClientLifecycle>?
 
@@ -449,7 +449,7 @@ struct ClientCaches: SessionHooks {
         outbox?.disposed()
         acks?.disposed()
         await drafts?.disposed()
-        deadlines?.disposed()
+        restrictions?.disposed()
     }
 
     func connected(generation: UInt64) { lifecycle?.publish(.connected(generation: generation)) }

@@ -12,7 +12,7 @@ public import LifelineCore
 ///
 /// `GET /operations` and the `OperationFinished` event are Lifeline's own extension, served by its
 /// reference server (`lifeline serve`): stoatchat has no operations API, and `api.stoat.chat` answers
-/// `404`. Against real Stoat, watch ``StoatClient/deadlines``, the deadlines it does send.
+/// `404`. Against real Stoat, watch ``StoatClient/restrictions``, the deadlines it does send.
 ///
 /// Each fetch reports the operations with their `expires_at` on the server's clock, the response's `Date`
 /// header (whole seconds) as the server's time, and the round trip ``StoatAPI`` measured; the list anchors

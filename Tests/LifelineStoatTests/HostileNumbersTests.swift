@@ -134,23 +134,23 @@ struct HostileNumbersTests {
         "an absurd slowmode is watched until the horizon at most, then asked about",
         arguments: [Int.max, Int.min, -1, 0])
     func slowmodeAtTheHorizon(_ retryAfter: Int) {
-        var book = DeadlineBook()
+        var book = RestrictionBook()
         let actions = book.slowmodeSet(channel: "C", retryAfter: retryAfter, now: .seconds(5))
         guard retryAfter > 0 else {
             #expect(actions.isEmpty)
             return
         }
-        let check = Duration.seconds(5) + ServerHorizon.longestWait + DeadlineBook.slowmodeResolution
-        #expect(actions.first == DeadlineBook.Action.watch(ticket: 1, at: check))
-        #expect(book.deadlines.first?.retryAfter == 31_622_400)
-        #expect(book.watchFired(ticket: 1, now: check) == [.confirm(StoatDeadline.ID(.slowmode, "C"), ticket: 2)])
+        let check = Duration.seconds(5) + ServerHorizon.longestWait + RestrictionBook.slowmodeResolution
+        #expect(actions.first == RestrictionBook.Action.watch(ticket: 1, at: check))
+        #expect(book.restrictions.first?.retryAfter == 31_622_400)
+        #expect(book.watchFired(ticket: 1, now: check) == [.confirm(StoatRestriction.ID(.slowmode, "C"), ticket: 2)])
     }
 
     @Test("a timeout until an absurd date is watched until the horizon, re-watched when still on, never trapping")
     func timeoutAtTheHorizon() {
-        let id = StoatDeadline.ID(.timeout, "S")
+        let id = StoatRestriction.ID(.timeout, "S")
         for until in [Date(timeIntervalSince1970: 1e300), .distantFuture, Date(timeIntervalSince1970: 9.3e18)] {
-            var book = DeadlineBook()
+            var book = RestrictionBook()
             #expect(book.timeoutSet(server: "S", until: until, now: .seconds(5)) == [.confirm(id, ticket: 1)])
             for serverTime in [WallClockTime(secondsSince1970: Int64(1_000)), ServerHorizon.earliestTime] {
                 let anchor = ServerClockAnchor(
@@ -159,14 +159,14 @@ struct HostileNumbersTests {
                 let actions = copy.memberAnswered(
                     server: "S", ticket: 1, timeout: until, anchor: anchor, now: .seconds(5))
                 let horizon = Duration.seconds(5) + ServerHorizon.longestWait
-                #expect(actions.first == DeadlineBook.Action.watch(ticket: 2, at: horizon), "\(until) \(serverTime)")
+                #expect(actions.first == RestrictionBook.Action.watch(ticket: 2, at: horizon), "\(until) \(serverTime)")
                 #expect(copy.watchFired(ticket: 2, now: horizon) == [.confirm(id, ticket: 3)])
                 let again = copy.memberAnswered(server: "S", ticket: 3, timeout: until, anchor: anchor, now: horizon)
-                #expect(again.first == DeadlineBook.Action.watch(ticket: 4, at: horizon + ServerHorizon.longestWait))
+                #expect(again.first == RestrictionBook.Action.watch(ticket: 4, at: horizon + ServerHorizon.longestWait))
             }
         }
         // A server clock at the end of time: every timeout is over.
-        var book = DeadlineBook()
+        var book = RestrictionBook()
         _ = book.timeoutSet(server: "S", until: .distantFuture, now: .zero)
         let late = ServerClockAnchor(
             serverTime: WallClockTime(secondsSince1970: 1e300), resolution: .seconds(1), roundTrip: .zero,

@@ -23,7 +23,7 @@ struct HostileServerTests {
         // The continuous clock: a test clock takes any instant, `ContinuousClock` trapped on this one.
         let client = StoatClient(apiURL: server.apiURL, configuration: .patient, network: ManualNetworkMonitor(.online))
         let recorder = SnapshotRecorder(client.session.states)
-        var events = client.deadlineEvents.makeAsyncIterator()
+        var events = client.restrictionEvents.makeAsyncIterator()
         let runner = Task { await client.run() }
         let account = server.defaultAccount
         await client.resume(SessionCredentials(token: account.token, userID: account.userID))
@@ -34,7 +34,7 @@ struct HostileServerTests {
             Issue.record("no slowmode")
             return
         }
-        #expect(slowmode.id == StoatDeadline.ID(.slowmode, channel))
+        #expect(slowmode.id == StoatRestriction.ID(.slowmode, channel))
         #expect(slowmode.retryAfter == 31_622_400, "clamped to 366 days")
         #expect(client.session.snapshot.state == .connected)
         // The outbox waits out a slowmode the server states, never longer than the horizon.
@@ -96,7 +96,7 @@ struct HostileServerTests {
         // it empties the capped wait, 10 s, no more. (One: on the test clock, a second refusal answered after
         // the clock moved would empty the bucket again from there, and the waits would chain past the call's
         // 30 s deadline, as the real clock, moving on its own, never makes them.)
-        let deadlineEvents = harness.client.deadlineEvents
+        let restrictionEvents = harness.client.restrictionEvents
         await harness.server.setHostile(true, rejections: 1)
         let cap = StoatRateLimiter.longestWait
         let sent = try await withThrowingTaskGroup(of: Message?.self) { group in
@@ -122,12 +122,12 @@ struct HostileServerTests {
         #expect(await harness.server.socketCounters().rateLimited == 1, "the refusal was answered")
         #expect(harness.client.session.snapshot.state == .connected)
         // The send's slowmode reaches the deadlines on their own task: waited for, not assumed.
-        var slowmodes = harness.client.deadlines.filter { $0.kind == .slowmode }
+        var slowmodes = harness.client.restrictions.filter { $0.kind == .slowmode }
         if slowmodes.isEmpty {
-            for await event in deadlineEvents {
+            for await event in restrictionEvents {
                 if case .started(let deadline) = event, deadline.kind == .slowmode { break }
             }
-            slowmodes = harness.client.deadlines.filter { $0.kind == .slowmode }
+            slowmodes = harness.client.restrictions.filter { $0.kind == .slowmode }
         }
         #expect(!slowmodes.isEmpty)
         #expect(slowmodes.allSatisfy { (0...31_622_400).contains($0.retryAfter ?? -1) })

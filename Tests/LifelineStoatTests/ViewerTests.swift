@@ -30,10 +30,10 @@ struct ViewerTests {
         try await harness.server.timeOutMember(userID: me, serverID: lobby, until: until)
         try await harness.server.timeOutMember(
             userID: friend.userID, serverID: lobby, until: until.addingTimeInterval(3_600))
-        var events = harness.client.deadlineEvents.makeAsyncIterator()
+        var events = harness.client.restrictionEvents.makeAsyncIterator()
         await harness.connect()
         let started = try await nextStart(&events)
-        #expect(started.id == StoatDeadline.ID(.timeout, lobby))
+        #expect(started.id == StoatRestriction.ID(.timeout, lobby))
         #expect(close(started.until, until), "the user's own timeout, not the friend's")
         #expect(harness.client.currentUser?.id == me)
         await harness.stop()

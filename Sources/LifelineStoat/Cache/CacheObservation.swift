@@ -54,7 +54,7 @@ enum ChangeKey: Hashable, Sendable {
     /// The outbox's entries.
     case outbox
     /// The operations' deadlines.
-    case deadlines
+    case restrictions
     /// The composer's drafts.
     case drafts
     /// The push subscription's status.

@@ -167,7 +167,7 @@ package struct Outbox: Sendable {
         case announce(OutboxEntry)
         /// The server's copy of the message, for the cache.
         case cache(Message)
-        /// A send was refused `InSlowmode`: the channel's deadline (``StoatClient/deadlines``) is restated.
+        /// A send was refused `InSlowmode`: the channel's deadline (``StoatClient/restrictions``) is restated.
         case slowmodeRefused(channel: String, retryAfter: Duration)
         /// The socket of connection `generation` owes this message's event: the session's delivery deadline.
         case expectDelivery(key: String, generation: UInt64)

@@ -66,25 +66,25 @@ final class OutboxEngine: Sendable {
     /// (`lifeline connect`'s `outbox` lines) reports; their number is bounded by what the user sends.
     private let announcements = Broadcaster<OutboxEvent>(buffering: .unbounded)
     /// The deadlines' starts and ends, subscribed to when the client was made.
-    private let deadlineEvents: AsyncStream<StoatDeadlineEvent>
+    private let restrictionEvents: AsyncStream<StoatRestrictionEvent>
     private let api: StoatAPI
     private let cache: CacheEngine
     private let credentials: ClientCaches.Credentials
-    private let deadlines: DeadlineEngine
+    private let restrictions: RestrictionEngine
     private let deliveryCheck: Duration?
     private let sleep: @Sendable (Duration) async throws -> Void
     private let logger: Logger
 
     init(
-        api: StoatAPI, cache: CacheEngine, credentials: ClientCaches.Credentials, deadlines: DeadlineEngine,
+        api: StoatAPI, cache: CacheEngine, credentials: ClientCaches.Credentials, restrictions: RestrictionEngine,
         clock: some Clock<Duration>, deliveryCheck: Duration?, logger: Logger
     ) {
         driver = EngineDriver(State(), clock: SessionClock(clock))
-        deadlineEvents = deadlines.subscribe()
+        restrictionEvents = restrictions.subscribe()
         self.api = api
         self.cache = cache
         self.credentials = credentials
-        self.deadlines = deadlines
+        self.restrictions = restrictions
         self.deliveryCheck = deliveryCheck
         // Through `SessionClock`: a cancelled slowmode wait is kept by the runtime only until its next step.
         let steppedClock = SessionClock(clock)
@@ -331,7 +331,7 @@ final class OutboxEngine: Sendable {
             case .confirm(let record):
                 return { await self.confirm(record) }
             case .slowmodeRefused(let channel, let retryAfter):
-                self.deadlines.slowmodeRefused(channel: channel, retryAfter: retryAfter)
+                self.restrictions.slowmodeRefused(channel: channel, retryAfter: retryAfter)
             case .expectDelivery(let key, let generation):
                 await session.deliveryExpected(key, generation: generation)
             case .deliverySeen(let key):
@@ -411,10 +411,10 @@ final class OutboxEngine: Sendable {
     }
 
     private func followDeadlines() async {
-        for deadline in deadlines.deadlines where deadline.kind == .slowmode {
+        for deadline in restrictions.restrictions where deadline.kind == .slowmode {
             slowmode(deadline.target, until: deadline.deadline)
         }
-        for await event in deadlineEvents {
+        for await event in restrictionEvents {
             switch event {
             case .started(let deadline) where deadline.kind == .slowmode:
                 slowmode(deadline.target, until: deadline.deadline)
@@ -428,7 +428,7 @@ final class OutboxEngine: Sendable {
 
     /// A slowmode stated on the deadlines' clock, moved to the outbox's.
     private func slowmode(_ channel: String, until deadline: Duration?) {
-        let offset = driver.now - deadlines.now
+        let offset = driver.now - restrictions.now
         apply { outbox, now in outbox.slowmode(channel: channel, until: deadline.map { $0 + offset }, now: now) }
     }
 

@@ -8,21 +8,21 @@ import Logging
     import Foundation
 #endif
 
-/// Runs a ``StoatClient``'s ``DeadlineBook``: feeds it what the events socket says, the watches that
+/// Runs a ``StoatClient``'s ``RestrictionBook``: feeds it what the events socket says, the watches that
 /// fire and the server's answers, and performs what it decides.
 ///
 /// The engine runs on Lifeline's `EngineDriver`: the book is behind its lock, so a fact costs one locked update on
 /// the path that brings it, and what the book decides is done under that lock, in the book's order: the watches
 /// are entries in the driver's one timer on the client's clock (one sleep however many deadlines), and each
 /// confirmation is posted to run as a child task of ``run()``, so nothing outlives it.
-final class DeadlineEngine: Sendable {
+final class RestrictionEngine: Sendable {
     /// The observers' key in the cache's change signals.
-    static let signalKey = ChangeKey.deadlines
+    static let signalKey = ChangeKey.restrictions
 
-    private let driver: EngineDriver<DeadlineBook, Never, Watch<UInt64>>
+    private let driver: EngineDriver<RestrictionBook, Never, Watch<UInt64>>
     /// Every announcement, unbounded: one per deadline that starts or ends (a slowmode, a timeout), rare
     /// enough that an observer that never reads holds little, and each tells a state the interface shows.
-    private let announcements = Broadcaster<StoatDeadlineEvent>(buffering: .unbounded)
+    private let announcements = Broadcaster<StoatRestrictionEvent>(buffering: .unbounded)
     private let hub: Broadcaster<BonfireEvent>
     /// The socket's events, subscribed to when the client was made, so none is missed before ``run``.
     private let firstEvents: AsyncThrowingStream<BonfireEvent, any Error>
@@ -35,7 +35,7 @@ final class DeadlineEngine: Sendable {
         api: StoatAPI, cache: CacheEngine, credentials: ClientCaches.Credentials, clock: some Clock<Duration>,
         recheck: ExpiryRecheckPolicy, logger: Logger
     ) {
-        driver = EngineDriver(DeadlineBook(recheck: recheck), clock: SessionClock(clock))
+        driver = EngineDriver(RestrictionBook(recheck: recheck), clock: SessionClock(clock))
         hub = cache.events
         firstEvents = cache.events.throwingStream()
         self.api = api
@@ -46,14 +46,14 @@ final class DeadlineEngine: Sendable {
 
     // MARK: - Reading
 
-    /// The time on the client's clock that ``StoatDeadline/deadline`` is stated on.
+    /// The time on the client's clock that ``StoatRestriction/deadline`` is stated on.
     var now: Duration { driver.now }
 
     /// The deadlines in force, earliest first.
-    var deadlines: [StoatDeadline] { driver.withLock { $0.deadlines } }
+    var restrictions: [StoatRestriction] { driver.withLock { $0.restrictions } }
 
     /// Starts and ends from now on.
-    func subscribe() -> AsyncStream<StoatDeadlineEvent> { announcements.subscribe() }
+    func subscribe() -> AsyncStream<StoatRestrictionEvent> { announcements.subscribe() }
 
     // MARK: - Running
 
@@ -92,7 +92,7 @@ final class DeadlineEngine: Sendable {
                 events = hub.throwingStream()
                 // This observer fell behind and missed events. The cache missed none: its memberships say
                 // which timeouts are in force. A slowmode missed meanwhile is not known until the next one.
-                logger.info("deadlines: events missed, timeouts read from the cache")
+                logger.info("restrictions: events missed, timeouts read from the cache")
                 let timeouts = cache.read { cache in
                     var timeouts: [String: Date] = [:]
                     for server in cache.servers.keys {
@@ -122,15 +122,15 @@ final class DeadlineEngine: Sendable {
             guard id.user == cache.read({ $0.userID }) else { return }
             if clear.contains(.timeout) {
                 // `clear` applies after `data`: a cleared timeout is over whatever `data` said.
-                apply { book, _ in book.ended(StoatDeadline.ID(.timeout, id.server), .cleared) }
+                apply { book, _ in book.ended(StoatRestriction.ID(.timeout, id.server), .cleared) }
             } else if let until = data.timeout {
                 apply { $0.timeoutSet(server: id.server, until: until, now: $1) }
             }
         case .serverMemberLeave(let server, let user, _):
             guard user == cache.read({ $0.userID }) else { return }
-            apply { book, _ in book.ended(StoatDeadline.ID(.timeout, server), .gone) }
+            apply { book, _ in book.ended(StoatRestriction.ID(.timeout, server), .gone) }
         case .serverDelete(let server):
-            apply { book, _ in book.ended(StoatDeadline.ID(.timeout, server), .gone) }
+            apply { book, _ in book.ended(StoatRestriction.ID(.timeout, server), .gone) }
         case .userSlowmodes(let slowmodes):
             for slowmode in slowmodes {
                 apply { $0.slowmodeSet(channel: slowmode.channelID, retryAfter: slowmode.retryAfter, now: $1) }
@@ -138,9 +138,9 @@ final class DeadlineEngine: Sendable {
         case .channelUpdate(let id, let data, let clear):
             // Stoat checks a user's slowmode only while the channel has one: without it, they may send.
             guard clear.contains(.slowmode) || data.slowmode == 0 else { return }
-            apply { book, _ in book.ended(StoatDeadline.ID(.slowmode, id), .cleared) }
+            apply { book, _ in book.ended(StoatRestriction.ID(.slowmode, id), .cleared) }
         case .channelDelete(let id):
-            apply { book, _ in book.ended(StoatDeadline.ID(.slowmode, id), .gone) }
+            apply { book, _ in book.ended(StoatRestriction.ID(.slowmode, id), .gone) }
         case .bulk(let events):
             for event in events { handle(event) }
         default:
@@ -152,7 +152,7 @@ final class DeadlineEngine: Sendable {
 
     /// Asks the server whether a deadline is over: the user's member for a timeout (its `Date` header
     /// anchors the server's clock), the channel for a slowmode.
-    private func confirm(_ id: StoatDeadline.ID, ticket: UInt64) async {
+    private func confirm(_ id: StoatRestriction.ID, ticket: UInt64) async {
         guard let credentials = credentials.value, let me = cache.read({ $0.userID }) ?? credentials.userID else {
             apply { $0.confirmationFailed(id, ticket: ticket, now: $1) }
             return
@@ -165,7 +165,7 @@ final class DeadlineEngine: Sendable {
                 guard let date = answer.serverDate else {
                     // Without the server's clock the answer cannot be compared: never the device's clock.
                     logger.info(
-                        "deadlines: a member answer without a Date header", metadata: ["lifeline.deadline": "\(id)"])
+                        "restrictions: a member answer without a Date header", metadata: ["lifeline.deadline": "\(id)"])
                     apply { $0.confirmationFailed(id, ticket: ticket, now: $1) }
                     return
                 }
@@ -191,7 +191,7 @@ final class DeadlineEngine: Sendable {
                 apply { book, _ in book.targetGone(id, ticket: ticket) }
             default:
                 logger.info(
-                    "deadlines: a confirmation failed",
+                    "restrictions: a confirmation failed",
                     metadata: ["lifeline.deadline": "\(id)", "lifeline.error": "\(error.code)"])
                 apply { $0.confirmationFailed(id, ticket: ticket, now: $1) }
             }
@@ -201,10 +201,10 @@ final class DeadlineEngine: Sendable {
     // MARK: - Applying
 
     /// Runs one fact through the book with the current time, and does what it decided in its order.
-    private func apply(_ fact: (inout DeadlineBook, Duration) -> [DeadlineBook.Action]) {
+    private func apply(_ fact: (inout RestrictionBook, Duration) -> [RestrictionBook.Action]) {
         let now = driver.now
         let changed = driver.withLock { book in
-            let before = book.deadlines
+            let before = book.restrictions
             for action in fact(&book, now) {
                 switch action {
                 case .watch(let ticket, let at): driver.schedule(Watch(id: ticket), at: at)
@@ -214,7 +214,7 @@ final class DeadlineEngine: Sendable {
                 case .announce(let event): announcements.publish(event)
                 }
             }
-            return book.deadlines != before
+            return book.restrictions != before
         }
         if changed { cache.signals.signal([Self.signalKey]) }
     }

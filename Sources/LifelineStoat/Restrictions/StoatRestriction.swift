@@ -4,15 +4,15 @@
     public import Foundation
 #endif
 
-/// A deadline the server set for the signed-in user, until which it refuses something: a member
+/// A restriction the server set for the signed-in user, until which it refuses something: a member
 /// timeout in a server (the user may read, not send) or a slowmode in a channel (the user may send
 /// again only after it).
 ///
 /// ``StoatClient`` holds one per server and channel while the server says it is in force
-/// (``StoatClient/deadlines``), on its own clock: ``deadline`` is when the client will ask the server
-/// whether it is over, and the deadline ends only when the server says so — confirmed over REST after
-/// ``deadline``, or cleared on the events socket. See <doc:LifelineStoat#Deadlines-the-server-sets>.
-public struct StoatDeadline: Sendable, Hashable, Identifiable {
+/// (``StoatClient/restrictions``), on its own clock: ``deadline`` is when the client will ask the server
+/// whether it is over — a timer's deadline, apart from the restriction itself — and the restriction ends only when the server says so — confirmed over REST after
+/// ``deadline``, or cleared on the events socket. See <doc:LifelineStoat#Restrictions-the-server-sets>.
+public struct StoatRestriction: Sendable, Hashable, Identifiable {
     /// What the server holds the user back from.
     public struct Kind: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
         /// The kind's stable name.
@@ -22,10 +22,10 @@ public struct StoatDeadline: Sendable, Hashable, Identifiable {
         public init(rawValue: String) { self.rawValue = rawValue }
 
         /// The user's own member `timeout` in a server: until it passes, the user can read the server's
-        /// channels but not send in them. ``StoatDeadline/target`` is the server's id.
+        /// channels but not send in them. ``StoatRestriction/target`` is the server's id.
         public static let timeout = Kind(rawValue: "timeout")
         /// A channel's slowmode holds the user back: they sent there less than the slowmode ago.
-        /// ``StoatDeadline/target`` is the channel's id.
+        /// ``StoatRestriction/target`` is the channel's id.
         public static let slowmode = Kind(rawValue: "slowmode")
 
         /// The kind's stable name.
@@ -56,7 +56,7 @@ public struct StoatDeadline: Sendable, Hashable, Identifiable {
 
     /// Where a deadline stands, as far as the client can tell.
     public enum State: Sendable, Hashable {
-        /// Its ``StoatDeadline/deadline`` has not come yet.
+        /// Its ``StoatRestriction/deadline`` has not come yet.
         case active
         /// Its deadline has come on the client's estimate of the server's clock, and the server is being
         /// asked whether it is over. It stays listed until the server says so: the interface may show a
@@ -93,7 +93,7 @@ public struct StoatDeadline: Sendable, Hashable, Identifiable {
     /// How many seconds the server last said the user had to wait (slowmodes: `retry_after`).
     public var retryAfter: Int?
     /// When the client will ask the server whether it is over, on the client's clock (compare
-    /// ``StoatClient/deadlineClockNow``): the server's own statement anchored to that clock when it
+    /// ``StoatClient/restrictionClockNow``): the server's own statement anchored to that clock when it
     /// arrived, never early.
     public var deadline: Duration
     /// Where it stands.

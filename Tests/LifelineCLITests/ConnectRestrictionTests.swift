@@ -4,7 +4,7 @@ import Testing
 
 /// `lifeline connect --json` printing the deadlines the server sets: member timeouts and slowmodes.
 @Suite("lifeline connect: the server's deadlines", .hangBound)
-struct ConnectDeadlineTests {
+struct ConnectRestrictionTests {
     @Test(
         "a timeout prints timeout with its server and until, then timeout_ended; a slowmode prints slowmode, then slowmode_ended"
     )

@@ -7,14 +7,14 @@ import StoatReferenceServer
 import Testing
 
 @Suite("The server's deadlines against the reference server", .hangBound)
-struct StoatDeadlineTests {
+struct StoatRestrictionTests {
     @Test(
         "a timeout shows when the server sets it, and ends only when the server confirms it, on its own clock",
         arguments: [-7_200, 0, 7_200] as [Int64])
     func timeoutConfirmedOnTheServersClock(skewSeconds: Int64) async throws {
         let harness = try await SharedClockHarness()
         let lobby = harness.server.lobbyServerID
-        var events = harness.client.deadlineEvents.makeAsyncIterator()
+        var events = harness.client.restrictionEvents.makeAsyncIterator()
         // The server's clock is months from this machine's, and hours more with the skew: the device's wall
         // clock, if it were read, would end the timeout at once or hours late.
         await harness.server.setClockSkew(.seconds(skewSeconds))
@@ -23,7 +23,7 @@ struct StoatDeadlineTests {
         try await harness.server.timeOutMember(userID: harness.account.userID, serverID: lobby, until: until)
 
         let started = try await nextStart(&events)
-        #expect(started.id == StoatDeadline.ID(.timeout, lobby))
+        #expect(started.id == StoatRestriction.ID(.timeout, lobby))
         #expect(close(started.until, until))
         // Anchored by the member fetch's Date header at 0 s, which says 0.4 s less than the server's clock:
         // its clock passes `until` by 60.4 s, and the check waits one more second for the header to show it.
@@ -47,7 +47,7 @@ struct StoatDeadlineTests {
         #expect(ended.id == started.id)
         #expect(reason == .confirmed)
         #expect(await harness.server.now() > until, "over on the server's clock when it ended")
-        #expect(harness.client.deadlines.isEmpty)
+        #expect(harness.client.restrictions.isEmpty)
         // The server agrees: the member may speak again.
         let sent = try await harness.client.sendAndWait(OutgoingMessage(content: "back"), to: general)
         #expect(sent.content == "back")
@@ -58,14 +58,14 @@ struct StoatDeadlineTests {
     func serverClockBehindAtTheCheck() async throws {
         let harness = try await SharedClockHarness()
         let lobby = harness.server.lobbyServerID
-        var events = harness.client.deadlineEvents.makeAsyncIterator()
+        var events = harness.client.restrictionEvents.makeAsyncIterator()
         await harness.connect()
         let until = await harness.server.now().addingTimeInterval(60)
         try await harness.server.timeOutMember(userID: harness.account.userID, serverID: lobby, until: until)
         let started = try await nextStart(&events)
         // The server's clock is set back 10 s before the check: at 61.4 s it reads 51.8 s past the start.
         await harness.server.setClockSkew(.seconds(-10))
-        var updates = harness.client.deadlineUpdates.makeAsyncIterator()
+        var updates = harness.client.restrictionUpdates.makeAsyncIterator()
         harness.clock.advance(to: .init(offset: started.deadline))
         // Its answer (Date: 51 s past) still has the member timed out: the check moves to 61.4 + 9.4 + 1.
         while let list = await updates.next(), !close(list.first?.deadline, .milliseconds(71_800)) {}
@@ -85,7 +85,7 @@ struct StoatDeadlineTests {
     func clearedBySocket() async throws {
         let harness = try await SharedClockHarness()
         let lobby = harness.server.lobbyServerID
-        var events = harness.client.deadlineEvents.makeAsyncIterator()
+        var events = harness.client.restrictionEvents.makeAsyncIterator()
         await harness.connect()
         let until = await harness.server.now().addingTimeInterval(600)
         try await harness.server.timeOutMember(userID: harness.account.userID, serverID: lobby, until: until)
@@ -98,7 +98,7 @@ struct StoatDeadlineTests {
         #expect(ended == started)
         #expect(reason == .cleared)
         #expect(harness.clock.now == .init(offset: .zero), "no clock moved")
-        #expect(harness.client.deadlines.isEmpty)
+        #expect(harness.client.restrictions.isEmpty)
         await harness.stop()
     }
 
@@ -116,10 +116,10 @@ struct StoatDeadlineTests {
         await harness.server.addMember(StoatMember(serverID: other, userID: me, joinedAt: SharedClockHarness.start))
         let until = await harness.server.now().addingTimeInterval(120)
         try await harness.server.timeOutMember(userID: me, serverID: lobby, until: until)
-        var events = harness.client.deadlineEvents.makeAsyncIterator()
+        var events = harness.client.restrictionEvents.makeAsyncIterator()
         await harness.connect()
         let started = try await nextStart(&events)
-        #expect(started.id == StoatDeadline.ID(.timeout, lobby))
+        #expect(started.id == StoatRestriction.ID(.timeout, lobby))
         #expect(close(started.deadline, .milliseconds(121_400)))
         // Now the server's clock is known: a timeout set in the past (stoatchat keeps a member's last one) is
         // decided on the event, without a word, before the clear that follows it.
@@ -131,7 +131,7 @@ struct StoatDeadlineTests {
             return
         }
         #expect(ended.id == started.id, "nothing announced for the past timeout")
-        #expect(harness.client.deadlines.isEmpty)
+        #expect(harness.client.restrictions.isEmpty)
         await harness.stop()
     }
 
@@ -142,7 +142,7 @@ struct StoatDeadlineTests {
         let other = "01J00000000000000000000OTH"
         await harness.server.addServer(StoatServer(id: other, owner: harness.server.defaultBot.userID, name: "Other"))
         await harness.server.addMember(StoatMember(serverID: other, userID: me, joinedAt: SharedClockHarness.start))
-        var events = harness.client.deadlineEvents.makeAsyncIterator()
+        var events = harness.client.restrictionEvents.makeAsyncIterator()
         await harness.connect()
         try await harness.server.timeOutMember(
             userID: me, serverID: other, until: await harness.server.now().addingTimeInterval(300))
@@ -162,13 +162,13 @@ struct StoatDeadlineTests {
     @Test("a slowmode starts with the send, is restated by a refused one, and ends when the server's count has run out")
     func slowmode() async throws {
         let harness = try await SharedClockHarness()
-        var events = harness.client.deadlineEvents.makeAsyncIterator()
+        var events = harness.client.restrictionEvents.makeAsyncIterator()
         await harness.connect()
         let channel = try await harness.server.addTextChannel(
             serverID: harness.server.lobbyServerID, name: "slow", slowmode: 30)
         _ = try await harness.client.sendAndWait(OutgoingMessage(content: "first"), to: channel.id)
         let started = try await nextStart(&events)
-        #expect(started.id == StoatDeadline.ID(.slowmode, channel.id))
+        #expect(started.id == StoatRestriction.ID(.slowmode, channel.id))
         #expect(started.retryAfter == 30)
         #expect(started.deadline == .seconds(31), "30 s from its arrival, plus the second it is rounded to")
         harness.advance(to: 12)
@@ -217,7 +217,7 @@ struct StoatDeadlineTests {
     @Test("a confirmation the server refuses keeps the deadline, awaiting, and asks again after a second")
     func failedConfirmationIsRetried() async throws {
         let harness = try await SharedClockHarness()
-        var events = harness.client.deadlineEvents.makeAsyncIterator()
+        var events = harness.client.restrictionEvents.makeAsyncIterator()
         await harness.connect()
         let channel = try await harness.server.addTextChannel(
             serverID: harness.server.lobbyServerID, name: "slow", slowmode: 5)
@@ -245,7 +245,7 @@ struct StoatDeadlineTests {
 }
 
 /// The next deadline event, which must be a start.
-func nextStart(_ events: inout AsyncStream<StoatDeadlineEvent>.Iterator) async throws -> StoatDeadline {
+func nextStart(_ events: inout AsyncStream<StoatRestrictionEvent>.Iterator) async throws -> StoatRestriction {
     let event = await events.next()
     guard case .started(let deadline)? = event else {
         throw DeadlineTestFailure(expected: "a start", got: event)
@@ -256,6 +256,6 @@ func nextStart(_ events: inout AsyncStream<StoatDeadlineEvent>.Iterator) async t
 /// A deadline event other than the one a test waited for.
 struct DeadlineTestFailure: Error, CustomStringConvertible {
     let expected: String
-    let got: StoatDeadlineEvent?
+    let got: StoatRestrictionEvent?
     var description: String { "expected \(expected), got \(got.map { "\($0)" } ?? "the end of the events")" }
 }

@@ -5,12 +5,12 @@ import Testing
 @testable import LifelineStoat
 
 /// The deadline book's stories: one line per fact, then the actions it decided.
-@Suite("DeadlineBook: the server's deadlines as facts in, actions out")
-struct DeadlineBookTests {
+@Suite("RestrictionBook: the server's deadlines as facts in, actions out")
+struct RestrictionBookTests {
     static let server = "S1"
-    static let timeout = StoatDeadline.ID(.timeout, server)
+    static let timeout = StoatRestriction.ID(.timeout, server)
     static let channel = "C1"
-    static let slowmode = StoatDeadline.ID(.slowmode, channel)
+    static let slowmode = StoatRestriction.ID(.slowmode, channel)
 
     /// A time on the server's clock, in seconds since the epoch.
     static func server(_ seconds: Double) -> Date { Date(timeIntervalSince1970: seconds) }
@@ -27,8 +27,8 @@ struct DeadlineBookTests {
 
     /// A book that announced a timeout until server time 1 060, anchored when the server said 1 000 at
     /// client time 5 s: asked about at 5 + 60 + 1 = 66 s (ticket 2).
-    static func announcedTimeout() -> DeadlineBook {
-        var book = DeadlineBook()
+    static func announcedTimeout() -> RestrictionBook {
+        var book = RestrictionBook()
         _ = book.timeoutSet(server: server, until: server(1_060), now: .seconds(5))
         _ = book.memberAnswered(
             server: server, ticket: 1, timeout: server(1_060), anchor: reading(date: 1_000, receivedAt: .seconds(5)),
@@ -38,34 +38,34 @@ struct DeadlineBookTests {
 
     @Test("a timeout met before the server's clock is known is confirmed first, then announced and watched")
     func timeoutAnchoredByItsConfirmation() {
-        var book = DeadlineBook()
+        var book = RestrictionBook()
         #expect(
             book.timeoutSet(server: Self.server, until: Self.server(1_060), now: .seconds(5)) == [
                 .confirm(Self.timeout, ticket: 1)
             ])
-        #expect(book.deadlines.isEmpty, "not announced before the server's clock says it is on")
+        #expect(book.restrictions.isEmpty, "not announced before the server's clock says it is on")
         let answer = book.memberAnswered(
             server: Self.server, ticket: 1, timeout: Self.server(1_060),
             anchor: Self.reading(date: 1_000, receivedAt: .seconds(5)), now: .seconds(5))
         // The server's clock read at least 1 000 at 5 s: it passes 1 060 by 65 s; the check waits for the
         // Date header's second too, so the answer then shows it passed.
-        let started = StoatDeadline(id: Self.timeout, until: Self.server(1_060), deadline: .seconds(66))
+        let started = StoatRestriction(id: Self.timeout, until: Self.server(1_060), deadline: .seconds(66))
         #expect(answer == [.watch(ticket: 2, at: .seconds(66)), .announce(.started(started))])
-        #expect(book.deadlines == [started])
+        #expect(book.restrictions == [started])
     }
 
     @Test("at the check the server is asked; an answer whose Date has passed the timeout ends it, confirmed")
     func confirmedAtTheCheck() {
         var book = Self.announcedTimeout()
         #expect(book.watchFired(ticket: 2, now: .seconds(66)) == [.confirm(Self.timeout, ticket: 3)])
-        var awaiting = StoatDeadline(id: Self.timeout, until: Self.server(1_060), deadline: .seconds(66))
+        var awaiting = StoatRestriction(id: Self.timeout, until: Self.server(1_060), deadline: .seconds(66))
         awaiting.state = .awaitingConfirmation
-        #expect(book.deadlines == [awaiting], "listed, awaiting the server's word")
+        #expect(book.restrictions == [awaiting], "listed, awaiting the server's word")
         let answer = book.memberAnswered(
             server: Self.server, ticket: 3, timeout: Self.server(1_060),
             anchor: Self.reading(date: 1_061, receivedAt: .seconds(66.1)), now: .seconds(66.1))
         #expect(answer == [.announce(.ended(awaiting, .confirmed))])
-        #expect(book.deadlines.isEmpty)
+        #expect(book.restrictions.isEmpty)
     }
 
     @Test("a member without a timeout any more is over too")
@@ -76,7 +76,7 @@ struct DeadlineBookTests {
             server: Self.server, ticket: 3, timeout: nil, anchor: Self.reading(date: 1_061, receivedAt: .seconds(66)),
             now: .seconds(66))
         #expect(answer.count == 1)
-        #expect(book.deadlines.isEmpty)
+        #expect(book.restrictions.isEmpty)
     }
 
     @Test("a server whose clock is still before the timeout at the check keeps it: re-anchored, asked again later")
@@ -88,8 +88,8 @@ struct DeadlineBookTests {
             server: Self.server, ticket: 3, timeout: Self.server(1_060),
             anchor: Self.reading(date: 1_051, receivedAt: .seconds(66)), now: .seconds(66))
         #expect(answer == [.watch(ticket: 4, at: .seconds(76))], "no announcement: the same timeout, still on")
-        #expect(book.deadlines.map(\.state) == [.active])
-        #expect(book.deadlines.map(\.deadline) == [.seconds(76)])
+        #expect(book.restrictions.map(\.state) == [.active])
+        #expect(book.restrictions.map(\.deadline) == [.seconds(76)])
         // Asked again and still on: at the new reading's check, never sooner than the re-check delay (1 s,
         // 2 s, 4 s…), so a server whose clock stands still is not asked in a loop.
         _ = book.watchFired(ticket: 4, now: .seconds(76))
@@ -106,26 +106,26 @@ struct DeadlineBookTests {
 
     @Test("one confirmation reads the server's clock for every timeout waiting for it, and decides them all")
     func oneReadingForAll() {
-        var book = DeadlineBook()
+        var book = RestrictionBook()
         let timeouts = ["S1": Self.server(1_060), "S2": Self.server(990), "S3": Self.server(1_030)]
         #expect(book.ready(timeouts: timeouts, now: .seconds(5)) == [.confirm(Self.timeout, ticket: 1)])
         let answer = book.memberAnswered(
             server: "S1", ticket: 1, timeout: Self.server(1_060),
             anchor: Self.reading(date: 1_000, receivedAt: .seconds(5)), now: .seconds(5))
-        let third = StoatDeadline(id: .init(.timeout, "S3"), until: Self.server(1_030), deadline: .seconds(36))
-        let first = StoatDeadline(id: Self.timeout, until: Self.server(1_060), deadline: .seconds(66))
+        let third = StoatRestriction(id: .init(.timeout, "S3"), until: Self.server(1_030), deadline: .seconds(36))
+        let first = StoatRestriction(id: Self.timeout, until: Self.server(1_060), deadline: .seconds(66))
         #expect(
             answer == [
                 .watch(ticket: 2, at: .seconds(36)), .announce(.started(third)),
                 .watch(ticket: 3, at: .seconds(66)), .announce(.started(first)),
             ], "S2's timeout, long over, is dropped without a word")
-        #expect(book.deadlines == [third, first])
+        #expect(book.restrictions == [third, first])
         #expect(!book.holds(.init(.timeout, "S2")))
     }
 
     @Test("when the timeout whose confirmation was to read the clock is cleared, the next one waiting asks")
     func readingHandedOn() {
-        var book = DeadlineBook()
+        var book = RestrictionBook()
         let timeouts = ["S1": Self.server(1_060), "S2": Self.server(1_030)]
         #expect(book.ready(timeouts: timeouts, now: .seconds(5)) == [.confirm(Self.timeout, ticket: 1)])
         #expect(book.ended(Self.timeout, .cleared) == [.confirm(.init(.timeout, "S2"), ticket: 2)])
@@ -148,7 +148,7 @@ struct DeadlineBookTests {
             book.confirmationFailed(Self.timeout, ticket: 3, now: .seconds(66)) == [
                 .watch(ticket: 4, at: .seconds(67))
             ])
-        #expect(book.deadlines.map(\.state) == [.awaitingConfirmation], "never dropped locally")
+        #expect(book.restrictions.map(\.state) == [.awaitingConfirmation], "never dropped locally")
         #expect(book.watchFired(ticket: 4, now: .seconds(67)) == [.confirm(Self.timeout, ticket: 5)])
         #expect(
             book.confirmationFailed(Self.timeout, ticket: 5, now: .seconds(67)) == [
@@ -163,17 +163,17 @@ struct DeadlineBookTests {
 
     @Test("with the server's clock known, a timeout already past is dropped without a word (Ready's last timeout)")
     func pastTimeoutIgnored() {
-        var book = DeadlineBook()
+        var book = RestrictionBook()
         _ = book.memberAnswered(
             server: "other", ticket: 99, timeout: nil, anchor: Self.reading(date: 1_000, receivedAt: .seconds(5)),
             now: .seconds(5))
         #expect(book.anchor != nil, "any answer's Date reads the server's clock")
         #expect(book.timeoutSet(server: Self.server, until: Self.server(990), now: .seconds(5)) == [])
-        #expect(book.deadlines.isEmpty)
+        #expect(book.restrictions.isEmpty)
         #expect(!book.holds(Self.timeout))
         // One that is on is announced at once, without asking.
         let actions = book.timeoutSet(server: Self.server, until: Self.server(1_030), now: .seconds(5))
-        let started = StoatDeadline(id: Self.timeout, until: Self.server(1_030), deadline: .seconds(36))
+        let started = StoatRestriction(id: Self.timeout, until: Self.server(1_030), deadline: .seconds(36))
         #expect(actions == [.watch(ticket: 1, at: .seconds(36)), .announce(.started(started))])
     }
 
@@ -181,20 +181,20 @@ struct DeadlineBookTests {
     func clearedBySocket() {
         var book = Self.announcedTimeout()
         _ = book.watchFired(ticket: 2, now: .seconds(66))
-        let awaiting = book.deadlines[0]
+        let awaiting = book.restrictions[0]
         #expect(book.ended(Self.timeout, .cleared) == [.announce(.ended(awaiting, .cleared))])
         let late = book.memberAnswered(
             server: Self.server, ticket: 3, timeout: Self.server(1_060),
             anchor: Self.reading(date: 1_050, receivedAt: .seconds(66)), now: .seconds(66))
         #expect(late == [])
-        #expect(book.deadlines.isEmpty)
+        #expect(book.restrictions.isEmpty)
     }
 
     @Test("a longer timeout moves the deadline and is announced again; Ready without it ends it")
     func movedThenEndedByReady() {
         var book = Self.announcedTimeout()
         let moved = book.timeoutSet(server: Self.server, until: Self.server(1_120), now: .seconds(10))
-        let started = StoatDeadline(id: Self.timeout, until: Self.server(1_120), deadline: .seconds(126))
+        let started = StoatRestriction(id: Self.timeout, until: Self.server(1_120), deadline: .seconds(126))
         #expect(moved == [.unwatch(ticket: 2), .watch(ticket: 3, at: .seconds(126)), .announce(.started(started))])
         #expect(
             book.ready(timeouts: [:], now: .seconds(20)) == [
@@ -204,8 +204,8 @@ struct DeadlineBookTests {
 
     @Test("a slowmode counts from its arrival plus a second; restated it changes nothing; ended by its channel")
     func slowmodes() {
-        var book = DeadlineBook()
-        let started = StoatDeadline(id: Self.slowmode, retryAfter: 30, deadline: .seconds(41))
+        var book = RestrictionBook()
+        let started = StoatRestriction(id: Self.slowmode, retryAfter: 30, deadline: .seconds(41))
         #expect(
             book.slowmodeSet(channel: Self.channel, retryAfter: 30, now: .seconds(10)) == [
                 .watch(ticket: 1, at: .seconds(41)), .announce(.started(started)),
@@ -219,15 +219,15 @@ struct DeadlineBookTests {
         // A new one, then the channel loses its slowmode.
         _ = book.slowmodeSet(channel: Self.channel, retryAfter: 30, now: .seconds(50))
         #expect(book.ended(Self.slowmode, .cleared).count == 2)
-        #expect(book.deadlines.isEmpty)
+        #expect(book.restrictions.isEmpty)
     }
 
     @Test("a confirmation that finds the server or channel gone ends it as gone")
     func gone() {
-        var book = DeadlineBook()
+        var book = RestrictionBook()
         _ = book.slowmodeSet(channel: Self.channel, retryAfter: 5, now: .zero)
         _ = book.watchFired(ticket: 1, now: .seconds(6))
-        let awaiting = book.deadlines[0]
+        let awaiting = book.restrictions[0]
         #expect(book.targetGone(Self.slowmode, ticket: 2) == [.announce(.ended(awaiting, .gone))])
     }
 
@@ -238,6 +238,6 @@ struct DeadlineBookTests {
         #expect(book.watchFired(ticket: 2, now: .seconds(66)) == [], "the replaced watch")
         _ = book.slowmodeSet(channel: Self.channel, retryAfter: 5, now: .zero)
         #expect(book.reset() == [.unwatch(ticket: 3), .unwatch(ticket: 4)], "no announcement")
-        #expect(book.deadlines.isEmpty)
+        #expect(book.restrictions.isEmpty)
     }
 }

@@ -9,7 +9,7 @@ import LifelineCore
 /// The deadlines the server set for the signed-in user, as pure bookkeeping: facts in — what the socket
 /// said, a watch that fired, what a confirmation answered — and actions out: arm or drop a watch, ask the
 /// server, announce a start or an end. It reads no clock (`now` comes in) and does no I/O; the
-/// ``DeadlineEngine`` performs its actions.
+/// ``RestrictionEngine`` performs its actions.
 ///
 /// - A **timeout** is the member's `until`, on the server's clock. It becomes a deadline on the client's
 ///   monotonic clock through `LifelineCore`'s `ServerClockAnchor` taken from the `Date` header of the
@@ -26,7 +26,7 @@ import LifelineCore
 ///
 /// Every watch and confirmation carries a ticket: a firing or an answer whose ticket is no longer the
 /// entry's (the socket changed the deadline meanwhile) is a benign race and changes nothing.
-struct DeadlineBook: Sendable {
+struct RestrictionBook: Sendable {
     /// What the engine must do.
     enum Action: Sendable, Equatable {
         /// Wake the book at `at` (on the client's clock) with ``watchFired(ticket:now:)``.
@@ -35,19 +35,19 @@ struct DeadlineBook: Sendable {
         case unwatch(ticket: UInt64)
         /// Ask the server whether the deadline is still in force, and answer with ``memberAnswered``,
         /// ``channelAnswered(channel:ticket:)``, ``targetGone(_:ticket:)`` or ``confirmationFailed(_:ticket:now:)``.
-        case confirm(StoatDeadline.ID, ticket: UInt64)
+        case confirm(StoatRestriction.ID, ticket: UInt64)
         /// Tell the observers.
-        case announce(StoatDeadlineEvent)
+        case announce(StoatRestrictionEvent)
     }
 
     /// One deadline the book holds, announced or not yet.
     private struct Entry: Sendable {
-        var id: StoatDeadline.ID
+        var id: StoatRestriction.ID
         var until: Date?
         var retryAfter: Int?
         /// When the client asks the server whether it is over, on the client's clock, once known.
         var check: Duration?
-        var state: StoatDeadline.State = .active
+        var state: StoatRestriction.State = .active
         /// Whether observers were told it started (a timeout waits for the server's clock first).
         var announced = false
         var watch: (ticket: UInt64, at: Duration)?
@@ -58,9 +58,9 @@ struct DeadlineBook: Sendable {
         /// A timeout that waits for another's confirmation to read the server's clock.
         var waitsForAnchor = false
 
-        var deadline: StoatDeadline? {
+        var deadline: StoatRestriction? {
             guard let check else { return nil }
-            return StoatDeadline(id: id, until: until, retryAfter: retryAfter, deadline: check, state: state)
+            return StoatRestriction(id: id, until: until, retryAfter: retryAfter, deadline: check, state: state)
         }
     }
 
@@ -71,7 +71,7 @@ struct DeadlineBook: Sendable {
     let recheck: ExpiryRecheckPolicy
     /// The latest reading of the server's clock, from a confirmation's `Date` header.
     private(set) var anchor: ServerClockAnchor?
-    private var entries: [StoatDeadline.ID: Entry] = [:]
+    private var entries: [StoatRestriction.ID: Entry] = [:]
     private var nextTicket: UInt64 = 0
 
     init(recheck: ExpiryRecheckPolicy = .standard) {
@@ -79,20 +79,20 @@ struct DeadlineBook: Sendable {
     }
 
     /// The deadlines announced and not ended, earliest first.
-    var deadlines: [StoatDeadline] {
+    var restrictions: [StoatRestriction] {
         entries.values.filter(\.announced).compactMap(\.deadline).sorted {
             ($0.deadline, $0.id) < ($1.deadline, $1.id)
         }
     }
 
     /// Whether a deadline is held for `id`, announced or waiting for the server's clock.
-    func holds(_ id: StoatDeadline.ID) -> Bool { entries[id] != nil }
+    func holds(_ id: StoatRestriction.ID) -> Bool { entries[id] != nil }
 
     // MARK: - What the server said
 
     /// The user's member in `server` has a `timeout` until `until` (from `Ready` or a `ServerMemberUpdate`).
     mutating func timeoutSet(server: String, until: Date, now: Duration) -> [Action] {
-        let id = StoatDeadline.ID(.timeout, server)
+        let id = StoatRestriction.ID(.timeout, server)
         if let known = entries[id], known.until == until { return [] }
         var entry = entries[id] ?? Entry(id: id)
         let actions = stopWatching(&entry)
@@ -116,7 +116,7 @@ struct DeadlineBook: Sendable {
     /// `retryAfter` is clamped to `ServerHorizon.longestWait` (366 days): the deadline is then confirmed with the
     /// server, never ended on the client's count, so a longer slowmode is only asked about sooner.
     mutating func slowmodeSet(channel: String, retryAfter stated: Int, now: Duration) -> [Action] {
-        let id = StoatDeadline.ID(.slowmode, channel)
+        let id = StoatRestriction.ID(.slowmode, channel)
         let retryAfter = ServerHorizon.seconds(Int64(stated))
         guard retryAfter > 0 else { return ended(id, .cleared) }
         let check = now + .seconds(retryAfter) + Self.slowmodeResolution
@@ -156,7 +156,7 @@ struct DeadlineBook: Sendable {
     }
 
     /// The deadline ended as the server said on the socket (`reason` `.cleared` or `.gone`).
-    mutating func ended(_ id: StoatDeadline.ID, _ reason: StoatDeadline.EndReason) -> [Action] {
+    mutating func ended(_ id: StoatRestriction.ID, _ reason: StoatRestriction.EndReason) -> [Action] {
         guard var entry = entries.removeValue(forKey: id) else { return [] }
         var actions = stopWatching(&entry)
         if entry.announced, let deadline = entry.deadline { actions.append(.announce(.ended(deadline, reason))) }
@@ -195,7 +195,7 @@ struct DeadlineBook: Sendable {
             entry.waitsForAnchor = false
             actions += decide(&entry, reading, now: now)
         }
-        let id = StoatDeadline.ID(.timeout, server)
+        let id = StoatRestriction.ID(.timeout, server)
         guard var entry = entries[id], entry.confirmation == ticket else { return actions }
         entry.confirmation = nil
         guard let timeout, reading.serverTime < WallClockTime(timeout) else {
@@ -225,20 +225,20 @@ struct DeadlineBook: Sendable {
 
     /// The channel fetch answered after a slowmode's deadline: the server's count has run out.
     mutating func channelAnswered(channel: String, ticket: UInt64) -> [Action] {
-        let id = StoatDeadline.ID(.slowmode, channel)
+        let id = StoatRestriction.ID(.slowmode, channel)
         guard entries[id]?.confirmation == ticket else { return [] }
         return ended(id, .confirmed)
     }
 
     /// The confirmation found the server or the channel gone for the user (`NotFound`).
-    mutating func targetGone(_ id: StoatDeadline.ID, ticket: UInt64) -> [Action] {
+    mutating func targetGone(_ id: StoatRestriction.ID, ticket: UInt64) -> [Action] {
         guard entries[id]?.confirmation == ticket else { return serveWaiting() }
         return ended(id, .gone)
     }
 
     /// The confirmation failed (the network, a 5xx, an invalid session, a missing `Date`): the deadline
     /// stays and is confirmed again after the re-check delay.
-    mutating func confirmationFailed(_ id: StoatDeadline.ID, ticket: UInt64, now: Duration) -> [Action] {
+    mutating func confirmationFailed(_ id: StoatRestriction.ID, ticket: UInt64, now: Duration) -> [Action] {
         guard var entry = entries[id], entry.confirmation == ticket else { return serveWaiting() }
         entry.confirmation = nil
         let at = now + recheck.delay(afterChecks: entry.checks)
@@ -315,7 +315,7 @@ struct DeadlineBook: Sendable {
         return [.unwatch(ticket: watch.ticket)]
     }
 
-    private mutating func confirm(_ id: StoatDeadline.ID) -> [Action] {
+    private mutating func confirm(_ id: StoatRestriction.ID) -> [Action] {
         let ticket = takeTicket()
         entries[id]?.confirmation = ticket
         return [.confirm(id, ticket: ticket)]
