@@ -137,7 +137,7 @@ public final class StoatClient: Sendable {
     let credentials: ClientCaches.Credentials
     /// The account's store, once a sign-in opened it; closed when another replaces it or ``run()`` ends.
     let signedInAccount = Mutex<(any AccountStorage)?>(nil)
-    /// The deadlines the server set for the user (``deadlines``).
+    /// The restrictions the server set for the user (``restrictions``).
     let restrictionEngine: RestrictionEngine
     /// The messages the user sent that the server has not confirmed (``outbox``).
     let outboxEngine: OutboxEngine
@@ -258,7 +258,7 @@ public final class StoatClient: Sendable {
 
     /// Runs the client until the calling task is cancelled: the session (see `Session.run()`), the
     /// writer that stores the cache's changes, the follower that refetches the open channels'
-    /// histories after every reconnect, the watch of the server's deadlines (``deadlines``) and the
+    /// histories after every reconnect, the watch of the server's restrictions (``restrictions``) and the
     /// outbox (``send(_:to:)-(OutgoingMessage,_)``). When it
     /// returns, every observation has ended and every change
     /// the cache held has been written to the account's store, if one is attached.
