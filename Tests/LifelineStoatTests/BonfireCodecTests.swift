@@ -176,6 +176,19 @@ struct BonfireCodecTests {
         #expect(decoder.decode(json) == .event(event))
     }
 
+    @Test("an Error event keeps where the server raised it and what it said, which its equality does not compare")
+    func errorDetails() throws {
+        let json = #"{"type":"Error","data":{"type":"InvalidSession","location":"crates/bonfire","detail":"gone"}}"#
+        guard case .event(.error(let error)) = decoder.decode(json) else {
+            Issue.record("not an error event")
+            return
+        }
+        #expect(error.code == .invalidSession && error.kind == "InvalidSession" && error.message == "gone")
+        #expect(error.location == "crates/bonfire" && error.detail == "gone")
+        #expect(error.isAuthenticationError)
+        #expect("\(error)" == "InvalidSession: gone at crates/bonfire")
+    }
+
     @Test("a Message decodes with its fields and ignores the ones Lifeline does not model")
     func message() {
         let json = #"""

@@ -130,6 +130,7 @@ struct GatewaySessionTests {
         let cause = try #require(reason.cause as? StoatConnectionError)
         #expect(cause.code == .serverError)
         #expect(cause.detail == "Invalid token provided")
+        #expect("\(cause)" == "serverError: the server answered InvalidSession (Invalid token provided)")
         try await harness.serverReaches { _, counters in counters.liveSockets == 0 }
         await harness.stop()
     }

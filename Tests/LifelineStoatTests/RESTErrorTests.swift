@@ -65,7 +65,7 @@ struct RESTErrorTests {
         let long = String(repeating: "d", count: 2_000)
         let cut = StoatAPIError.refusal(
             status: 400, body: Data(#"{"type":"X","detail":"\#(long)"}"#.utf8), request: "r")
-        #expect(cut.detail?.count == StoatConnectionError.maximumDetailLength + 1)
+        #expect(cut.detail?.count == StoatConnectionErrorCode.maximumDetailLength + 1)
     }
 
     @Test(

@@ -78,6 +78,9 @@ public struct CodedError<CodeType: LifelineErrorCode>: LifelineError, Sendable, 
         }
     }
 
+    /// `code: message`, and what the code's ``LifelineErrorCode/describing(_:)`` adds from the details.
+    public var description: String { "\(code): \(message)" + Code.describing(details) }
+
     /// A fact of the error's ``details``, as a property of the error (`error.status`).
     public subscript<Value>(dynamicMember keyPath: WritableKeyPath<Code.Details, Value>) -> Value {
         get { details[keyPath: keyPath] }

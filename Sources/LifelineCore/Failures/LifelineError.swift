@@ -2,11 +2,12 @@
 /// and the error that caused it. Every error type a Lifeline library throws or reports adopts it, so an app reads
 /// any of them the same way and switches on the code, never on the message (see <doc:ErrorHandling>).
 ///
-/// An error that is only a code, a message and a cause is ``CodedError`` over its own code type, and declares
-/// nothing but its codes; a type with fields of its own adopts the protocol directly. Either way it
-/// gets `code: message` as its ``description`` and, when it declares `Hashable`, equality and hashing by code
-/// and message (``hasSameCodeAndMessage(as:)``): the ``cause`` is never compared, since an arbitrary error
-/// cannot be.
+/// Every Lifeline error type is ``CodedError`` over its own code type, and declares nothing but its codes and,
+/// when it carries facts of its own (an HTTP status, a close frame's code, a server's words), a details type
+/// (``LifelineErrorCode/Details``). The one direct adopter is ``SessionFailure``, which is not an error with a
+/// code of its own but the sum of the two coded errors the lifecycle takes an edge on. Every error gets
+/// `code: message` as its ``description`` and equality and hashing by code and message
+/// (``hasSameCodeAndMessage(as:)``): the ``cause`` is never compared, since an arbitrary error cannot be.
 public protocol LifelineError: Error, CustomStringConvertible {
     /// The type of the error's code: a string-backed struct with a static member per known code, open so
     /// that a protocol or a later version adds codes without breaking an app's `switch`.
@@ -33,11 +34,20 @@ public protocol LifelineErrorCode: Hashable, Sendable, CustomStringConvertible {
 
     /// The code's stable name, as printed in `--json` output.
     var rawValue: String { get }
+
+    /// What a ``CodedError``'s `description` adds after `code: message` from its details (a server's own
+    /// words, in parentheses); nothing by default.
+    ///
+    /// - Parameter details: The error's details.
+    static func describing(_ details: Details) -> String
 }
 
 extension LifelineErrorCode {
     /// The code's stable name.
     public var description: String { rawValue }
+
+    /// Nothing: by default the details are not part of the description.
+    public static func describing(_ details: Details) -> String { "" }
 }
 
 extension LifelineError {

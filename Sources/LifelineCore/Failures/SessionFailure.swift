@@ -2,6 +2,10 @@
 /// the server's logout. A connection (or an authenticator) ends with one (``SessionMachine``'s
 /// `connectionEnded`); a ``SessionTransition`` carries the temporary or permanent one it caused, so its
 /// ``code`` reaches the interface and the `--json` output as a field.
+///
+/// It adopts ``LifelineError`` directly rather than being a ``CodedError``: a failure is one of two coded
+/// errors (``TemporaryFailureCause``, ``PermanentFailureReason``) or the server's logout, and its code is
+/// theirs, typed, so an app's `switch` reaches the cause's own code in one pattern.
 public indirect enum SessionFailure: LifelineError, Sendable, Hashable {
     /// A TEMPORARY_FAILURE: the lifecycle retries.
     case temporary(TemporaryFailureCause)

@@ -489,12 +489,7 @@ extension StoatAPIError {
             detail = parsed.collection.map { "\(operation) on \($0)" } ?? operation
         }
         // A server that explains any error in a `detail` (Stoat's new events server does so on its socket).
-        detail =
-            detail
-            ?? parsed.detail.map {
-                $0.count > StoatConnectionError.maximumDetailLength
-                    ? String($0.prefix(StoatConnectionError.maximumDetailLength)) + "…" : $0
-            }
+        detail = detail ?? parsed.detail.map(StoatConnectionErrorCode.cut)
         return StoatAPIError(
             code: Code(rawValue: kind), message: "\(request) answered \(kind) (HTTP \(status))", kind: kind,
             location: parsed.location, status: status,

@@ -10,10 +10,11 @@ extension BonfireError {
     /// (`InvalidSession`, `InvalidToken`, `NotAuthenticated`, `UnverifiedAccount`) is permanent — and the
     /// lifecycle confirms an `InvalidSession` before it believes it; every other is a TEMPORARY_FAILURE,
     /// `InvalidPayload` (the server refused a frame the client sent, and closes the connection next) as
-    /// `frameRefused`. The server's words travel as the cause (``StoatConnectionError/detail``); the message
+    /// `frameRefused`. The server's words travel as the cause (``StoatConnectionErrorDetails/detail``); the message
     /// stays the kind.
     var connectionEnd: SessionFailure {
-        let cause = StoatConnectionError(code: .serverError, message: "the server answered \(kind)", detail: detail)
+        let cause = StoatConnectionError(
+            code: .serverError, message: "the server answered \(kind)", detail: self.detail)
         guard isAuthenticationError else {
             let code: TemporaryFailureCause.Code = kind == "InvalidPayload" ? .frameRefused : .serverError
             return .temporary(TemporaryFailureCause(code: code, message: kind, cause: cause))
@@ -26,7 +27,7 @@ extension BonfireError {
 extension BonfireClientFrame {
     /// The frame that plays a significant event. Stoat answers none of them, so success is the frame written.
     ///
-    /// - Throws: ``StoatConnectionError/Code/unsupportedEvent`` for a kind Stoat has no frame for.
+    /// - Throws: ``StoatConnectionErrorCode/unsupportedEvent`` for a kind Stoat has no frame for.
     init(playing event: SignificantEvent) throws(StoatConnectionError) {
         switch event.kind {
         case .subscribe: self = .subscribe(serverID: event.target)

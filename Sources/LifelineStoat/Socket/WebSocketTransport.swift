@@ -29,7 +29,7 @@ package final class WebSocketConnector: Sendable {
     /// The sockets' limits and TLS.
     package struct Configuration: Sendable {
         /// The largest message accepted, in bytes; a larger one ends the socket with
-        /// ``WebSocketTransportEnd/Code/messageTooLarge`` before it is held.
+        /// ``WebSocketTransportEndCode/messageTooLarge`` before it is held.
         package var maximumMessageSize: Int
         /// TLS for `wss` URLs. Certificates are verified as it says, against the URL's host name (also sent as
         /// SNI unless the host is an IP address). The socket does not wait for the peer's `close_notify`.
@@ -37,7 +37,7 @@ package final class WebSocketConnector: Sendable {
         /// How many delivered messages the owner may leave unhandled before the socket stops reading.
         package var pendingMessageLimit: Int
         /// How long the TCP connection may take to open before the socket ends with
-        /// ``WebSocketTransportEnd/Code/connectFailed``. The owner's own deadline (the session's connect timeout)
+        /// ``WebSocketTransportEndCode/connectFailed``. The owner's own deadline (the session's connect timeout)
         /// is the one that matters, so its owner passes that deadline here: NIO's default of 10 s ended sockets
         /// on a loaded machine that the session had allowed two minutes.
         package var connectTimeout: Duration
@@ -264,11 +264,11 @@ package final class WebSocketTransport: Sendable {
     package var isAborted: Bool { state.withLock { $0.isAborted } }
 
     /// Closes the socket at once, without a close handshake: the channel is closed now, whatever the peer
-    /// does. The delegate then hears ``WebSocketTransportEnd/Code/aborted`` with `cause`, unless another end
+    /// does. The delegate then hears ``WebSocketTransportEndCode/aborted`` with `cause`, unless another end
     /// came first — also when the socket never began to open (its end is then reported on the event loop).
     ///
     /// - Parameter cause: Why the owner ends the socket (a deadline its heartbeat missed, a frame it refused),
-    ///   carried by the end as its ``WebSocketTransportEnd/cause``: the owner's reason travels the one path
+    ///   carried by the end as its `cause`: the owner's reason travels the one path
     ///   every end takes, so it keeps no record of its own.
     package func abort(because cause: (any Error)? = nil) {
         let (channel, candidates, finishes) = state.withLock { state in
