@@ -3,7 +3,7 @@ public import LifelineCore
 /// An `Error` event: `{"type":"Error","data":{"type":KIND,"location":…}}` from bonfire,
 /// `{"type":"Error","data":{"type":KIND,"detail":…}}` from Stoat's new events server.
 ///
-/// Lifeline's one error shape, ``CodedError`` over ``BonfireErrorCode``: its code is the server's kind,
+/// Lifeline's one error shape, `CodedError` over ``BonfireErrorCode``: its code is the server's kind,
 /// verbatim (an unknown kind is kept as the code's raw value), its message what the server said (its `detail`,
 /// else the kind), and its details (``BonfireErrorDetails``: `location`, `detail`) are read as its own
 /// properties. It has no cause: the error is the server's.

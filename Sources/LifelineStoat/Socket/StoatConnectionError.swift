@@ -1,6 +1,6 @@
 public import LifelineCore
 
-/// Why a Stoat connection could not do what it was asked, in Lifeline's one error shape: ``CodedError`` over
+/// Why a Stoat connection could not do what it was asked, in Lifeline's one error shape: `CodedError` over
 /// ``StoatConnectionErrorCode``, with what the server said about it (``StoatConnectionErrorDetails/detail``)
 /// read as the error's own `detail`.
 public typealias StoatConnectionError = CodedError<StoatConnectionErrorCode>

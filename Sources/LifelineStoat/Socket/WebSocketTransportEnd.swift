@@ -1,6 +1,6 @@
 import LifelineCore
 
-/// Why a ``WebSocketTransport`` ended, in Lifeline's one error shape: ``CodedError`` over
+/// Why a ``WebSocketTransport`` ended, in Lifeline's one error shape: `CodedError` over
 /// ``WebSocketTransportEndCode``, a message for people, and what the peer said or did
 /// (``WebSocketTransportEndDetails``: the HTTP status of a refused upgrade, the close frame's code and reason),
 /// read as the end's own properties.
