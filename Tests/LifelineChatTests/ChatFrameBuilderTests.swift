@@ -94,7 +94,7 @@ struct ChatFrameBuilderTests {
             var previous: Grid?
             for step in 0..<120 {
                 // Two frames drawn per step: the cooperative pool is given back between steps, since the in-process
-                // servers of every other test wait for it (README: "Tests on a loaded machine").
+                // servers of every other test wait for it (HowLifelineIsBuilt.md: "The tests").
                 await Task.yield()
                 Self.step(&state, serial: &serial, using: &random)
                 let built = builder.render(state, size: state.size)

@@ -77,7 +77,7 @@ struct ExpiryQueueTests {
         var now = 0
         for step in 0..<10_000 {
             // Yields now and then: a CPU-bound loop holds one of the cooperative pool's threads (two on a 2-core machine), and
-            // the in-process servers of every other test wait for them (README: "Tests on a loaded machine").
+            // the in-process servers of every other test wait for them (HowLifelineIsBuilt.md: "The tests").
             if step % 500 == 0 { await Task.yield() }
             let id = Int.random(in: 0..<500, using: &random)
             switch Int.random(in: 0..<10, using: &random) {

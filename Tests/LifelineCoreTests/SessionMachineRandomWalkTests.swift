@@ -95,7 +95,7 @@ struct SessionMachineRandomWalkTests {
     func invariantsHold() async {
         for seed in UInt64(1)...3_000 {
             // Yields now and then: a CPU-bound loop holds one of the cooperative pool's threads (two on a 2-core machine), and
-            // the in-process servers of every other test wait for them (README: "Tests on a loaded machine").
+            // the in-process servers of every other test wait for them (HowLifelineIsBuilt.md: "The tests").
             await Task.yield()
             var random = SeededRandomNumberGenerator(seed: seed)
             var machine = SessionMachine(

@@ -277,7 +277,7 @@ struct BonfireCodecTests {
         var outcomes = [0, 0, 0]
         for run in 0..<20_000 {
             // Yields now and then: a CPU-bound loop holds one of the cooperative pool's threads (two on a 2-core machine), and
-            // the in-process servers of every other test wait for them (README: "Tests on a loaded machine").
+            // the in-process servers of every other test wait for them (HowLifelineIsBuilt.md: "The tests").
             if run % 32 == 0 { await Task.yield() }
             var bytes = seeds.randomElement(using: &random)!
             for _ in 0..<Int.random(in: 1...6, using: &random) where !bytes.isEmpty {

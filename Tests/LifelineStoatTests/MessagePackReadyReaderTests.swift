@@ -205,7 +205,7 @@ struct MessagePackReadyReaderTests {
         var counts: [String: Int] = [:]
         for run in 0..<6_000 {
             // Yields now and then: a CPU-bound loop holds one of the cooperative pool's threads (two on a 2-core machine), and
-            // the in-process servers of every other test wait for them (README: "Tests on a loaded machine").
+            // the in-process servers of every other test wait for them (HowLifelineIsBuilt.md: "The tests").
             if run % 32 == 0 { await Task.yield() }
             var bytes = seeds[run % seeds.count]
             for _ in 0..<Int.random(in: 1...2, using: &random) where !bytes.isEmpty {

@@ -44,7 +44,7 @@ struct DisplayWidthTests {
         let exceptions: [ClosedRange<UInt32>] = [0x1160...0x11FF, 0xD7B0...0xD7FF, 0x1171E...0x1171E]
         var checked = 0
         for value in UInt32(0xA0)...0x3FFFF where !exceptions.contains(where: { $0.contains(value) }) {
-            // 260 000 scalars: the cooperative pool is given back now and then (README: "Tests on a loaded machine").
+            // 260 000 scalars: the cooperative pool is given back now and then (HowLifelineIsBuilt.md: "The tests").
             if value % 2_048 == 0 { await Task.yield() }
             guard let scalar = Unicode.Scalar(value), let age = scalar.properties.age else { continue }
             guard age.major < 15 || (age.major == 15 && age.minor == 0) else { continue }
