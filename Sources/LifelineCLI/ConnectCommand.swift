@@ -24,6 +24,7 @@ struct Connect: AsyncParsableCommand {
             input, one per line: logout, retry, offline, online, subscribe ID, unsubscribe ID, typing CHANNEL, \
             send CHANNEL TEXT, discard NONCE, resend NONCE, history CHANNEL, open CHANNEL, \
             ack CHANNEL [ID] (acknowledges ID, or the newest message the cache knows; answered at once), \
+            around CHANNEL ID and first-unread CHANNEL (the page jumped to, as a history line whose gaps bound it), \
             older CHANNEL (the page before the oldest cached message, the newest gap first), draft CHANNEL TEXT (the \
             channel's draft, in the store before the command line is printed; draft CHANNEL alone clears it; each \
             stored draft is printed at start), push ENDPOINT P256DH AUTH (subscribes the device to Web Push once \
@@ -515,6 +516,24 @@ struct Connect: AsyncParsableCommand {
             client.open(channel)
         case ("history", let channel?):
             printer.history(await client.history(of: channel))
+        case ("around", let channel?), ("first-unread", let channel?):
+            // `around CHANNEL ID`, `first-unread CHANNEL`: a `history` line of the page jumped to, its `gaps` the
+            // holes on either side of it, its `target` the message jumped to (or the first unread; null when
+            // nothing is unread).
+            guard command == "first-unread" || words.count == 3 else {
+                timeline.command(line, accepted: false, reason: "around needs a channel and a message id")
+                return .done
+            }
+            do {
+                let page =
+                    command == "around"
+                    ? try await client.history(of: channel, around: words[2])
+                    : try await client.historyAtFirstUnread(of: channel)
+                printer.jumped(page)
+            } catch {
+                accepted = false
+                reason = "\(error.cause.map { "\($0)" } ?? error.message)"
+            }
         case ("ack", let channel?):
             // `ack CHANNEL [ID]`: the newest message the cache knows when no id is given. Marked read at once;
             // the request follows (debounced per channel), so the answer does not wait for the server.
@@ -633,7 +652,9 @@ struct Connect: AsyncParsableCommand {
 ///   catch-up (right after CONNECTED, and again once stoatchat's lagging `last_message_id` has settled, 33 s on),
 ///   each followed by the `chats` line; `complete` is true only on the last;
 /// - `{"type":"history","channel":ID,"stale":BOOL,"messages":[{"id":…,"author":…,"content":…},…],"gaps":[{"after":
-///   ID,"before":ID}]}`, oldest first;
+///   ID,"before":ID}]}`, oldest first; for `around CHANNEL ID` and `first-unread CHANNEL` the page jumped to, with
+///   `"target":ID_OR_NULL` (the message jumped to, or the first unread; null when nothing is unread) and as `gaps`
+///   the holes that bound it: between it and the older, and the newer, messages the client holds;
 /// - `{"type":"timeout","server":ID,"until":ISO8601}` when the server times the user out in a server (or moves
 ///   the timeout), and `{"type":"timeout_ended","server":ID}` when the server says it is over;
 /// - `{"type":"slowmode","channel":ID,"retry_after":S}` when a channel's slowmode holds the user back, and
@@ -943,7 +964,19 @@ struct AccountPrinter: Sendable {
             human: "  deleted in \(terminalSafe(channel)): \(terminalSafe(id))")
     }
 
-    func history(_ history: ChannelHistory) {
+    /// The `history` line of a jump: the page, and the gaps that part it from what the client holds.
+    func jumped(_ page: HistoryPage) {
+        var shown = ShownHistory(client.cachedHistory(of: page.channelID))
+        shown.insert(page)
+        let first = page.messages.first?.id
+        let last = page.messages.last?.id
+        let bounds = shown.gaps.filter { $0.before == first || $0.after == last }
+        history(
+            ChannelHistory(channelID: page.channelID, messages: page.messages, isStale: false, gaps: bounds),
+            target: .some(page.target))
+    }
+
+    func history(_ history: ChannelHistory, target: String?? = nil) {
         let messages: [JSONLine.Value] = history.messages.map { message in
             .object([
                 "id": .string(message.id), "author": .string(message.author),
@@ -959,12 +992,12 @@ struct AccountPrinter: Sendable {
         let gaps: [JSONLine.Value] = history.gaps.map {
             .object(["after": .string($0.after), "before": .string($0.before)])
         }
-        timeline.record(
-            [
-                "type": .string("history"), "channel": .string(history.channelID), "stale": .bool(history.isStale),
-                "messages": .array(messages), "gaps": .array(gaps),
-            ],
-            human: human + (history.gaps.isEmpty ? "" : "\n  (\(history.gaps.count) gaps)"))
+        var fields: [String: JSONLine.Value] = [
+            "type": .string("history"), "channel": .string(history.channelID), "stale": .bool(history.isStale),
+            "messages": .array(messages), "gaps": .array(gaps),
+        ]
+        if let target { fields["target"] = .optional(target) }
+        timeline.record(fields, human: human + (history.gaps.isEmpty ? "" : "\n  (\(history.gaps.count) gaps)"))
     }
 }
 

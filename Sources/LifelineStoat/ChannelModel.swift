@@ -31,6 +31,16 @@ public final class ChannelModel {
     public private(set) var isLoadingOlder = false
     /// Whether the last older page came back short: the channel's first message is shown.
     public private(set) var reachedStart = false
+    /// The stretch around the message last jumped to (``jump(to:)``, ``jumpToFirstUnread()``) while a gap parts
+    /// it from the newest messages: its gaps (``HistoryIsland/gapBelow``, ``HistoryIsland/gapAbove``) are rows of
+    /// ``gaps`` to draw as "history not loaded here"; ``loadNewer()`` scrolls down from it. `nil` once it joined.
+    public private(set) var island: HistoryIsland?
+    /// Whether a newer page is being fetched (``loadNewer()``).
+    public private(set) var isLoadingNewer = false
+    /// The first unread message, where a screen draws its "new messages" divider: the first message shown after
+    /// the user's read marker (``StoatClient/lastRead(in:)``) when the model was made, or the one
+    /// ``jumpToFirstUnread()`` found; `nil` when nothing shown is unread.
+    public private(set) var firstUnread: String?
     /// What the last catch-up found in this channel (``CatchUpReport/chats``), once one fetched it while the model
     /// ran: where a timeline draws "caught up: N messages".
     public private(set) var lastCatchUp: ChatCatchUp?
@@ -51,7 +61,8 @@ public final class ChannelModel {
     public private(set) var slowmodeUntil: Date?
     /// Until when the user is timed out in the channel's server (they may read, not send), while in force.
     public private(set) var timeoutUntil: Date?
-    /// The last failure of ``send(_:)`` or ``loadOlder()``, for an alert; `nil` once one succeeds.
+    /// The last failure of ``send(_:)``, ``loadOlder()``, ``loadNewer()`` or a jump, for an alert; `nil` once one
+    /// succeeds.
     public private(set) var lastError: StoatClientError?
     /// The composer's text as the client holds it.
     private var composerText: String
@@ -85,6 +96,9 @@ public final class ChannelModel {
         messages = shown.messages
         gaps = shown.gaps
         isStale = shown.isStale
+        if let marker = client.lastRead(in: channel) {
+            firstUnread = history.messages.first { $0.id > marker }?.id
+        }
         pending = client.pendingMessages(in: channel)
         pendingActions = client.pendingActions(in: channel)
         composerText = client.draft(in: channel)
@@ -280,12 +294,65 @@ public final class ChannelModel {
         }
     }
 
+    // MARK: - Jumping
+
+    /// Jumps to `message` (a reply, a pinned message, a link): the page around it joins the shown history as an
+    /// ``island``, with a gap on each side where it does not reach what is shown
+    /// (``StoatClient/history(of:around:limit:)``, ``ShownHistory/insert(_:)``). A message arriving meanwhile joins
+    /// the newest messages, not the island.
+    ///
+    /// - Parameter message: The message's id.
+    public func jump(to message: String) async {
+        await fetchPage { client, channel throws(StoatClientError) in
+            try await client.history(of: channel, around: message, limit: 50)
+        }
+    }
+
+    /// Jumps to the first unread message (``StoatClient/historyAtFirstUnread(of:limit:)``) and sets
+    /// ``firstUnread``; with nothing unread, to the newest messages.
+    public func jumpToFirstUnread() async {
+        let page = await fetchPage { client, channel throws(StoatClientError) in
+            try await client.historyAtFirstUnread(of: channel, limit: 50)
+        }
+        if let page, page.target != firstUnread { firstUnread = page.target }
+    }
+
+    /// Loads the page after the ``island`` (scrolling down from a jump): it fills the gap above the island from
+    /// below, until the island joins the newest messages (``StoatClient/history(of:after:limit:)``).
+    public func loadNewer() async {
+        guard !isLoadingNewer, let after = shown.nextNewerPage else { return }
+        isLoadingNewer = true
+        defer { isLoadingNewer = false }
+        await fetchPage { client, channel throws(StoatClientError) in
+            try await client.history(of: channel, after: after, limit: 50)
+        }
+    }
+
+    /// Fetches a page and shows it; `nil` when it failed (``lastError``).
+    @discardableResult
+    private func fetchPage(
+        _ body: (StoatClient, String) async throws(StoatClientError) -> HistoryPage
+    ) async -> HistoryPage? {
+        do {
+            let page = try await body(client, channelID)
+            shown.insert(page)
+            publish()
+            if lastError != nil { lastError = nil }
+            return page
+        } catch {
+            lastError = error
+            return nil
+        }
+    }
+
     /// Assigns what changed in the shown history, and only that.
     private func publish() {
         if shown.messages != messages { messages = shown.messages }
         if shown.gaps != gaps { gaps = shown.gaps }
         if shown.isStale != isStale { isStale = shown.isStale }
         if shown.reachedStart != reachedStart { reachedStart = shown.reachedStart }
+        let island = shown.island
+        if island != self.island { self.island = island }
     }
 
     /// The name to show for a message's author, from what the client knows without asking: the masquerade, the
