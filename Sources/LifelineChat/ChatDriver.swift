@@ -141,6 +141,7 @@ public final class ChatDriver {
         scheduleTick()
         for await wakeup in wakeups {
             var effects: [ChatEffect] = []
+            let retired = state.models
             switch wakeup {
             case .input(let event):
                 effects += apply(.tick(configuration.now()))
@@ -156,7 +157,9 @@ public final class ChatDriver {
             }
             if effects.contains(.quit) { return }
             for effect in effects { perform(effect) }
-            draw(frame())
+            // The models' values the state held before are released after the frame is drawn, not while it is
+            // built: a channel's old history (a thousand messages) costs its free after the screen shows the new one.
+            withExtendedLifetime(retired) { draw(frame()) }
             scheduleTick()
         }
     }
