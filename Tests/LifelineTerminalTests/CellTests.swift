@@ -49,6 +49,7 @@ struct CellTests {
     func copyCells() {
         var source = Grid(size: TerminalSize(columns: 10, rows: 2))
         source.write("日本 👍🏽 ok", row: 0, column: 0, style: Self.styles[1])
+        source.write("end", row: 1, column: 7)
         var target = Grid(size: source.size)
         target.write("zzz", row: 1, column: 3)
         target.copyCells(from: source)
