@@ -141,6 +141,7 @@ public final class ChatDriver {
         scheduleTick()
         for await wakeup in wakeups {
             var effects: [ChatEffect] = []
+            let retired = state.models
             switch wakeup {
             case .input(let event):
                 effects += apply(.tick(configuration.now()))
@@ -156,7 +157,9 @@ public final class ChatDriver {
             }
             if effects.contains(.quit) { return }
             for effect in effects { perform(effect) }
-            draw(frame())
+            // The models' values the state held before are released after the frame is drawn, not while it is
+            // built: a channel's old history (a thousand messages) costs its free after the screen shows the new one.
+            withExtendedLifetime(retired) { draw(frame()) }
             scheduleTick()
         }
     }
@@ -217,7 +220,15 @@ public final class ChatDriver {
     }
 
     private func channelView(_ channel: ChannelModel) -> ChannelView {
-        let messages = channel.messages
+        var messages = channel.messages
+        // The user's actions in force show on their messages at once (an edit's text, a reaction).
+        let actions = channel.pendingActions
+        let targets = Set(actions.compactMap(\.target))
+        if !targets.isEmpty {
+            for index in messages.indices where targets.contains(messages[index].id) {
+                messages[index] = channel.displayed(messages[index])
+            }
+        }
         for message in messages where authorNames[message.id] == nil {
             authorNames[message.id] = channel.authorName(of: message)
         }
@@ -226,7 +237,7 @@ public final class ChatDriver {
             isLoadingOlder: channel.isLoadingOlder, reachedStart: channel.reachedStart, pending: channel.pending,
             typing: channel.typing.map(channel.name(of:)), slowmodeUntil: channel.slowmodeUntil,
             timeoutUntil: channel.timeoutUntil, lastError: channel.lastError?.message, catchUp: channel.lastCatchUp,
-            lastRead: channelLastRead, authorNames: authorNames)
+            lastRead: channelLastRead, authorNames: authorNames, actions: actions, draft: channel.draft)
     }
 
     private func membersView(_ members: MemberListModel) -> MemberListView {
@@ -319,6 +330,24 @@ public final class ChatDriver {
                 } else {
                     _ = try? await client.send(text, to: id)
                 }
+            }
+        case .edit(let id, let message, let text):
+            guard let channel, channel.channelID == id else { return }
+            spawn { await channel.edit(message, to: text) }
+        case .delete(let id, let message):
+            guard let channel, channel.channelID == id else { return }
+            spawn { await channel.delete(message) }
+        case .react(let id, let message, let emoji):
+            guard let channel, channel.channelID == id else { return }
+            spawn { await channel.react(to: message, with: emoji) }
+        case .unreact(let id, let message, let emoji):
+            guard let channel, channel.channelID == id else { return }
+            spawn { await channel.unreact(to: message, with: emoji) }
+        case .keepDraft(let id, let text):
+            if let channel, channel.channelID == id {
+                channel.draft = text
+            } else {
+                client.keepDraft(text, in: id)
             }
         case .resend(let nonce):
             try? client.resend(nonce)

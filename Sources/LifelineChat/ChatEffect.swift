@@ -30,9 +30,19 @@ public enum ChatEffect: Hashable, Sendable {
     case typing(channel: String)
     /// Send a message through the outbox, perhaps as a reply.
     case send(channel: String, text: String, replyTo: String?)
-    /// Send a failed message again.
+    /// Edit one of the user's messages (through the outbox: shown at once, undone if refused).
+    case edit(channel: String, message: String, text: String)
+    /// Delete a message (through the outbox), once the user confirmed it.
+    case delete(channel: String, message: String)
+    /// React to a message with an emoji (through the outbox).
+    case react(channel: String, message: String, emoji: String)
+    /// Take the user's reaction to a message back (through the outbox).
+    case unreact(channel: String, message: String, emoji: String)
+    /// Keep the composer's text as the channel's draft (in the account's store, so a restart keeps it).
+    case keepDraft(channel: String, text: String)
+    /// Send a failed message, or a failed edit, deletion or reaction, again.
     case resend(nonce: String)
-    /// Drop a queued or failed message: the user's word.
+    /// Drop a queued or failed message, or a failed action: the user's word.
     case discard(nonce: String)
     /// Show a server's member list (its model runs while it shows), or none.
     case showMembers(server: String?)

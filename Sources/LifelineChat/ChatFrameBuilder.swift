@@ -24,6 +24,10 @@ public struct ChatFrameBuilder: Sendable {
     /// rows, not the window's.
     private var bottomRows: Timeline.BottomRows?
 
+    /// The frame before the last one, which nothing shows any more: the next frame is made in its storage (the last
+    /// frame's cells copied in) rather than in a new one the size of the screen.
+    private var spare: Grid?
+
     /// A builder whose first frame is drawn whole.
     public init() {}
 
@@ -85,6 +89,7 @@ public struct ChatFrameBuilder: Sendable {
             last = nil
             changes = nil
             bottomRows = nil
+            spare = nil
             return ChatScreen.render(state, size: size)
         }
         let layout = ClientLayout(state)
@@ -96,7 +101,15 @@ public struct ChatFrameBuilder: Sendable {
             changes = nil
             return grid
         }
+        // The last changes hold the frame before the last one: let go, it is the spare's alone (unless a caller
+        // keeps it, when the copy below makes storage of its own).
+        changes = nil
         var grid = previousGrid
+        if var reused = spare, reused.size == size {
+            spare = nil
+            reused.copyCells(from: previousGrid)
+            grid = reused
+        }
         let everyColumn = 0..<size.columns
         // The rows drawn again, and the timeline's move: what the renderer compares.
         var drawn: [Int] = []
@@ -140,6 +153,7 @@ public struct ChatFrameBuilder: Sendable {
         }
         last = (grid, keys)
         changes = FrameChanges(from: previousGrid, rows: drawn, move: move)
+        spare = previousGrid
         return grid
     }
 

@@ -84,13 +84,18 @@ public struct ChannelView: Hashable, Sendable {
     public var lastRead: String?
     /// The name to show for each message's author, by message id (`ChannelModel/authorName(of:)`).
     public var authorNames: [String: String]
+    /// The user's edits, deletions, reactions and unreactions the server has not confirmed, in order
+    /// (`ChannelModel/pendingActions`); ``messages`` already show those in force (`ChannelModel/displayed(_:)`).
+    public var actions: [OutboxEntry]
+    /// The channel's draft as the library keeps it (`ChannelModel/draft`): the composer starts from it.
+    public var draft: String
 
     /// A channel's view from its parts.
     public init(
         id: String, messages: [Message] = [], gaps: [HistoryGap] = [], isStale: Bool = false,
         isLoadingOlder: Bool = false, reachedStart: Bool = false, pending: [OutboxEntry] = [], typing: [String] = [],
         slowmodeUntil: Date? = nil, timeoutUntil: Date? = nil, lastError: String? = nil, catchUp: ChatCatchUp? = nil,
-        lastRead: String? = nil, authorNames: [String: String] = [:]
+        lastRead: String? = nil, authorNames: [String: String] = [:], actions: [OutboxEntry] = [], draft: String = ""
     ) {
         self.id = id
         self.messages = messages
@@ -106,6 +111,32 @@ public struct ChannelView: Hashable, Sendable {
         self.catchUp = catchUp
         self.lastRead = lastRead
         self.authorNames = authorNames
+        self.actions = actions
+        self.draft = draft
+    }
+
+    /// The messages being deleted: a deletion in force (`ChannelModel/pendingDeletions`).
+    public var pendingDeletions: Set<String> {
+        Set(actionsInForce.filter { $0.kind == .delete }.compactMap(\.target))
+    }
+
+    /// The messages with an edit in force (`ChannelModel/pendingEdits`).
+    public var pendingEdits: Set<String> {
+        Set(actionsInForce.filter { $0.kind == .edit }.compactMap(\.target))
+    }
+
+    /// The reactions and unreactions in force, in order (`ChannelModel/pendingReactions`).
+    public var pendingReactions: [OutboxEntry] {
+        actionsInForce.filter { $0.kind == .react || $0.kind == .unreact }
+    }
+
+    /// The actions the server refused, with its reason (`ChannelModel/failedActions`).
+    public var failedActions: [OutboxEntry] {
+        actions.filter { if case .failed = $0.state { true } else { false } }
+    }
+
+    private var actionsInForce: [OutboxEntry] {
+        actions.filter { if case .failed = $0.state { false } else { true } }
     }
 }
 

@@ -46,7 +46,7 @@ public enum ChatReducer {
         case .models(let models):
             effects = modelsChanged(models, &state)
         }
-        return effects + followUp(&state)
+        return effects + followUp(&state) + keepDraft(&state)
     }
 
     // MARK: - Keys by screen
@@ -160,6 +160,10 @@ public enum ChatReducer {
         case .escape:
             if state.overlay != nil {
                 state.overlay = nil
+            } else if state.confirmingDeletion != nil {
+                state.confirmingDeletion = nil
+            } else if state.compose != .message {
+                endCompose(&state)
             } else if state.selection != nil {
                 state.selection = nil
             } else if state.replyTo != nil {
@@ -181,10 +185,13 @@ public enum ChatReducer {
             let session = state.models.session.state
             return session == .disconnected || session == .offline ? [.connectNow] : []
         case .function(7):
-            guard let entry = failedEntry(state) else { return [] }
+            guard let entry = failedActionOfSelection(state) ?? failedEntry(state) ?? lastFailedAction(state) else {
+                return []
+            }
             return [.resend(nonce: entry.nonce)]
         case .function(8):
-            guard let entry = selectedOrFailedEntry(state) else { return [] }
+            guard let entry = failedActionOfSelection(state) ?? selectedOrFailedEntry(state) ?? lastFailedAction(state)
+            else { return [] }
             if state.selection == "p:\(entry.nonce)" { state.selection = nil }
             return [.discard(nonce: entry.nonce)]
         case .function(10):
@@ -200,6 +207,25 @@ public enum ChatReducer {
         case .up where control, .down where control:
             select(by: key.key == .up ? -1 : 1, &state)
             return []
+        case .character("e") where alt:
+            beginEdit(&state)
+            return []
+        case .character("d") where alt:
+            if let message = selectedMessage(state) {
+                endCompose(&state)
+                state.confirmingDeletion = message.id
+            }
+            return []
+        case .character("a") where alt:
+            beginReaction(remove: false, &state)
+            return []
+        case .character("u") where alt:
+            beginReaction(remove: true, &state)
+            return []
+        case .tab where isReacting(state):
+            let count = max(1, reactionChoices(state).count)
+            state.reactionPick = (state.reactionPick + (key.modifiers == .shift ? count - 1 : 1)) % count
+            return []
         case .character("r") where alt:
             guard let channel = state.channel else { return [] }
             let selected = state.selection.flatMap { id in channel.messages.first { "m:\($0.id)" == id } }
@@ -211,7 +237,16 @@ public enum ChatReducer {
             state.composer.insert("\n")
             return []
         case .enter:
-            return send(&state)
+            if let message = state.confirmingDeletion, let channel = state.openChannel {
+                state.confirmingDeletion = nil
+                state.selection = nil
+                return [.delete(channel: channel, message: message)]
+            }
+            switch state.compose {
+            case .message: return send(&state)
+            case .edit(let message): return saveEdit(of: message, &state)
+            case .reaction(let message, let remove): return sendReaction(to: message, remove: remove, &state)
+            }
         default:
             break
         }
@@ -293,6 +328,13 @@ public enum ChatReducer {
         state.openChannel = channel
         state.scroll = .bottom
         state.selection = nil
+        // The composer holds the new channel's draft once its values arrive; the last one's is kept.
+        state.compose = .message
+        state.composerAside = nil
+        state.confirmingDeletion = nil
+        state.composer.clear()
+        state.draftChannel = nil
+        state.keptDraft = ""
         state.replyTo = nil
         state.newestSeen = nil
         state.typingSent = nil
@@ -442,7 +484,143 @@ public enum ChatReducer {
         {
             state.selection = nil
         }
+        if let channel = state.channel {
+            // A message acted on that is gone ends the action.
+            let exists = { (id: String) in channel.messages.contains { $0.id == id } }
+            if let message = state.confirmingDeletion, !exists(message) { state.confirmingDeletion = nil }
+            switch state.compose {
+            case .edit(let message), .reaction(let message, _):
+                if !exists(message) { endCompose(&state) }
+            case .message: break
+            }
+            restoreDraft(channel, previous: previous.channel, &state)
+        }
         return effects
+    }
+
+    /// After every event: the composer's text kept as the open channel's draft, when it changed.
+    private static func keepDraft(_ state: inout ChatState) -> [ChatEffect] {
+        guard state.compose == .message, let channel = state.draftChannel, channel == state.openChannel,
+            state.models.session.presentation.screen == .client, state.composer.text != state.keptDraft
+        else { return [] }
+        state.keptDraft = state.composer.text
+        return [.keepDraft(channel: channel, text: state.keptDraft)]
+    }
+
+    /// The open channel's draft into the composer: when the channel's values first arrive (unless something was
+    /// typed meanwhile, which becomes the draft), and when the library's draft changes while the composer is empty
+    /// (the store's drafts read at sign-in).
+    private static func restoreDraft(_ channel: ChannelView, previous: ChannelView?, _ state: inout ChatState) {
+        if state.draftChannel != channel.id {
+            state.draftChannel = channel.id
+            state.keptDraft = channel.draft
+            if state.compose == .message, state.composer.isEmpty { state.composer = Composer(channel.draft) }
+        } else if channel.draft != state.keptDraft, previous?.draft != channel.draft, state.compose == .message,
+            state.composer.isEmpty
+        {
+            state.keptDraft = channel.draft
+            state.composer = Composer(channel.draft)
+        }
+    }
+
+    // MARK: - Acting on messages
+
+    /// The selected message, if the selection is one.
+    private static func selectedMessage(_ state: ChatState) -> Message? {
+        guard let channel = state.channel, let selection = state.selection, selection.hasPrefix("m:") else {
+            return nil
+        }
+        return channel.messages.first { "m:\($0.id)" == selection }
+    }
+
+    /// Alt-E: the composer takes the selected message's text (the user's newest message when none is selected);
+    /// what was typed is put aside until the edit ends.
+    private static func beginEdit(_ state: inout ChatState) {
+        guard let channel = state.channel, let user = state.models.currentUserID else { return }
+        let target = state.selection == nil ? channel.messages.last { $0.author == user } : selectedMessage(state)
+        guard let message = target, message.author == user else { return }
+        endCompose(&state)
+        state.confirmingDeletion = nil
+        state.composerAside = state.composer
+        state.composer = Composer(message.content ?? "")
+        state.compose = .edit(message: message.id)
+        state.selection = "m:\(message.id)"
+    }
+
+    /// Alt-A (or Alt-U): the composer takes an emoji for the selected message (the newest when none is selected):
+    /// typed, or picked with Tab.
+    private static func beginReaction(remove: Bool, _ state: inout ChatState) {
+        guard let channel = state.channel else { return }
+        guard let message = state.selection == nil ? channel.messages.last : selectedMessage(state) else { return }
+        if remove, ownReactions(on: message, state).isEmpty { return }
+        endCompose(&state)
+        state.confirmingDeletion = nil
+        state.composerAside = state.composer
+        state.composer = Composer()
+        state.compose = .reaction(message: message.id, remove: remove)
+        state.reactionPick = 0
+        state.selection = "m:\(message.id)"
+    }
+
+    /// Ends an edit or a reaction: the composer gets back what was typed before.
+    private static func endCompose(_ state: inout ChatState) {
+        guard state.compose != .message else { return }
+        state.compose = .message
+        state.composer = state.composerAside ?? Composer()
+        state.composerAside = nil
+        state.reactionPick = 0
+    }
+
+    private static func isReacting(_ state: ChatState) -> Bool {
+        if case .reaction = state.compose { return true }
+        return false
+    }
+
+    /// The emoji the picker offers: the common ones to react, the user's own reactions to take one back.
+    static func reactionChoices(_ state: ChatState) -> [String] {
+        guard case .reaction(let id, let remove) = state.compose else { return [] }
+        guard remove else { return ChatState.reactionChoices }
+        guard let message = state.channel?.messages.first(where: { $0.id == id }) else { return [] }
+        return ownReactions(on: message, state)
+    }
+
+    private static func ownReactions(on message: Message, _ state: ChatState) -> [String] {
+        guard let user = state.models.currentUserID else { return [] }
+        return (message.reactions ?? [:]).filter { $0.value.contains(user) }.keys.sorted()
+    }
+
+    private static func saveEdit(of message: String, _ state: inout ChatState) -> [ChatEffect] {
+        let text = state.composer.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let channel = state.openChannel, !text.isEmpty else { return [] }
+        let unchanged = state.channel?.messages.first { $0.id == message }?.content == text
+        endCompose(&state)
+        state.selection = nil
+        return unchanged ? [] : [.edit(channel: channel, message: message, text: text)]
+    }
+
+    private static func sendReaction(to message: String, remove: Bool, _ state: inout ChatState) -> [ChatEffect] {
+        let typed = state.composer.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let choices = reactionChoices(state)
+        let picked = choices.indices.contains(state.reactionPick) ? choices[state.reactionPick] : ""
+        let emoji = typed.isEmpty ? picked : typed
+        guard let channel = state.openChannel, !emoji.isEmpty else { return [] }
+        endCompose(&state)
+        state.selection = nil
+        return [
+            remove
+                ? .unreact(channel: channel, message: message, emoji: emoji)
+                : .react(channel: channel, message: message, emoji: emoji)
+        ]
+    }
+
+    /// The failed action on the selected message, if any.
+    private static func failedActionOfSelection(_ state: ChatState) -> OutboxEntry? {
+        guard let channel = state.channel, let selection = state.selection else { return nil }
+        return channel.failedActions.last { "m:\($0.target ?? "")" == selection }
+    }
+
+    private static func lastFailedAction(_ state: ChatState) -> OutboxEntry? {
+        state.channel?.failedActions.last
     }
 
     /// After every event: what the open channel's window shows decides the "new messages below" hint and the

@@ -205,6 +205,7 @@ public enum ChatScreen {
                 Span("  (Esc cancels)", ChatStyle.dim),
             ])
         }
+        notes += actionNotes(state, channel: channel)
         if let until = channel.timeoutUntil, until > state.now {
             let seconds = secondsLeft(until: until, now: state.now)
             notes.append([
@@ -221,5 +222,51 @@ public enum ChatScreen {
             notes.append([Span("⚠ \(error)", ChatStyle.error)])
         }
         return notes
+    }
+
+    /// The note of an action on the selected message: the deletion to confirm, the edit or the reaction being
+    /// written, or the keys that act on a selected message.
+    static func actionNotes(_ state: ChatState, channel: ChannelView) -> [[Span]] {
+        if state.confirmingDeletion != nil {
+            return [
+                [
+                    Span("Delete the selected message? ", ChatStyle.error), Span("Enter", ChatStyle.key),
+                    Span(" deletes it · "), Span("Esc", ChatStyle.key), Span(" keeps it"),
+                ]
+            ]
+        }
+        switch state.compose {
+        case .edit:
+            return [
+                [
+                    Span("✎ Editing your message: ", ChatStyle.bold), Span("Enter", ChatStyle.key),
+                    Span(" saves it · "),
+                    Span("Esc", ChatStyle.key), Span(" cancels"),
+                ]
+            ]
+        case .reaction(_, let remove):
+            var line = [Span(remove ? "Take back your reaction: " : "React with: ", ChatStyle.bold)]
+            for (index, emoji) in ChatReducer.reactionChoices(state).enumerated() {
+                line.append(Span(" \(emoji) ", index == state.reactionPick ? ChatStyle.selected : .plain))
+            }
+            line.append(Span(" · Tab picks · or type one · Enter · Esc cancels", ChatStyle.dim))
+            return [line]
+        case .message:
+            guard let selection = state.selection, selection.hasPrefix("m:"),
+                let message = channel.messages.first(where: { "m:\($0.id)" == selection })
+            else { return [] }
+            var keys: [(String, String)] = []
+            if message.author == state.models.currentUserID { keys.append(("Alt-E", "edit")) }
+            keys += [("Alt-D", "delete"), ("Alt-A", "react")]
+            if message.reactions?.values.contains(where: { $0.contains(state.models.currentUserID ?? "") }) == true {
+                keys.append(("Alt-U", "unreact"))
+            }
+            keys += [("Alt-R", "reply"), ("Esc", "unselect")]
+            var line = [Span("Selected: ", ChatStyle.bold)]
+            for (number, (key, action)) in keys.enumerated() {
+                line += [Span(key, ChatStyle.key), Span(" \(action)\(number < keys.count - 1 ? " · " : "")")]
+            }
+            return [line]
+        }
     }
 }

@@ -40,6 +40,20 @@ public struct ChatState: Hashable, Sendable {
         case anchored(item: String, line: Int)
     }
 
+    /// What the composer's text is for: a message to send, or an action on a selected message.
+    public enum Compose: Hashable, Sendable {
+        /// A new message (the channel's draft).
+        case message
+        /// The new text of a message (Alt-E): Enter edits it.
+        case edit(message: String)
+        /// An emoji to react to a message with (Alt-A), or to take back (Alt-U): typed, or picked with Tab from
+        /// the choices the picker shows (``ChatState/reactionChoices``, or the user's own reactions); Enter sends it.
+        case reaction(message: String, remove: Bool)
+    }
+
+    /// The emoji the reaction picker offers (Alt-A), in order.
+    public static let reactionChoices = ["👍", "❤️", "😂", "🎉", "😮", "😢", "👀", "✅"]
+
     /// The login screen's fields.
     public struct LoginForm: Hashable, Sendable {
         /// A field of the login screen.
@@ -99,6 +113,18 @@ public struct ChatState: Hashable, Sendable {
     public var replyTo: String?
     /// The timeline item selected (Ctrl-↑/Ctrl-↓): a message, or a pending send, by its item id.
     public var selection: String?
+    /// What the composer's text is for.
+    public var compose = Compose.message
+    /// The composer as it was before an edit or a reaction took it: given back when that ends.
+    public var composerAside: Composer?
+    /// The emoji picked in the reaction picker: an index of the choices the picker shows.
+    public var reactionPick = 0
+    /// The message whose deletion waits for the user's confirmation (Alt-D, then Enter).
+    public var confirmingDeletion: String?
+    /// The channel whose draft the composer holds; `nil` until the open channel's values arrive.
+    public var draftChannel: String?
+    /// The draft last kept for ``draftChannel`` (what the composer held, or what the library gave).
+    public var keptDraft = ""
     /// The newest message id that was on screen in the open channel: newer ones make the "new messages below"
     /// hint while scrolled up.
     public var newestSeen: String?

@@ -311,10 +311,14 @@ enum ClientScreen {
         let width = max(1, ClientLayout.composerWidth(state))
         grid.write("›", row: layout.composerRows.lowerBound, column: columns.lowerBound, style: ChatStyle.key)
         if state.composer.isEmpty {
+            let reacting: Bool
+            if case .reaction = state.compose { reacting = true } else { reacting = false }
             let placeholder =
-                state.channel?.timeoutUntil.map { $0 > state.now } == true
-                ? "Timed out: you can read, not send"
-                : "Type a message · Enter sends · Alt-Enter new line · ? help"
+                reacting
+                ? "Type an emoji, or Enter takes the one picked"
+                : state.channel?.timeoutUntil.map { $0 > state.now } == true
+                    ? "Timed out: you can read, not send"
+                    : "Type a message · Enter sends · Alt-Enter new line · ? help"
             grid.write(
                 TextLayout.truncate(placeholder, width: width), row: layout.composerRows.lowerBound,
                 column: columns.lowerBound + 2, style: ChatStyle.dim)
@@ -362,7 +366,10 @@ enum ClientScreen {
             key("PgUp PgDn", "scroll; PgUp at the top loads older messages"),
             key("Ctrl-↑ Ctrl-↓", "select a message or a pending send"),
             key("Alt-R", "reply to the selected message"),
-            key("F7 F8", "send a failed message again / discard it"),
+            key("Alt-E", "edit your selected message (Enter saves)"),
+            key("Alt-D", "delete the selected message (Enter confirms)"),
+            key("Alt-A Alt-U", "react to the selected message / take it back"),
+            key("F7 F8", "send a failed message or action again / discard it"),
             key("F3", "the member list"),
             key("F2", "the cause of the last failure"),
             key("F10", "log out"),
@@ -372,7 +379,7 @@ enum ClientScreen {
         ]
         let session = state.models.session.state
         if session == .disconnected || session == .offline {
-            lines.insert(key("F5", "reconnect now, without waiting"), at: 9)
+            lines.insert(key("F5", "reconnect now, without waiting"), at: 12)
         }
         if state.mode == .demo {
             // The demo's faults first: on a short screen the box shows what it can, and these matter most there.

@@ -25,13 +25,17 @@ public enum TextLayout {
         guard width > 0 else { return [] }
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let visible = VisibleText.sanitized(paragraph.replacing("\r", with: ""))
+            // Printable ASCII (most messages) has nothing to drop or replace.
+            let visible =
+                paragraph.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F })
+                ? String(paragraph) : VisibleText.sanitized(paragraph.replacing("\r", with: ""))
             lines += wrapParagraph(visible, width: width)
         }
         return lines
     }
 
     private static func wrapParagraph(_ text: String, width: Int) -> [String] {
+        if isPrintableASCII(text) { return wrapASCII(text, width: width) }
         var lines: [String] = []
         var line: [Character] = []
         var lineWidth = 0
@@ -54,6 +58,33 @@ public enum TextLayout {
             lineWidth += columns
         }
         lines.append(String(line))
+        return lines
+    }
+
+    /// ``wrapParagraph(_:width:)`` of printable ASCII, a column a byte: the same lines, cut by bytes.
+    private static func wrapASCII(_ text: String, width: Int) -> [String] {
+        let bytes = Array(text.utf8)
+        var lines: [String] = []
+        var start = 0
+        var lastSpace: Int?
+        var index = 0
+        while index < bytes.count {
+            if index - start + 1 > width, index > start {
+                if let space = lastSpace, space > start {
+                    lines.append(String(decoding: bytes[start..<space], as: UTF8.self))
+                    start = space + 1
+                } else {
+                    lines.append(String(decoding: bytes[start..<index], as: UTF8.self))
+                    start = index
+                }
+                // The last space still on the line, for the next break.
+                lastSpace = bytes[start..<index].lastIndex(of: 0x20)
+                continue
+            }
+            if bytes[index] == 0x20 { lastSpace = index }
+            index += 1
+        }
+        lines.append(String(decoding: bytes[start...], as: UTF8.self))
         return lines
     }
 

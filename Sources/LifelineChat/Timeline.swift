@@ -112,6 +112,17 @@ public struct Timeline: Sendable {
     private let currentUserID: String?
     private let timeZone: TimeZone
     private let selection: String?
+    /// The user's actions not confirmed yet, by the message they act on.
+    private let marks: [String: ActionMarks]
+
+    /// What the user's actions not confirmed yet show on a message: an edit or a deletion in force, reactions in
+    /// force (their emoji marked pending), and the actions the server refused, with its reason.
+    struct ActionMarks: Hashable, Sendable {
+        var editing = false
+        var deleting = false
+        var pendingEmoji: [String] = []
+        var failed: [OutboxEntry] = []
+    }
 
     /// The timeline of a channel.
     ///
@@ -130,6 +141,22 @@ public struct Timeline: Sendable {
         self.currentUserID = currentUserID
         self.timeZone = timeZone
         self.selection = selection
+        var marks: [String: ActionMarks] = [:]
+        for entry in channel.actions {
+            guard let target = entry.target else { continue }
+            if case .failed = entry.state {
+                marks[target, default: ActionMarks()].failed.append(entry)
+                continue
+            }
+            switch entry.kind {
+            case .edit: marks[target, default: ActionMarks()].editing = true
+            case .delete: marks[target, default: ActionMarks()].deleting = true
+            case .react, .unreact:
+                if let emoji = entry.emoji { marks[target, default: ActionMarks()].pendingEmoji.append(emoji) }
+            case .send: break
+            }
+        }
+        self.marks = marks
         let messages = channel.messages
         /// The first message at or after `start` whose id satisfies `condition` (monotone in the id).
         func first(from start: Int, where condition: (String) -> Bool) -> Int {
@@ -277,6 +304,7 @@ public struct Timeline: Sendable {
         var isSelf: Bool
         var quote: String?
         var timeZone: String
+        var marks: ActionMarks?
 
         func hash(into hasher: inout Hasher) {
             // The id and the width tell most keys apart; equality compares the rest (an edit, a new name).
@@ -294,11 +322,17 @@ public struct Timeline: Sendable {
     struct RowContext: Equatable, Sendable {
         var name: String
         var quote: String?
+        var marks: ActionMarks?
     }
 
-    /// The name and the quote a message's rows show now.
+    /// What the user's actions not confirmed yet show on a message, if any (no lookup when there are none).
+    private func marks(of message: Message) -> ActionMarks? {
+        marks.isEmpty ? nil : marks[message.id]
+    }
+
+    /// The name, the quote and the actions' marks a message's rows show now.
     func rowKey(of message: Message) -> RowContext {
-        RowContext(name: name(of: message), quote: quote(of: message))
+        RowContext(name: name(of: message), quote: quote(of: message), marks: marks(of: message))
     }
 
     /// The line quoting the message `message` replies to, if it replies.
@@ -313,9 +347,9 @@ public struct Timeline: Sendable {
         let quote = quote(of: message)
         let key = RowKey(
             message: message, width: width, name: name(of: message), isSelf: message.author == currentUserID,
-            quote: quote, timeZone: timeZone.identifier)
+            quote: quote, timeZone: timeZone.identifier, marks: marks(of: message))
         if let rows = Self.rowCache.withLock({ $0[key] }) { return rows }
-        let rows = messageRows(message, quote: quote)
+        let rows = messageRows(message, quote: quote, marks: marks(of: message) ?? ActionMarks())
         Self.rowCache.withLock { cache in
             if cache.count >= Self.rowCacheLimit { cache.removeAll(keepingCapacity: true) }
             cache[key] = rows
@@ -323,7 +357,7 @@ public struct Timeline: Sendable {
         return rows
     }
 
-    private func messageRows(_ message: Message, quote: String?) -> [[Span]] {
+    private func messageRows(_ message: Message, quote: String?, marks: ActionMarks) -> [[Span]] {
         var rows: [[Span]] = []
         let textWidth = max(1, width - Self.indent)
         if let text = quote {
@@ -349,7 +383,11 @@ public struct Timeline: Sendable {
             let rest = lines.dropFirst().joined(separator: "\n")
             lines = [lines[0]] + TextLayout.wrap(rest, width: textWidth)
         }
-        let edited = message.edited != nil ? " (edited)" : ""
+        let edited =
+            marks.deleting ? " (deleting…)" : marks.editing ? " (editing…)" : message.edited != nil ? " (edited)" : ""
+        let editedStyle = marks.deleting || marks.editing ? ChatStyle.pending : ChatStyle.dim
+        var bodyStyle = TextStyle.plain
+        if marks.deleting { bodyStyle.attributes.insert(.strikethrough) }
         for (number, line) in lines.enumerated() {
             var row: [Span]
             if number == 0 {
@@ -358,31 +396,49 @@ public struct Timeline: Sendable {
                     Span(
                         TextLayout.truncate(author, width: authorWidth),
                         ChatStyle.author(message.author, isSelf: isSelf)),
-                    Span(" " + line),
                 ]
+                row += marks.deleting ? [Span(" "), Span(line, bodyStyle)] : [Span(" " + line)]
             } else {
-                row = [Span(String(repeating: " ", count: Self.indent)), Span(line)]
+                row = [Span(String(repeating: " ", count: Self.indent)), Span(line, bodyStyle)]
             }
             if number == lines.count - 1, !edited.isEmpty {
                 let used = row.reduce(0) { $0 + TextLayout.columns(of: $1.text) }
                 if used + edited.count <= width {
-                    row.append(Span(edited, ChatStyle.dim))
+                    row.append(Span(edited, editedStyle))
                 } else {
                     rows.append(row)
                     row = [
                         Span(String(repeating: " ", count: Self.indent)),
-                        Span(edited.dropFirst().description, ChatStyle.dim),
+                        Span(edited.dropFirst().description, editedStyle),
                     ]
                 }
             }
             rows.append(row)
         }
         if let reactions = message.reactions, !reactions.isEmpty {
-            let text = reactions.keys.sorted().map { "\($0) \(reactions[$0]?.count ?? 0)" }.joined(separator: "  ")
+            // A reaction not confirmed yet is marked with an ellipsis.
+            let text = reactions.keys.sorted().map { emoji in
+                "\(emoji) \(reactions[emoji]?.count ?? 0)\(marks.pendingEmoji.contains(emoji) ? "…" : "")"
+            }.joined(separator: "  ")
             rows.append([
                 Span(String(repeating: " ", count: Self.indent)),
                 Span(TextLayout.truncate(text, width: textWidth), ChatStyle.dim),
             ])
+        }
+        for entry in marks.failed {
+            guard case .failed(let failure) = entry.state else { continue }
+            let what =
+                switch entry.kind {
+                case .edit: "edit not saved"
+                case .delete: "not deleted"
+                case .react: "reaction \(entry.emoji ?? "") not added"
+                case .unreact: "reaction \(entry.emoji ?? "") not taken back"
+                case .send: "not sent"
+                }
+            let text = "✗ \(what): \(failure.message) · F7 again · F8 dismiss"
+            for line in TextLayout.wrap(text, width: textWidth) {
+                rows.append([Span(String(repeating: " ", count: Self.indent)), Span(line, ChatStyle.failed)])
+            }
         }
         return rows
     }

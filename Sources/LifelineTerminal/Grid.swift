@@ -60,9 +60,10 @@ public struct Grid: Hashable, Sendable, CustomStringConvertible {
         // Printable ASCII, most of what a screen writes, is one column a byte: no cluster to find, nothing to
         // replace.
         if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            let styleBits = Cell.styleBits(of: style)
             for byte in text.utf8 {
                 guard at < end else { break }
-                place(Cell(grapheme: Character(Unicode.Scalar(byte)), width: 1, style: style), row: row, column: at)
+                place(Cell(ascii: byte, styleBits: styleBits), row: row, column: at)
                 at += 1
             }
             return at - column
@@ -80,8 +81,9 @@ public struct Grid: Hashable, Sendable, CustomStringConvertible {
     /// Paints `columns` of `row` blank in `style` (the parts outside the grid are ignored).
     public mutating func fill(row: Int, columns: Range<Int>, style: TextStyle = .plain) {
         guard row >= 0, row < size.rows else { return }
+        let blank = Cell.blank(style)
         for column in max(0, columns.lowerBound)..<min(size.columns, max(0, columns.upperBound)) {
-            place(.blank(style), row: row, column: column)
+            place(blank, row: row, column: column)
         }
     }
 
@@ -115,10 +117,27 @@ public struct Grid: Hashable, Sendable, CustomStringConvertible {
             let cell = source.cells[from + column]
             if cell.isContinuation {
                 // Placed with its cluster; one whose cluster lies outside the range is a blank.
-                if column == lower { place(.blank(cell.style), row: row, column: column) }
+                if column == lower { place(Cell(ascii: 0x20, styleBits: cell.styleBits), row: row, column: column) }
                 continue
             }
-            place(cell.width == 2 && column + 1 >= upper ? .blank(cell.style) : cell, row: row, column: column)
+            place(
+                cell.width == 2 && column + 1 >= upper ? Cell(ascii: 0x20, styleBits: cell.styleBits) : cell, row: row,
+                column: column)
+        }
+    }
+
+    /// Makes this grid's cells those of `other` (this grid's size), copied into this grid's own storage when no
+    /// other grid shares it: a frame builder that keeps the frame before last as a spare makes the next frame in it,
+    /// a copy of memory, instead of a new allocation the size of the screen for every frame.
+    ///
+    /// - Parameter other: The grid whose cells are copied; one of another size copies nothing.
+    public mutating func copyCells(from other: Grid) {
+        guard other.size == size else { return }
+        cells.withUnsafeMutableBufferPointer { mine in
+            other.cells.withUnsafeBufferPointer { theirs in
+                guard let target = mine.baseAddress, let source = theirs.baseAddress else { return }
+                target.update(from: source, count: min(mine.count, theirs.count))
+            }
         }
     }
 
@@ -150,16 +169,20 @@ public struct Grid: Hashable, Sendable, CustomStringConvertible {
     private mutating func place(_ cell: Cell, row: Int, column: Int) {
         let index = row * size.columns + column
         // A continuation overwritten: the cluster it belonged to loses its right half, so it becomes a blank.
-        if cells[index].isContinuation, column > 0 { cells[index - 1] = .blank(cells[index - 1].style) }
+        if cells[index].isContinuation, column > 0 {
+            cells[index - 1] = Cell(ascii: 0x20, styleBits: cells[index - 1].styleBits)
+        }
         // A two-column cluster overwritten: its continuation, if not overwritten too, becomes a blank.
         if cells[index].width == 2, column + 1 < size.columns, cell.width != 2 {
-            cells[index + 1] = .blank(cells[index + 1].style)
+            cells[index + 1] = Cell(ascii: 0x20, styleBits: cells[index + 1].styleBits)
         }
         cells[index] = cell
         if cell.width == 2 {
             let next = index + 1
-            if cells[next].width == 2, column + 2 < size.columns { cells[next + 1] = .blank(cells[next + 1].style) }
-            cells[next] = Cell(grapheme: " ", width: 0, style: cell.style)
+            if cells[next].width == 2, column + 2 < size.columns {
+                cells[next + 1] = Cell(ascii: 0x20, styleBits: cells[next + 1].styleBits)
+            }
+            cells[next] = Cell.continuation(styleBits: cell.styleBits)
         }
     }
 }

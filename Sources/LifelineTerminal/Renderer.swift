@@ -242,7 +242,11 @@ struct FrameWriter {
     var output: [UInt8] = []
     var row: Int?
     var column: Int?
-    var style: TextStyle?
+    var style: TextStyle? {
+        didSet { styleBits = style.map(Cell.styleBits(of:)) }
+    }
+    /// ``style`` as a cell packs it, for a comparison with a cell's of one word.
+    private(set) var styleBits: UInt64?
     var cursorVisible: Bool?
     var wroteCells = false
     /// Whether the frame scrolled a band of rows.
@@ -361,7 +365,7 @@ struct FrameWriter {
                                 exceededLimit = true
                                 return
                             }
-                            let uncertain = cell.grapheme.asciiValue == nil && DisplayWidth.isUncertain(cell.grapheme)
+                            let uncertain = cell.isUncertain
                             write(
                                 cell, row: rowIndex, column: columnIndex, uncertain: uncertain, lastColumn: columns - 1)
                             if uncertain { forcedUntil = columnIndex + width + Self.repairColumns }
@@ -378,10 +382,10 @@ struct FrameWriter {
     ) {
         wroteCells = true
         moveTo(row: target, column: targetColumn)
-        setStyle(cell.style)
+        if styleBits != cell.styleBits { setStyle(cell.style) }
         let width = Int(cell.width)
         if uncertain, width == 2 { append("\u{1B}[2X") }
-        output.append(contentsOf: cell.grapheme.utf8)
+        cell.appendUTF8(to: &output)
         if uncertain || targetColumn + width > lastColumn {
             // Where the terminal put the cursor is not known: after an uncertain cluster it may differ by a
             // column or more, and after the last column it waits to wrap.

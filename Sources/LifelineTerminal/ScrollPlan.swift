@@ -45,7 +45,7 @@ struct ScrollPlan: Hashable {
             new.cells.withUnsafeBufferPointer { newCells in
                 // The probe row's visible cells (a few dozen are enough to tell rows apart).
                 var visible: [Int] = []
-                for column in 0..<columns where newCells[probe * columns + column].grapheme != " " {
+                for column in 0..<columns where !newCells[probe * columns + column].isSpace {
                     visible.append(column)
                     if visible.count == Self.probeCells { break }
                 }

@@ -67,6 +67,56 @@ struct ChatEndToEndTests {
         await server.stop()
     }
 
+    @Test("a message selected, edited and reacted to from the keys: the server has the edit and the reaction")
+    func editAndReact() async throws {
+        let server = try await ReferenceServer.start()
+        let friend = try await server.addUser(username: "friend")
+        try await server.join(userID: friend.userID, serverID: server.lobbyServerID)
+        let account = server.defaultAccount
+        let mine = try await server.postMessage(as: account.userID, in: server.lobbyChannelID, content: "frist post")
+        let friends = try await server.postMessage(
+            as: friend.userID, in: server.lobbyChannelID, content: "hello from the friend")
+        let binary = try Executable.url.path
+        try await TmuxTerminal.with(columns: 120, rows: 36, environment: ["LIFELINE_PASSWORD": account.password]) {
+            terminal in
+            try await terminal.waitFor("the shell") { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
+            try await terminal.type("\(binary) chat --api \(server.apiURL.absoluteString) --email \(account.email)")
+            try await terminal.press("Enter")
+            try await terminal.waitFor("the first screen") { screen in
+                screen.hasPrefix(" ● Connected") && screen.contains("hello from the friend")
+                    && screen.contains("frist post")
+            }
+            // Ctrl-↑ twice selects the user's message (the newest is the friend's); Alt-E puts it in the composer.
+            try await terminal.press("C-Up")
+            try await terminal.press("C-Up")
+            try await terminal.waitFor("the selection's keys") { $0.contains("Selected:") && $0.contains("Alt-E") }
+            try await terminal.press("M-e")
+            try await terminal.waitFor("the edit in the composer") { $0.contains("Editing your message") }
+            try await terminal.press("C-u")
+            try await terminal.type("first post")
+            try await terminal.press("Enter")
+            try await terminal.waitFor("the edit shown") { screen in
+                screen.contains("first post (edited)") && !screen.contains("Editing your message")
+            }
+            let edited = await server.message(id: mine.id)
+            #expect(edited?.content == "first post" && edited?.edited != nil)
+
+            // Alt-A on the friend's message (the newest, nothing selected): Enter reacts with the first emoji.
+            try await terminal.press("M-a")
+            try await terminal.waitFor("the reaction picker") { $0.contains("React with:") }
+            try await terminal.press("Enter")
+            try await terminal.waitFor("the reaction shown, confirmed") { screen in
+                screen.contains("👍 1") && !screen.contains("👍 1…")
+            }
+            let reacted = await server.message(id: friends.id)
+            #expect(reacted?.reactions?.contains { $0.emoji == "👍" && $0.users == [account.userID] } == true)
+
+            try await terminal.press("C-q")
+            try await terminal.waitFor("the main screen") { !$0.contains("● Connected") }
+        }
+        await server.stop()
+    }
+
     @Test(
         """
         the demo world: signed in at once, the screen says it is a local demo world, fault keys show the device \
