@@ -49,7 +49,7 @@ extension Session {
     }
 
     private func startPlay(_ play: ReplayPlan.Play) {
-        guard let connection = connection?.connection else {
+        guard let connection = machine.liveConnection?.connection else {
             // CONNECTED always has a connection object; if it is gone the play fails and is retried.
             modify(quiet: true) { machine, _ in machine.playAnswered(play.id, succeeded: false) }
             return

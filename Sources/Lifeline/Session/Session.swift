@@ -42,7 +42,9 @@ public actor Session {
     let metrics: SessionMetrics
     let configuration: Configuration
 
-    var machine: SessionMachine
+    /// The machine, holding the tokens of the timers the session armed and of the connection it made.
+    var machine: Machine
+    typealias Machine = SessionMachine<DeadlineTimer<SessionTimer>.Token, Work>
     /// The session's engine driver: every piece of work submitted and not yet ended, by id, behind its lock;
     /// every job as a child of its group; every timer the machine armed — the retry, the checks, the delivery
     /// watch, the plays' timeouts and retries, the renewal — in its timer.
@@ -53,9 +55,6 @@ public actor Session {
     nonisolated let healthTimer: DeadlineTimer<SessionTimer>
     private let broadcaster: Broadcaster<SessionSnapshot>
 
-    /// The work of the last connection attempt started: the live one's carries the connection that plays go
-    /// through, and the next attempt waits for its end.
-    var connection: Work?
     private var started = false
     /// Set when ``run()`` ends: from then on no event is handled and no work is started.
     private(set) var stopping = false
@@ -105,7 +104,7 @@ public actor Session {
         self.configuration = configuration
         self.logger = logger
         self.metrics = SessionMetrics(factory: metrics ?? MetricsSystem.factory, logger: logger)
-        let machine = SessionMachine(
+        let machine = Machine(
             retryPolicy: configuration.retryPolicy, healthThreshold: configuration.healthThreshold,
             sessionCheckPolicy: configuration.sessionCheck,
             stabilityWindow: configuration.stabilityWindow ?? .seconds(30),
@@ -311,7 +310,7 @@ public actor Session {
     @discardableResult
     func modify(
         quiet: Bool = false, stale: Bool = false,
-        _ change: (inout SessionMachine, inout any RandomNumberGenerator & Sendable) -> SessionMachine.Output
+        _ change: (inout Machine, inout any RandomNumberGenerator & Sendable) -> Machine.Output
     ) -> Bool {
         guard !stopping else { return false }
         switch change(&machine, &random) {
@@ -330,7 +329,7 @@ public actor Session {
         return true
     }
 
-    private func transitioned(_ transitions: [SessionTransition], actions: [SessionAction]) {
+    private func transitioned(_ transitions: [SessionTransition], actions: [Machine.Action]) {
         guard let first = transitions.first else { return }
         if first.from == .connected { hooks?.leftConnected() }
         for transition in transitions { hooks?.entered(transition.to) }
@@ -343,29 +342,31 @@ public actor Session {
     }
 
     /// Performs one action of the machine.
-    func perform(_ action: SessionAction) {
+    func perform(_ action: Machine.Action) {
         switch action {
         case .authenticate(let credentials, let generation):
-            _ = machine.connectionStarted(generation: generation, at: clock.elapsed())
             startConnection(credentials, generation: generation, checkingOnboarding: true)
         case .connect(let credentials, let generation):
-            _ = machine.connectionStarted(generation: generation, at: clock.elapsed())
             startConnection(credentials, generation: generation, checkingOnboarding: false)
-        case .closeConnection:
-            // The machine asks to close only the live connection, before it asks for the next: the last started.
-            connection?.cancel()
+        case .closeConnection(let work):
+            work.cancel()
         case .invalidateCaches:
             pendingCacheInvalidation = true
-        case .armTimer(let timer) where timer.purpose == .healthPoll:
-            if healthTimer.schedule(timer, at: clock.elapsed() + timer.delay) {
-                submit(.runHealthTimer, racing: true, client: true)
-            }
         case .armTimer(let timer):
             // The timer's loop runs while something is scheduled: an idle session holds no task for it.
-            driver.schedule(timer, at: clock.elapsed() + timer.delay)
-        case .cancelTimer(let id):
-            driver.cancel(id)
-            healthTimer.cancel(id)
+            let token: DeadlineTimer<SessionTimer>.Token
+            if timer.purpose == .healthPoll {
+                if healthTimer.schedule(timer, at: clock.elapsed() + timer.delay) {
+                    submit(.runHealthTimer, racing: true, client: true)
+                }
+                token = healthTimer.token(for: timer.id)
+            } else {
+                driver.schedule(timer, at: clock.elapsed() + timer.delay)
+                token = deadlines.token(for: timer.id)
+            }
+            machine.timerArmed(timer.id, token: token)?.cancel()
+        case .cancelTimer(let token):
+            token.cancel()
         case .checkSession(let credentials, let check):
             submit(.checkSession(credentials, check: check), racing: true, client: true)
         case .startHealthPolling, .stopHealthPolling:
@@ -388,7 +389,6 @@ public actor Session {
             deadlines.cancelAll()
             let running = driver.withLock { $0.values.filter(\.isClientWork) }
             for work in running { work.cancel() }
-            connection = nil
             healthTimer.cancelAll()
             pendingCacheInvalidation = false
             // The plan starts its ids again: an answer kept for it must not reach the next client's plays.
@@ -397,8 +397,8 @@ public actor Session {
         case .replay(let action):
             perform(action)
         case .checkSocket(_, let check):
-            // CONNECTED's connection is the last one started; the machine arms the check's deadline itself.
-            submit(.checkSocket(connection?.connection, check: check), racing: true, client: true)
+            // The machine holds CONNECTED's connection, and arms the check's deadline itself.
+            submit(.checkSocket(machine.liveConnection?.connection, check: check), racing: true, client: true)
         }
     }
 
@@ -410,8 +410,8 @@ public actor Session {
     /// - Returns: The job's work: its cancellation token and its end.
     /// A job that is not `counted` (handing over the plays answered at once) is not in ``runningTasks``.
     @discardableResult
-    func submit(_ job: SessionJob, racing: Bool, client: Bool, counted: Bool = true) -> Work {
-        let work = Work(client: client)
+    func submit(_ job: SessionJob, racing: Bool, client: Bool, counted: Bool = true, connection: Bool = false) -> Work {
+        let work = Work(client: client, connection: connection)
         guard !stopping else {
             work.finish()
             return work
@@ -501,23 +501,27 @@ public actor Session {
     // MARK: - Connections
 
     private func startConnection(_ credentials: SessionCredentials, generation: UInt64, checkingOnboarding: Bool) {
+        _ = machine.connectionStarted(generation: generation, at: clock.elapsed())
         let invalidate = pendingCacheInvalidation
         pendingCacheInvalidation = false
+        // Two connections never overlap: the new one waits for every one still ending.
+        let previous = driver.withLock { $0.values.filter(\.isConnection) }
         let work = submit(
             .connection(
                 credentials, generation: generation, checkingOnboarding: checkingOnboarding, invalidate: invalidate,
-                previous: connection),
-            racing: false, client: true)
-        connection = work
+                previous: previous),
+            racing: false, client: true, connection: true)
+        // The machine holds the connection's token, and gives it back to close it.
+        machine.connectionMade(work, generation: generation)?.cancel()
     }
 
     private nonisolated func runConnection(
         _ credentials: SessionCredentials, generation: UInt64, checkingOnboarding: Bool, invalidate: Bool,
-        after previous: Work?, work: Work
+        after previous: [Work], work: Work
     ) async {
-        // The previous connection was closed; wait until it has really ended, so that two connections never
-        // overlap, not even for the moment a socket takes to close.
-        await previous?.ended()
+        // The previous connections were closed or ended; wait until they have really ended, so that two
+        // connections never overlap, not even for the moment a socket takes to close.
+        for connection in previous { await connection.ended() }
         guard !work.isCancelled, !Task.isCancelled else { return }
         if invalidate { await hooks?.invalidateCaches() }
         if checkingOnboarding {

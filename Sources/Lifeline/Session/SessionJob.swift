@@ -4,7 +4,7 @@ import LifelineCore
 enum SessionJob: Sendable {
     /// A connection attempt: the onboarding check if asked, then the connection, after `previous` ended.
     case connection(
-        SessionCredentials, generation: UInt64, checkingOnboarding: Bool, invalidate: Bool, previous: Work?)
+        SessionCredentials, generation: UInt64, checkingOnboarding: Bool, invalidate: Bool, previous: [Work])
     /// A check of a session the server called invalid.
     case checkSession(SessionCredentials, check: UInt64)
     /// A lookup of the account's standing.

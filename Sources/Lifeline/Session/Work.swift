@@ -18,10 +18,13 @@ package final class Work: Sendable {
 
     /// Whether the current client owns it: DISPOSE stops it and waits for its end.
     let isClientWork: Bool
+    /// Whether it runs a connection: the next connection waits for its end.
+    let isConnection: Bool
     private let state = Mutex(State())
 
-    package init(client: Bool) {
+    package init(client: Bool, connection: Bool = false) {
         isClientWork = client
+        isConnection = connection
     }
 
     /// The connection the work runs (``attach(_:)``), until the work ends: what the session plays through.
@@ -92,4 +95,11 @@ package final class Work: Sendable {
     func untilCancelled() async {
         await state.wait(on: \.cancellationWaiters) { $0.cancelled }
     }
+}
+
+extension Work: Hashable {
+    /// A piece of work is itself: the token `SessionMachine` holds for the live connection.
+    package static func == (lhs: Work, rhs: Work) -> Bool { lhs === rhs }
+
+    package func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
