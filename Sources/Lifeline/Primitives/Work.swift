@@ -1,24 +1,26 @@
 import Synchronization
 
-/// One piece of a session's work running in ``Session/run()``'s task group — a connection, a check, a
-/// lookup, health polling, a play (a timer is an entry in the session's `DeadlineTimer`, not work) — with
-/// the two handles a structured task lacks: a way to stop it early and a way to wait until it has ended.
+/// A stoppable child of an engine's task group — one of a session's connections, checks, lookups, plays or its
+/// health polling, a client's catch-up pass — with the two handles a structured child task lacks: a way to stop
+/// it early and a way to wait until it has ended.
 ///
-/// Stopping uses no `Task` handle: work that may be stopped runs inside ``race(_:)``, whose body is
-/// cancelled when ``cancel()`` is called (the pattern of postgres-nio's timer cancellation tokens); a
-/// connection is closed through its own ``SessionConnection/close()`` (``attach(_:)``).
-package final class Work: Sendable {
+/// Stopping uses no `Task` handle: work that may be stopped runs inside ``race(_:)``, whose body is cancelled
+/// when ``cancel()`` is called (the pattern of postgres-nio's timer cancellation tokens); what the work runs
+/// and must close itself — a session's connection — is attached (``attach(_:closing:)``) and closed on
+/// ``cancel()``. `SessionMachine` holds a connection's work as its token.
+package final class Work<Attachment: Sendable>: Sendable {
     private struct State {
         var cancelled = false
         var ended = false
-        var connection: (any SessionConnection)?
+        var attachment: Attachment?
+        var close: (@Sendable () -> Void)?
         var cancellationWaiters = WaiterSet()
         var endWaiters = WaiterSet()
     }
 
-    /// Whether the current client owns it: DISPOSE stops it and waits for its end.
+    /// Whether the owner's current client owns it: a session's DISPOSE stops it and waits for its end.
     let isClientWork: Bool
-    /// Whether it runs a connection: the next connection waits for its end.
+    /// Whether it runs a connection: a session's next connection waits for its end.
     let isConnection: Bool
     private let state = Mutex(State())
 
@@ -27,43 +29,45 @@ package final class Work: Sendable {
         isConnection = connection
     }
 
-    /// The connection the work runs (``attach(_:)``), until the work ends: what the session plays through.
-    var connection: (any SessionConnection)? { state.withLock { $0.connection } }
+    /// What the work runs (``attach(_:closing:)``), until it ends: what a session plays through.
+    var attachment: Attachment? { state.withLock { $0.attachment } }
 
     /// Whether ``cancel()`` was called.
     package var isCancelled: Bool { state.withLock { $0.cancelled } }
 
-    /// Stops the work: a ``race(_:)`` in progress ends with `nil`, an attached connection is closed, and a
-    /// connection attached later is closed at once.
+    /// Stops the work: a ``race(_:)`` in progress ends with `nil`, an attachment is closed, and one attached
+    /// later is closed at once.
     package func cancel() {
-        let (waiters, connection) = state.withLock { state in
+        let (waiters, close) = state.withLock { state in
             guard !state.cancelled else {
-                return ([CheckedContinuation<Void, Never>](), nil as (any SessionConnection)?)
+                return ([CheckedContinuation<Void, Never>](), nil as (@Sendable () -> Void)?)
             }
             state.cancelled = true
-            return (state.cancellationWaiters.takeAll(), state.connection)
+            return (state.cancellationWaiters.takeAll(), state.close)
         }
         for waiter in waiters { waiter.resume() }
-        connection?.close()
+        close?()
     }
 
     /// Records that the work has ended: every ``ended()`` returns.
     package func finish() {
         let waiters = state.withLock { state in
             state.ended = true
-            state.connection = nil
+            state.attachment = nil
+            state.close = nil
             return state.endWaiters.takeAll()
         }
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Attaches the connection the work runs, so that ``cancel()`` closes it.
+    /// Attaches what the work runs, so that ``cancel()`` closes it with `close`.
     ///
-    /// - Returns: `false` when the work was cancelled already: the connection is not to be run.
-    package func attach(_ connection: any SessionConnection) -> Bool {
+    /// - Returns: `false` when the work was cancelled already: the attachment is not to be run.
+    package func attach(_ attachment: Attachment, closing close: @escaping @Sendable () -> Void) -> Bool {
         state.withLock { state in
             guard !state.cancelled else { return false }
-            state.connection = connection
+            state.attachment = attachment
+            state.close = close
             return true
         }
     }
