@@ -1,6 +1,51 @@
 import LifelineCore
 import LifelineTesting
 
+/// The runtime's timer token as the machine's tests stand it in: the timer's id.
+struct MockTimer: Hashable, Sendable {
+    var id: UInt64
+}
+
+/// The runtime's connection token as the machine's tests stand it in: the connection's generation.
+struct MockConnection: Hashable, Sendable {
+    var generation: UInt64
+}
+
+/// The machine the tests drive, over mock tokens.
+typealias SessionMachine = LifelineCore.SessionMachine<MockTimer, MockConnection>
+
+/// The actions of the machine the tests drive.
+typealias SessionAction = LifelineCore.SessionAction<MockTimer, MockConnection>
+
+extension LifelineCore.SessionAction where TimerToken == MockTimer, ConnectionToken == MockConnection {
+    /// Cancelling the timer `id`: the mock token the tests handed over for it.
+    static func cancelTimer(id: UInt64) -> Self { .cancelTimer(MockTimer(id: id)) }
+
+    /// Closing the connection `generation`: the mock token the tests handed over for it.
+    static func closeConnection(generation: UInt64) -> Self { .closeConnection(MockConnection(generation: generation)) }
+}
+
+extension LifelineCore.SessionMachine where TimerToken == MockTimer, ConnectionToken == MockConnection {
+    /// Hands the machine a mock token for every timer `output` arms and every connection it makes, as the
+    /// runtime does, and returns `output`.
+    @discardableResult
+    mutating func tokens(for output: Output) -> Output {
+        for action in output.actions {
+            switch action {
+            case .armTimer(let timer):
+                let spare = timerArmed(timer.id, token: MockTimer(id: timer.id))
+                precondition(spare == nil, "the machine refused the token of timer \(timer.id), which it just armed")
+            case .connect(_, let generation), .authenticate(_, let generation):
+                let spare = connectionMade(MockConnection(generation: generation), generation: generation)
+                precondition(spare == nil, "the machine refused the token of connection \(generation)")
+            default:
+                break
+            }
+        }
+        return output
+    }
+}
+
 /// The session every test logs in with.
 let credentials = SessionCredentials(token: "token-secret", userID: "user-1", sessionID: "session-1")
 
@@ -73,6 +118,7 @@ final class Story {
 
     /// Notes the lookup and the timer an output asks for, and returns the output.
     func noting(_ output: SessionMachine.Output) -> SessionMachine.Output {
+        machine.tokens(for: output)
         for case .fetchAccountStanding(_, let id) in output.actions { lookup = id }
         for case .armTimer(let timer) in output.actions { lastArmedTimer = timer.id }
         for case .pollHealth(let asked) in output.actions { poll = asked }

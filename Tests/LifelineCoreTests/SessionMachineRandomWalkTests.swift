@@ -121,6 +121,8 @@ struct SessionMachineRandomWalkTests {
                         &machine, &random, tickets: tickets, replayTimers: replayTimers, fired: &fired, age: &age,
                         ended: &ended)
                 else { continue }
+                // The walk hands over a token for every timer armed and connection made, as the runtime does.
+                machine.tokens(for: output)
                 // A replay timer that fired is gone, whether or not the plan still waited for its play.
                 if let fired, timers[fired]?.isReplayTimer == true { timers[fired] = nil }
 
@@ -166,9 +168,9 @@ struct SessionMachineRandomWalkTests {
                             #expect(failures == machine.failures, "\(context)")
                         }
                         timers[timer.id] = timer.purpose
-                    case .cancelTimer(let id):
+                    case .cancelTimer(let token):
                         #expect(
-                            timers.removeValue(forKey: id) != nil || id == fired,
+                            timers.removeValue(forKey: token.id) != nil || token.id == fired,
                             "cancelled an unarmed timer: \(context)")
                     case .checkSocket(let g, let check):
                         #expect(machine.state == .connected && live == [g], "a check off the live socket: \(context)")
@@ -182,9 +184,9 @@ struct SessionMachineRandomWalkTests {
                         #expect(g > lastGeneration, "generations only grow: \(context)")
                         lastGeneration = g
                         live.insert(g)
-                    case .closeConnection(let g):
-                        let closed = live.remove(g)
-                        #expect(closed != nil, "closed \(g), live \(live): \(context)")
+                    case .closeConnection(let token):
+                        let closed = live.remove(token.generation)
+                        #expect(closed != nil, "closed \(token.generation), live \(live): \(context)")
                     case .startHealthPolling:
                         #expect(!polling && machine.failures >= 3, "\(context)")
                         polling = true
@@ -246,6 +248,10 @@ struct SessionMachineRandomWalkTests {
                 }
                 #expect(live.count <= 1, "\(context)")
                 #expect(live.first == machine.liveGeneration, "\(context)")
+                // The machine holds the token of every timer armed and not yet fired or cancelled, and of the live
+                // connection only.
+                #expect(Set(machine.timerTokens.keys) == Set(timers.keys), "timer tokens: \(context)")
+                #expect(machine.liveConnection?.generation == live.first, "the live connection's token: \(context)")
                 if machine.isConfirmingSession {
                     #expect(live.isEmpty, "no connection while confirming: \(context)")
                     #expect([.loggingIn, .connecting, .reconnecting].contains(machine.state), "\(context)")

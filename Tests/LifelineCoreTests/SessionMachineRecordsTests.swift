@@ -187,7 +187,8 @@ struct SessionMachineHealthPollingTests {
     @Test("CONNECTED stops polling: the armed poll's timer is cancelled, and a late answer is ignored")
     func stoppedOnConnected() throws {
         let (story, poll) = polling()
-        let timer = try #require(healthTimer(story.machine.healthAnswered(poll: poll, alert: alert, pollInterval: nil)))
+        let timer = try #require(
+            healthTimer(story.noting(story.machine.healthAnswered(poll: poll, alert: alert, pollInterval: nil))))
         story.send(.retry)
         let connected = story.send(.socketConnected)
         #expect(connected.actions.prefix(2) == [.cancelTimer(id: timer.id), .stopHealthPolling])

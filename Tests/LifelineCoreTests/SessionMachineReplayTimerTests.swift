@@ -13,9 +13,11 @@ struct SessionMachineReplayTimerTests {
         var machine = SessionMachine(
             retryPolicy: exactPolicy, replayTimeout: .seconds(10), subscriptionRenewal: renewal)
         var random = SeededRandomNumberGenerator(seed: 1)
-        _ = machine.handle(.loginCached(credentials), using: &random)
+        let connecting = machine.handle(.loginCached(credentials), using: &random)
+        machine.tokens(for: connecting)
         _ = machine.requested(SignificantEvent(.subscribe, "server-1"))
         let ready = machine.connectionReady(generation: 1, using: &random)
+        machine.tokens(for: ready)
         let play = try #require(
             ready.actions.compactMap { if case .replay(.play(let play)) = $0 { play } else { nil } }.first)
         let armed = ready.actions.compactMap { if case .armTimer(let timer) = $0 { timer } else { nil } }
@@ -52,7 +54,9 @@ struct SessionMachineReplayTimerTests {
     @Test("an answered play cancels its timeout; one answered at once had none to cancel")
     func answeredPlays() throws {
         var (machine, _, play, _) = try Self.connectedWithPlay()
-        guard case .armTimer(let timer)? = machine.playPending(play.id).actions.first else {
+        let pending = machine.playPending(play.id)
+        machine.tokens(for: pending)
+        guard case .armTimer(let timer)? = pending.actions.first else {
             Issue.record("no timeout armed")
             return
         }
@@ -65,7 +69,9 @@ struct SessionMachineReplayTimerTests {
     @Test("leaving CONNECTED cancels the replay's timers and the renewal")
     func leavingCancels() throws {
         var (machine, random, play, armed) = try Self.connectedWithPlay(renewal: .seconds(600))
-        guard case .armTimer(let timeout)? = machine.playPending(play.id).actions.first else {
+        let pending = machine.playPending(play.id)
+        machine.tokens(for: pending)
+        guard case .armTimer(let timeout)? = pending.actions.first else {
             Issue.record("no timeout armed")
             return
         }

@@ -283,3 +283,27 @@ package final class DeadlineTimer<Element: Identifiable & Sendable>: Sendable wh
         }
     }
 }
+
+extension DeadlineTimer {
+    /// The cancellation token of one scheduled element: what its owner keeps to cancel it later without knowing
+    /// which timer holds it — `SessionMachine` holds its timers' tokens so, as postgres-nio's pool state machine
+    /// holds its `TimerCancellationToken`s.
+    package struct Token: Hashable, Sendable {
+        /// The element's id.
+        package let id: Element.ID
+        let timer: DeadlineTimer
+
+        /// Forgets the element's deadline; one that fired or was cancelled already changes nothing.
+        package func cancel() { timer.cancel(id) }
+
+        package static func == (lhs: Self, rhs: Self) -> Bool { lhs.id == rhs.id && lhs.timer === rhs.timer }
+
+        package func hash(into hasher: inout Hasher) {
+            hasher.combine(id)
+            hasher.combine(ObjectIdentifier(timer))
+        }
+    }
+
+    /// The token that cancels the element `id` (``Token/cancel()``).
+    package func token(for id: Element.ID) -> Token { Token(id: id, timer: self) }
+}

@@ -37,3 +37,19 @@ public protocol Authenticator: Sendable {
     /// otherwise ignored, because the user is logged out locally either way.
     func endSession(_ credentials: SessionCredentials) async throws
 }
+
+extension Authenticator {
+    /// ``needsOnboarding(_:)`` as LOGGING_IN's attempt hears it: its failure is the attempt's end — a
+    /// `SessionFailure` as it is, any other error a temporary `requestFailed`.
+    func onboardingAnswer(_ credentials: SessionCredentials) async -> Result<Bool, SessionFailure> {
+        do {
+            return .success(try await needsOnboarding(credentials))
+        } catch let end as SessionFailure {
+            return .failure(end)
+        } catch {
+            let cause = TemporaryFailureCause(
+                code: .requestFailed, message: "the onboarding check failed (\(type(of: error)))", cause: error)
+            return .failure(.temporary(cause))
+        }
+    }
+}

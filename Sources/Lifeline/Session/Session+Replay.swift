@@ -49,59 +49,37 @@ extension Session {
     }
 
     private func startPlay(_ play: ReplayPlan.Play) {
-        guard let connection = connection?.connection else {
+        guard let connection = machine.liveConnection?.attachment else {
             // CONNECTED always has a connection object; if it is gone the play fails and is retried.
             modify(quiet: true) { machine, _ in machine.playAnswered(play.id, succeeded: false) }
             return
         }
-        switch connection.startPlay(play.event) {
-        case .succeeded:
-            answeredAtOnce(play.id, succeeded: true)
-        case .failed:
-            answeredAtOnce(play.id, succeeded: false)
-        case .pending(let answer):
-            // The play is one task; the machine arms its timeout, an entry in the session's deadline timer. A play
-            // that outlives its timeout ends with its connection, and the plan ignores its late answer.
-            modify(quiet: true) { machine, _ in machine.playPending(play.id) }
-            submit(.play(play.id, answer: answer), racing: false, client: true)
+        let start = connection.startPlay(play.event)
+        guard case .pending = start else {
+            // Handed to the plan in one later turn with every other play answered at once (`PlayBatch`).
+            let succeeded = if case .succeeded = start { true } else { false }
+            if playBatch.append(play.id, succeeded: succeeded) {
+                submit(racing: false, client: false, counted: false) { _ in await self.playsAnsweredAtOnce() }
+            }
+            return
+        }
+        // The play is one task; the machine arms its timeout, an entry in the session's deadline timer. A play
+        // that outlives its timeout ends with its connection, and the plan ignores its late answer.
+        modify(quiet: true) { machine, _ in machine.playPending(play.id) }
+        submit(racing: false, client: true) { _ in
+            let succeeded = await start.succeeded()
+            await self.modify { machine, _ in machine.playAnswered(play.id, succeeded: succeeded) }
         }
     }
 
-    /// Keeps the answer of a play the connection answered at once, for ``playsAnsweredAtOnce()``.
-    ///
-    /// Decision: the answer is handled in a later turn of the actor, as an awaited answer is (so a transition's
-    /// own snapshot still comes before its plays' answers), but a whole run of such answers in one: the first
-    /// costs one job, and each play the plan starts from an answer is answered in the same loop — a sequential
-    /// replay of 1 000 subscriptions takes one job, no timeout, and one snapshot, not 1 000 of each.
-    private func answeredAtOnce(_ id: UInt64, succeeded: Bool) {
-        immediateAnswers.append((id, succeeded))
-        guard !immediateAnswersDue else { return }
-        immediateAnswersDue = true
-        submit(.answerPlays, racing: false, client: false, counted: false)
-    }
-
-    /// Hands the plays answered at once to the plan, in order, with the plays they start, then publishes one
-    /// snapshot when anything changed.
+    /// Hands the plays answered at once to the plan, in order, with the plays they start (which join the
+    /// batch's end), then publishes one snapshot when anything changed. A play the plan no longer waits for
+    /// changes nothing.
     func playsAnsweredAtOnce() {
-        defer {
-            immediateAnswers.removeAll(keepingCapacity: true)
-            immediateAnswersDue = false
-        }
         var changed = false
-        var index = 0
-        // The plays the answers start may be answered at once too: they join the end of the list. A play the
-        // plan no longer waits for changes nothing.
-        while index < immediateAnswers.count {
-            let (id, succeeded) = immediateAnswers[index]
-            index += 1
+        while let (id, succeeded) = playBatch.next() {
             changed = modify(quiet: true) { machine, _ in machine.playAnswered(id, succeeded: succeeded) } || changed
         }
         if changed { publish(transitions: []) }
-    }
-
-    /// A play's awaited answer: what the plan answers is published; a play it no longer waits for changes
-    /// nothing.
-    func playFinished(_ id: UInt64, succeeded: Bool) {
-        modify { machine, _ in machine.playAnswered(id, succeeded: succeeded) }
     }
 }

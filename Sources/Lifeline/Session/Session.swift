@@ -22,14 +22,13 @@ public import Logging
 /// session through minutes of retries without waiting. At most one connection exists at a time; the
 /// machine ignores reports from a superseded connection, timer, check or lookup.
 ///
-/// Everything the session does runs inside ``run()``, on the package's one engine driver: connections, checks,
-/// lookups, health polls, plays, each a typed job run by one switch as a child of its task group, and its
-/// deadline timer that keeps every timer of the machine and of the replay as an entry, not a task (the waits
-/// between health polls are in a second one, whose loop is the polling's work). Nothing outlives `run()`,
-/// and nothing is tracked by a `Task` handle: work that may be stopped early is raced against a
-/// cancellation token, and a connection is stopped by its own ``SessionConnection/close()``. The session
-/// repeats no decision of the machine or the plan: a timer or a play answer they no longer wait for is
-/// theirs to ignore. See <doc:HowLifelineIsBuilt>.
+/// Everything the session does runs inside ``run()``, on the package's one engine driver: each connection,
+/// check, lookup, health poll and play is a child of its task group, and every timer of the machine an entry
+/// in its deadline timer, not a task (the waits between health polls are in a second one, whose loop is the
+/// polling's work). Nothing outlives `run()`, and nothing is tracked by a `Task` handle: work that may be
+/// stopped early is raced against its cancellation, and a connection is stopped by its own
+/// ``SessionConnection/close()``. The machine holds the token of every timer armed and of the live connection,
+/// and decides what a late report means; the session keeps no table of either. See <doc:HowLifelineIsBuilt>.
 public actor Session {
     private let connections: any ConnectionFactory
     let authenticator: any Authenticator
@@ -42,29 +41,23 @@ public actor Session {
     let metrics: SessionMetrics
     let configuration: Configuration
 
-    var machine: SessionMachine
-    /// The session's engine driver: every piece of work submitted and not yet ended, by id, behind its lock;
-    /// every job as a child of its group; every timer the machine armed — the retry, the checks, the delivery
-    /// watch, the plays' timeouts and retries, the renewal — in its timer.
-    private let driver: EngineDriver<[UInt64: Work], Never, SessionTimer>
-    /// The waits between health polls (the machine's ``SessionTimer/Purpose/healthPoll`` timers), in a timer
-    /// of their own whose loop is the polling's work: while polling, ``runningClientTasks`` counts it, DISPOSE
-    /// waits for it, and its sleep stands apart from the retry's.
+    /// The machine, holding the tokens of the timers the session armed and of the connection it made.
+    var machine: Machine
+    typealias Machine = SessionMachine<DeadlineTimer<SessionTimer>.Token, SessionWork>
+    /// The session's engine driver: every piece of work not yet ended, by id, behind its lock; every piece as a
+    /// child of its group; every timer the machine armed, but the health polls', in its timer.
+    private let driver: EngineDriver<[UInt64: SessionWork], Never, SessionTimer>
+    /// The waits between health polls, in a timer of their own whose loop is the polling's work: while polling,
+    /// ``runningClientTasks`` counts it, DISPOSE waits for it, and its sleep stands apart from the retry's.
     nonisolated let healthTimer: DeadlineTimer<SessionTimer>
     private let broadcaster: Broadcaster<SessionSnapshot>
-
-    /// The work of the last connection attempt started: the live one's carries the connection that plays go
-    /// through, and the next attempt waits for its end.
-    var connection: Work?
     private var started = false
-    /// Set when ``run()`` ends: from then on no event is handled and no work is started.
+    /// Set when ``run()`` ends: from then on the funnel changes nothing and starts nothing.
     private(set) var stopping = false
     private var nextID: UInt64 = 0
     private var pendingCacheInvalidation = false
-    /// Plays the connection answered at once (``SessionConnection/startPlay(_:)``), in order, and whether the
-    /// job that hands them to the plan is submitted.
-    var immediateAnswers: [(id: UInt64, succeeded: Bool)] = []
-    var immediateAnswersDue = false
+    /// The plays the connection answered at once, handed to the plan together.
+    var playBatch = PlayBatch()
 
     /// Creates a session in READY.
     ///
@@ -105,21 +98,9 @@ public actor Session {
         self.configuration = configuration
         self.logger = logger
         self.metrics = SessionMetrics(factory: metrics ?? MetricsSystem.factory, logger: logger)
-        let machine = SessionMachine(
-            retryPolicy: configuration.retryPolicy, healthThreshold: configuration.healthThreshold,
-            sessionCheckPolicy: configuration.sessionCheck,
-            stabilityWindow: configuration.stabilityWindow ?? .seconds(30),
-            deliveryWatchPolicy: configuration.deliveryWatch,
-            replay: ReplayPlan(
-                mode: configuration.replayMode, retryLimit: configuration.replayRetryLimit,
-                retryDelay: configuration.replayRetryDelay),
-            healthPollInterval: configuration.healthPollInterval, healthPollBounds: configuration.healthPollBounds,
-            pollsHealth: health != nil, replayTimeout: configuration.replayTimeout,
-            subscriptionRenewal: configuration.subscriptionRenewal, wakeCheckTimeout: configuration.wakeCheckTimeout)
+        let machine = Machine(configuration, pollsHealth: health != nil)
         self.machine = machine
-        broadcaster = Broadcaster(
-            current: SessionSnapshot(state: machine.state, presentation: machine.presentation, failures: 0),
-            buffering: .coalescing(SessionSnapshot.merging))
+        broadcaster = Broadcaster(current: SessionSnapshot(machine), buffering: .coalescing(SessionSnapshot.merging))
         driver = EngineDriver([:], clock: self.clock)
         healthTimer = DeadlineTimer(clock: self.clock)
     }
@@ -241,9 +222,7 @@ public actor Session {
 
     @discardableResult
     private func deviceWoke(_ wake: DeviceWake) -> Bool {
-        var metadata: Logger.Metadata = ["lifeline.state": "\(machine.state.rawValue)"]
-        if let suspended = wake.suspended { metadata["lifeline.suspended"] = "\(suspended)" }
-        logger.info("device woke", metadata: metadata)
+        logger.info("device woke", metadata: wake.logMetadata(in: machine.state))
         return modify { $0.handle(.deviceWoke, using: &$1) }
     }
 
@@ -305,18 +284,22 @@ public actor Session {
     /// in order, and publishes a snapshot — with the transitions taken, or, for an update, unless `quiet` (a
     /// change the interface does not show: a deadline armed, a poll asked). What the machine rejects or
     /// ignores changes nothing; an ignored report is counted as stale when `stale` (a report about a
-    /// superseded connection, timer or check). After ``run()`` ended nothing changes.
+    /// superseded connection, timer or check). After ``run()`` ended nothing changes: the machine's reports
+    /// are over with the driver's group, not the machine's to decide.
     ///
     /// - Returns: Whether the machine acted on it (an accepted event, or an update).
     @discardableResult
     func modify(
         quiet: Bool = false, stale: Bool = false,
-        _ change: (inout SessionMachine, inout any RandomNumberGenerator & Sendable) -> SessionMachine.Output
+        _ change: (inout Machine, inout any RandomNumberGenerator & Sendable) -> Machine.Output
     ) -> Bool {
         guard !stopping else { return false }
         switch change(&machine, &random) {
         case .transitioned(let transitions, let actions):
-            transitioned(transitions, actions: actions)
+            hooks?.transitioned(transitions)
+            metrics.transitioned(transitions)
+            for action in actions { perform(action) }
+            publish(transitions: transitions)
         case .updated(let actions):
             for action in actions { perform(action) }
             if !quiet { publish(transitions: []) }
@@ -330,235 +313,194 @@ public actor Session {
         return true
     }
 
-    private func transitioned(_ transitions: [SessionTransition], actions: [SessionAction]) {
-        guard let first = transitions.first else { return }
-        if first.from == .connected { hooks?.leftConnected() }
-        for transition in transitions { hooks?.entered(transition.to) }
-        if transitions.contains(where: { $0.event == .logout || ($0.event == .permanentFailure && $0.to == .error) }) {
-            hooks?.sessionEnded()
-        }
-        metrics.transitioned(transitions)
-        for action in actions { perform(action) }
-        publish(transitions: transitions)
+    /// ``modify(quiet:stale:_:)`` for a report that says how long the live connection has been CONNECTED.
+    @discardableResult
+    func modify(
+        quiet: Bool = false, stale: Bool = false,
+        aged change: (inout Machine, Duration?, inout any RandomNumberGenerator & Sendable) -> Machine.Output
+    ) -> Bool {
+        let age = machine.connectedFor(at: clock.elapsed())
+        return modify(quiet: quiet, stale: stale) { change(&$0, age, &$1) }
     }
 
-    /// Performs one action of the machine.
-    func perform(_ action: SessionAction) {
+    /// Performs one action of the machine; a job's report comes back through the funnel.
+    func perform(_ action: Machine.Action) {
         switch action {
         case .authenticate(let credentials, let generation):
-            _ = machine.connectionStarted(generation: generation, at: clock.elapsed())
             startConnection(credentials, generation: generation, checkingOnboarding: true)
         case .connect(let credentials, let generation):
-            _ = machine.connectionStarted(generation: generation, at: clock.elapsed())
             startConnection(credentials, generation: generation, checkingOnboarding: false)
-        case .closeConnection:
-            // The machine asks to close only the live connection, before it asks for the next: the last started.
-            connection?.cancel()
+        case .closeConnection(let work):
+            work.cancel()
         case .invalidateCaches:
             pendingCacheInvalidation = true
-        case .armTimer(let timer) where timer.purpose == .healthPoll:
-            if healthTimer.schedule(timer, at: clock.elapsed() + timer.delay) {
-                submit(.runHealthTimer, racing: true, client: true)
-            }
         case .armTimer(let timer):
-            // The timer's loop runs while something is scheduled: an idle session holds no task for it.
-            driver.schedule(timer, at: clock.elapsed() + timer.delay)
-        case .cancelTimer(let id):
-            driver.cancel(id)
-            healthTimer.cancel(id)
+            machine.timerArmed(timer.id, token: arm(timer))?.cancel()
+        case .cancelTimer(let token):
+            token.cancel()
         case .checkSession(let credentials, let check):
-            submit(.checkSession(credentials, check: check), racing: true, client: true)
+            submit(racing: true, client: true) { [authenticator] _ in
+                let result = await Result { try await authenticator.checkSession(credentials) }
+                await self.modify(stale: true) { $0.sessionChecked(result, check: check, using: &$1) }
+            }
         case .startHealthPolling, .stopHealthPolling:
             // The polls and the timers between them are the machine's actions; a poll in flight when polling
             // stops is the machine's to ignore.
             break
         case .pollHealth(let poll):
-            submit(.pollHealth(poll: poll), racing: true, client: true)
+            submit(racing: true, client: true) { [health] _ in
+                let status = try? await health?.status()
+                await self.healthAnswered(status, poll: poll)
+            }
         case .fetchAccountStanding(let userID, let lookup):
             // ERROR's lookup belongs to the client; the login screen's outlives DISPOSE, which it tailors.
-            submit(.lookUpStanding(userID: userID, lookup: lookup), racing: true, client: machine.state == .error)
+            submit(racing: true, client: machine.state == .error) { [authenticator] _ in
+                let standing = try? await authenticator.accountStanding(userID: userID)
+                await self.modify { machine, _ in machine.accountStandingReceived(standing, lookup: lookup) }
+            }
         case .replaySignificantEvents(let generation):
             // The plays follow as `.replay` actions of the same transition.
             if let time = machine.timeToConnected { metrics.connected(after: time) }
             hooks?.connected(generation: generation)
         case .endSession(let credentials):
             // Not the client's: it outlives DISPOSE, and only the end of run() cancels it.
-            submit(.endSession(credentials), racing: false, client: false)
+            submit(racing: false, client: false) { [authenticator, logger] _ in
+                do {
+                    try await authenticator.endSession(credentials)
+                } catch {
+                    logger.info(
+                        "ending the session on the server failed", metadata: ["lifeline.error": "\(type(of: error))"])
+                }
+            }
         case .dispose:
-            deadlines.cancelAll()
-            let running = driver.withLock { $0.values.filter(\.isClientWork) }
-            for work in running { work.cancel() }
-            connection = nil
-            healthTimer.cancelAll()
-            pendingCacheInvalidation = false
-            // The plan starts its ids again: an answer kept for it must not reach the next client's plays.
-            immediateAnswers.removeAll()
-            submit(.dispose(waitingFor: running), racing: false, client: false)
+            dispose()
         case .replay(let action):
             perform(action)
         case .checkSocket(_, let check):
-            // CONNECTED's connection is the last one started; the machine arms the check's deadline itself.
-            submit(.checkSocket(connection?.connection, check: check), racing: true, client: true)
+            // The machine holds CONNECTED's connection, and arms the check's deadline itself. An answer after the
+            // deadline (the connection was left, and its check failed with it) is ignored, and is not stale.
+            let connection = machine.liveConnection?.attachment
+            submit(racing: true, client: true) { _ in
+                let answered = await connection?.startSocketCheck().succeeded() ?? false
+                await self.modify(aged: {
+                    $0.socketChecked(check: check, answered: answered, connectedFor: $1, using: &$2)
+                })
+            }
         }
     }
 
     // MARK: - Work
 
-    /// Hands a job to the driver's group: raced against its cancellation when `racing`, or left to end by
-    /// itself (a connection ends through its own close). It is registered until it ends.
+    /// Runs `body` as a child of the driver's group, registered until it ends: raced against its cancellation
+    /// when `racing`, or left to end by itself (a connection ends through its own close). One that is not
+    /// `counted` (handing over the plays answered at once) is not in ``runningTasks``.
     ///
-    /// - Returns: The job's work: its cancellation token and its end.
-    /// A job that is not `counted` (handing over the plays answered at once) is not in ``runningTasks``.
+    /// - Returns: The work: its cancellation and its end.
     @discardableResult
-    func submit(_ job: SessionJob, racing: Bool, client: Bool, counted: Bool = true) -> Work {
-        let work = Work(client: client)
-        guard !stopping else {
-            work.finish()
-            return work
-        }
+    func submit(
+        racing: Bool, client: Bool, counted: Bool = true, connection: Bool = false,
+        _ body: @escaping @Sendable (SessionWork) async -> Void
+    ) -> SessionWork {
+        let work = SessionWork(client: client, connection: connection)
         let id = counted ? makeID() : 0
         if counted { driver.withLock { $0[id] = work } }
-        driver.addChild { await self.runJob(job, work: work, id: id, racing: racing) }
+        driver.addChild { [driver] in
+            if racing { _ = await work.race { await body(work) } } else { await body(work) }
+            // Unregistered before the end is announced, so whoever waits for it sees it gone.
+            if id != 0 { driver.withLock { _ = $0.removeValue(forKey: id) } }
+            work.finish()
+        }
         return work
     }
 
-    /// Runs one job in its own child task of the driver's group, then unregisters it.
-    private nonisolated func runJob(_ job: SessionJob, work: Work, id: UInt64, racing: Bool) async {
-        if case .connection(let credentials, let generation, let checkingOnboarding, let invalidate, let previous) = job
-        {
-            // A connection's task lives as long as the connection: it skips `execute`, whose frame is sized
-            // for every other job, so an idle session's longest-lived task holds the smallest frames.
-            await runConnection(
-                credentials, generation: generation, checkingOnboarding: checkingOnboarding, invalidate: invalidate,
-                after: previous, work: work)
-        } else if racing {
-            _ = await work.race { await self.execute(job, work: work) }
-        } else {
-            await execute(job, work: work)
+    /// Arms one of the machine's timers — a health poll's in the health timer, whose loop is the polling's
+    /// work, every other in the driver's — and returns its token.
+    private func arm(_ timer: SessionTimer) -> DeadlineTimer<SessionTimer>.Token {
+        let deadline = clock.elapsed() + timer.delay
+        guard timer.purpose == .healthPoll else {
+            // The timer's loop runs while something is scheduled: an idle session holds no task for it.
+            driver.schedule(timer, at: deadline)
+            return deadlines.token(for: timer.id)
         }
-        // Unregistered before the end is announced, so whoever waits for it sees it gone.
-        if id != 0 { driver.withLock { _ = $0.removeValue(forKey: id) } }
-        work.finish()
+        if healthTimer.schedule(timer, at: deadline) {
+            submit(racing: true, client: true) { [healthTimer] _ in
+                await healthTimer.run(endingWhenIdle: true) { due in await self.deadlinesPassed(due) }
+            }
+        }
+        return healthTimer.token(for: timer.id)
     }
 
-    /// What one job does, off the actor; its reports come back through the actor's methods.
-    private nonisolated func execute(_ job: SessionJob, work: Work) async {
-        switch job {
-        case .connection:
-            preconditionFailure("a connection runs from runJob, not through execute")
-        case .checkSession(let credentials, let check):
-            let result: Result<SessionCheck, any Error>
-            do {
-                result = .success(try await authenticator.checkSession(credentials))
-            } catch {
-                result = .failure(error)
-            }
-            await sessionChecked(result, check: check)
-        case .lookUpStanding(let userID, let lookup):
-            let standing = try? await authenticator.accountStanding(userID: userID)
-            await accountStandingFound(standing, lookup: lookup)
-        case .endSession(let credentials):
-            do {
-                try await authenticator.endSession(credentials)
-            } catch {
-                logger.info(
-                    "ending the session on the server failed", metadata: ["lifeline.error": "\(type(of: error))"])
-            }
-        case .pollHealth(let poll):
-            guard let health else { return }
-            let status = try? await health.status()
-            await healthAnswered(status, poll: poll)
-        case .runHealthTimer:
-            await healthTimer.run(endingWhenIdle: true) { due in await self.deadlinesPassed(due) }
-        case .play(let id, let answer):
-            let succeeded: Bool
-            do {
-                try await answer()
-                succeeded = true
-            } catch {
-                succeeded = false
-            }
-            await playFinished(id, succeeded: succeeded)
-        case .checkSocket(let connection, let check):
-            var answered = false
-            switch connection?.startSocketCheck() {
-            case .succeeded?: answered = true
-            case .failed?, nil: answered = false
-            case .pending(let answer)?: answered = (try? await answer()) != nil
-            }
-            await socketChecked(check: check, answered: answered)
-        case .answerPlays:
-            await playsAnsweredAtOnce()
-        case .dispose(let running):
+    /// DISPOSE: every timer and piece of work of the client is stopped; once they have ended, READY.
+    private func dispose() {
+        deadlines.cancelAll()
+        healthTimer.cancelAll()
+        let running = driver.withLock { $0.values.filter(\.isClientWork) }
+        for work in running { work.cancel() }
+        pendingCacheInvalidation = false
+        // The plan starts its ids again: an answer kept for it must not reach the next client's plays.
+        playBatch.removeAll()
+        submit(racing: false, client: false) { [hooks, deadlines] _ in
             for work in running { await work.ended() }
             // No sleep of the disposed client is left on the clock when the login form comes back.
             await deadlines.untilIdle()
             await hooks?.discardCaches()
-            await disposed()
+            await self.handle(.ready)
         }
     }
 
     // MARK: - Connections
 
     private func startConnection(_ credentials: SessionCredentials, generation: UInt64, checkingOnboarding: Bool) {
+        _ = machine.connectionStarted(generation: generation, at: clock.elapsed())
         let invalidate = pendingCacheInvalidation
         pendingCacheInvalidation = false
-        let work = submit(
-            .connection(
-                credentials, generation: generation, checkingOnboarding: checkingOnboarding, invalidate: invalidate,
-                previous: connection),
-            racing: false, client: true)
-        connection = work
+        // Two connections never overlap, not even for the moment a socket takes to close: the new one waits for
+        // every one still ending.
+        let previous = driver.withLock { $0.values.filter(\.isConnection) }
+        let work = submit(racing: false, client: true, connection: true) { [hooks] work in
+            for connection in previous { await connection.ended() }
+            guard !work.isCancelled, !Task.isCancelled else { return }
+            if invalidate { await hooks?.invalidateCaches() }
+            if checkingOnboarding, await !self.onboardingChecked(credentials, generation: generation, work: work) {
+                return
+            }
+            await self.runConnection(credentials, generation: generation, work: work)
+        }
+        // The machine holds the connection's token, and gives it back to close it.
+        machine.connectionMade(work, generation: generation)?.cancel()
     }
 
+    /// A connection's life, in a frame of its own: the longest-lived task of an idle session holds only it.
     private nonisolated func runConnection(
-        _ credentials: SessionCredentials, generation: UInt64, checkingOnboarding: Bool, invalidate: Bool,
-        after previous: Work?, work: Work
-    ) async {
-        // The previous connection was closed; wait until it has really ended, so that two connections never
-        // overlap, not even for the moment a socket takes to close.
-        await previous?.ended()
-        guard !work.isCancelled, !Task.isCancelled else { return }
-        if invalidate { await hooks?.invalidateCaches() }
-        if checkingOnboarding {
-            guard await onboardingChecked(credentials, generation: generation, work: work) else { return }
-        }
+        _ credentials: SessionCredentials, generation: UInt64, work: SessionWork
+    )
+        async
+    {
         let connection = connections.makeConnection(for: credentials, generation: generation)
-        guard work.attach(connection) else { return }  // closed while it was being made
+        guard work.attach(connection, closing: { connection.close() }) else { return }  // closed while being made
         await connection.run { event in await self.connectionReported(event, generation: generation) }
-        await connectionReturned(generation: generation)
+        // The machine decides whether that is an end (the live one's, without a reason) or the normal end of a
+        // superseded one, which is not a stale report.
+        await modify(aged: { $0.connectionReturned(generation: generation, connectedFor: $1, using: &$2) })
     }
 
     /// LOGGING_IN's onboarding check, in a frame of its own that ends before the connection runs.
     ///
     /// - Returns: Whether the connection is to be made (no onboarding needed, and not closed meanwhile).
     private nonisolated func onboardingChecked(
-        _ credentials: SessionCredentials, generation: UInt64, work: Work
+        _ credentials: SessionCredentials, generation: UInt64, work: SessionWork
     ) async -> Bool {
-        let answer = await work.race { [authenticator] () -> Result<Bool, any Error> in
-            do {
-                return .success(try await authenticator.needsOnboarding(credentials))
-            } catch {
-                return .failure(error)
-            }
-        }
-        switch answer {
+        switch await work.race({ [authenticator] in await authenticator.onboardingAnswer(credentials) }) {
         case nil:
-            return false  // closed while the check was in flight
-        case .success(true)?:
-            await onboardingNeeded(generation: generation)
-            return false
+            break  // closed while the check was in flight
         case .success(false)?:
             return true
-        case .failure(let end as SessionFailure)?:
+        case .success(true)?:
+            await modify(stale: true) { $0.onboardingNeeded(generation: generation, using: &$1) }
+        case .failure(let end)?:
             await connectionReported(.ended(end), generation: generation)
-            return false
-        case .failure(let error)?:
-            let cause = TemporaryFailureCause(
-                code: .requestFailed, message: "the onboarding check failed (\(type(of: error)))", cause: error)
-            await connectionReported(.ended(.temporary(cause)), generation: generation)
-            return false
         }
+        return false
     }
 
     private func connectionReported(_ event: ConnectionEvent, generation: UInt64) {
@@ -572,51 +514,21 @@ public actor Session {
             let now = clock.elapsed()
             modify(stale: true) { $0.connectionReady(generation: generation, at: now, using: &$1) }
         case .ended(let end):
-            ended(end, generation: generation)
+            modify(stale: true, aged: { $0.connectionEnded(end, generation: generation, connectedFor: $1, using: &$2) })
         }
     }
 
-    /// A connection's `run` returned: the machine decides whether that is an end (the live one's, without a
-    /// reason) or the normal end of a superseded one, which is not a stale report.
-    private func connectionReturned(generation: UInt64) {
-        logger.debug("connection returned", metadata: ["lifeline.generation": "\(generation)"])
-        let age = machine.connectedFor(at: clock.elapsed())
-        modify { $0.connectionReturned(generation: generation, connectedFor: age, using: &$1) }
-    }
-
-    private func ended(_ end: SessionFailure, generation: UInt64) {
-        let age = machine.connectedFor(at: clock.elapsed())
-        modify(stale: true) { $0.connectionEnded(end, generation: generation, connectedFor: age, using: &$1) }
-    }
-
-    private func onboardingNeeded(generation: UInt64) {
-        modify(stale: true) { $0.onboardingNeeded(generation: generation, using: &$1) }
-    }
-
-    // MARK: - Deadlines, checks and lookups
+    // MARK: - Deadlines and answers
 
     /// The session's deadline timer reached these timers: each is reported to the machine, which ignores one
     /// it no longer waits for.
     private func deadlinesPassed(_ due: [SessionTimer]) {
         for timer in due {
-            let age = machine.connectedFor(at: clock.elapsed())
-            let fired = modify(quiet: timer.purpose.isQuiet, stale: true) {
-                $0.timerFired(timer.id, connectedFor: age, using: &$1)
-            }
+            let fired = modify(
+                quiet: timer.purpose.isQuiet, stale: true,
+                aged: { $0.timerFired(timer.id, connectedFor: $1, using: &$2) })
             if case .retry = timer.purpose, fired { metrics.retryFired() }
         }
-    }
-
-    /// Reports the check of the socket made on waking. An answer after the check's deadline (the connection it
-    /// checked was left, and its check failed with it) is ignored, and is not a stale report: it is the job's
-    /// normal end.
-    private func socketChecked(check: UInt64, answered: Bool) {
-        let age = machine.connectedFor(at: clock.elapsed())
-        modify { $0.socketChecked(check: check, answered: answered, connectedFor: age, using: &$1) }
-    }
-
-    private func sessionChecked(_ result: Result<SessionCheck, any Error>, check: UInt64) {
-        modify(stale: true) { $0.sessionChecked(result, check: check, using: &$1) }
     }
 
     /// Reports a health poll's answer (`nil`: it failed) to the machine, which arms the next poll's timer.
@@ -627,14 +539,6 @@ public actor Session {
             guard let status else { return machine.healthPollFailed(poll: poll) }
             return machine.healthAnswered(poll: poll, alert: status.alert, pollInterval: status.pollInterval)
         }
-    }
-
-    private func accountStandingFound(_ standing: AccountStanding?, lookup: UInt64) {
-        modify { machine, _ in machine.accountStandingReceived(standing, lookup: lookup) }
-    }
-
-    private func disposed() {
-        handle(.ready)
     }
 
     private func networkChanged(_ status: NetworkStatus) {
@@ -658,20 +562,18 @@ public actor Session {
         // (CopyPropagation, "Found outside of lifetime use").
         var retry: Duration?
         if let timer = machine.retryTimerID { retry = deadlines.deadline(of: timer) }
-        var snapshot = SessionSnapshot(
-            state: machine.state, presentation: machine.presentation, failures: machine.failures,
-            nextRetry: retry, network: machine.isDeviceOnline ? .online : .offline,
-            significantEvents: machine.replay.record, replayFailures: machine.replay.failures,
-            unsupportedEvents: machine.replay.unsupportedEvents,
-            lastError: machine.lastError.map(SessionError.init), transitions: transitions,
-            time: clock.elapsed())
-        snapshot.isConfirmingSession = machine.isConfirmingSession
-        snapshot.isCheckingSocket = machine.isCheckingSocket
-        broadcaster.publish(snapshot)
+        broadcaster.publish(SessionSnapshot(machine, nextRetry: retry, transitions: transitions, time: clock.elapsed()))
     }
 
     func makeID() -> UInt64 {
         nextID &+= 1
         return nextID
+    }
+}
+
+extension Result where Failure == any Error {
+    /// The value `body` returns, or the error it throws.
+    fileprivate init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }

@@ -74,3 +74,20 @@ extension Session {
         }
     }
 }
+
+extension SessionMachine {
+    /// A machine in READY with the configuration's tunables; `pollsHealth` when the session has a health service.
+    init(_ configuration: Session.Configuration, pollsHealth: Bool) {
+        self.init(
+            retryPolicy: configuration.retryPolicy, healthThreshold: configuration.healthThreshold,
+            sessionCheckPolicy: configuration.sessionCheck,
+            stabilityWindow: configuration.stabilityWindow ?? .seconds(30),
+            deliveryWatchPolicy: configuration.deliveryWatch,
+            replay: ReplayPlan(
+                mode: configuration.replayMode, retryLimit: configuration.replayRetryLimit,
+                retryDelay: configuration.replayRetryDelay),
+            healthPollInterval: configuration.healthPollInterval, healthPollBounds: configuration.healthPollBounds,
+            pollsHealth: pollsHealth, replayTimeout: configuration.replayTimeout,
+            subscriptionRenewal: configuration.subscriptionRenewal, wakeCheckTimeout: configuration.wakeCheckTimeout)
+    }
+}

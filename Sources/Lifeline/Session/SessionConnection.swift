@@ -52,3 +52,17 @@ public enum PlayStart: Sendable {
     /// The play's answer is to be awaited: the closure returns when it succeeded and throws when it failed.
     case pending(@Sendable () async throws -> Void)
 }
+
+extension PlayStart {
+    /// Whether the play (or the check) succeeded, awaiting its answer when it is pending.
+    func succeeded() async -> Bool {
+        switch self {
+        case .succeeded: true
+        case .failed: false
+        case .pending(let answer): (try? await answer()) != nil
+        }
+    }
+}
+
+/// A session's piece of work, whose attachment is the connection it runs (``SessionConnection``).
+typealias SessionWork = Work<any SessionConnection>

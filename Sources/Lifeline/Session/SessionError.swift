@@ -43,7 +43,7 @@ extension SessionError {
     }
 
     /// The error for what the machine recorded as the session's last error.
-    init(_ lastError: SessionMachine.LastError) {
+    init<TimerToken, ConnectionToken>(_ lastError: SessionMachine<TimerToken, ConnectionToken>.LastError) {
         switch lastError {
         case .failure(let failure): self.init(failure)
         case .onboardingRefused(let message, let cause):

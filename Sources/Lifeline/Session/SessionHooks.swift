@@ -47,3 +47,16 @@ extension SessionHooks {
     /// Does nothing.
     public func sessionEnded() {}
 }
+
+extension SessionHooks {
+    /// Tells the hooks of the transitions one event took, in order: CONNECTED left, each state entered, the
+    /// session ended (a LOGOUT, or ERROR on a PERMANENT_FAILURE).
+    func transitioned(_ transitions: [SessionTransition]) {
+        guard let first = transitions.first else { return }
+        if first.from == .connected { leftConnected() }
+        for transition in transitions { entered(transition.to) }
+        if transitions.contains(where: { $0.event == .logout || ($0.event == .permanentFailure && $0.to == .error) }) {
+            sessionEnded()
+        }
+    }
+}

@@ -129,3 +129,20 @@ public struct SessionSnapshot: Sendable, Hashable {
         return .error(error)
     }
 }
+
+extension SessionSnapshot {
+    /// The snapshot of what `machine` holds now, with the retry's deadline and the transitions just taken.
+    init<TimerToken, ConnectionToken>(
+        _ machine: SessionMachine<TimerToken, ConnectionToken>, nextRetry: Duration? = nil,
+        transitions: [SessionTransition] = [], time: Duration = .zero
+    ) {
+        self.init(
+            state: machine.state, presentation: machine.presentation, failures: machine.failures,
+            nextRetry: nextRetry, network: machine.isDeviceOnline ? .online : .offline,
+            significantEvents: machine.replay.record, replayFailures: machine.replay.failures,
+            unsupportedEvents: machine.replay.unsupportedEvents,
+            lastError: machine.lastError.map(SessionError.init), transitions: transitions, time: time)
+        isConfirmingSession = machine.isConfirmingSession
+        isCheckingSocket = machine.isCheckingSocket
+    }
+}

@@ -36,10 +36,10 @@ enum MachineBenchmark {
 
     /// Transitions per second over `loops` passes of the loop.
     static func measure(loops: Int) -> Double {
-        var machine = SessionMachine()
+        var machine = SessionMachine<UInt64, UInt64>()
         var random = BenchmarkRandomNumberGenerator(seed: 7)
         var transitions = 0
-        var actions: [SessionAction] = []
+        var actions: [SessionAction<UInt64, UInt64>] = []
         actions.reserveCapacity(8)
         let clock = ContinuousClock()
         let start = clock.now

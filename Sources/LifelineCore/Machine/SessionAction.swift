@@ -4,7 +4,11 @@
 /// ``SessionMachine`` returns actions and never performs them; the runtime performs them in order and
 /// feeds what happens back in. Every connection the actions open has a generation number, every timer,
 /// check and lookup an id; the machine ignores a report about any other generation or id.
-public enum SessionAction: Sendable, Hashable {
+///
+/// `TimerToken` and `ConnectionToken` are the runtime's handles the machine holds
+/// (``SessionMachine/timerArmed(_:token:)``, ``SessionMachine/connectionMade(_:generation:)``) and gives back to
+/// cancel a timer or close a connection.
+public enum SessionAction<TimerToken: Hashable & Sendable, ConnectionToken: Hashable & Sendable>: Sendable, Hashable {
     /// LOGGING_IN entry: authenticate a fresh session — check onboarding (NO_USER when needed), then connect
     /// the socket until the initial data has loaded (SOCKET_CONNECTED) — as connection `generation`.
     case authenticate(SessionCredentials, generation: UInt64)
@@ -13,20 +17,22 @@ public enum SessionAction: Sendable, Hashable {
     /// report SOCKET_CONNECTED once the initial data has loaded.
     case connect(SessionCredentials, generation: UInt64)
 
-    /// The attempt or connection `generation` is over (it failed, or the session left the connected
-    /// states): close it without waiting for the peer, and cancel everything it started.
-    case closeConnection(generation: UInt64)
+    /// The live attempt or connection is over (it failed, or the session left the connected states): close
+    /// the connection with this token (``SessionMachine/connectionMade(_:generation:)``) without waiting for the
+    /// peer, and cancel everything it started. A connection that reported its own end is not closed.
+    case closeConnection(ConnectionToken)
 
     /// RECONNECTING entry: invalidate cached data (message history, members list).
     case invalidateCaches
 
-    /// Arm a timer on the runtime's clock; report ``SessionMachine/timerFired(_:connectedFor:using:)`` when it fires.
-    /// DISCONNECTED's retry timer is one (its purpose says so).
+    /// Arm a timer on the runtime's clock, hand its token to ``SessionMachine/timerArmed(_:token:)``, and report
+    /// ``SessionMachine/timerFired(_:connectedFor:using:)`` when it fires. DISCONNECTED's retry timer is one (its
+    /// purpose says so).
     case armTimer(SessionTimer)
 
-    /// Cancel the timer with this id (DISCONNECTED's exit cancels the retry timer). A firing that races the
+    /// Cancel the timer with this token (DISCONNECTED's exit cancels the retry timer). A firing that races the
     /// cancellation is ignored by the machine.
-    case cancelTimer(id: UInt64)
+    case cancelTimer(TimerToken)
 
     /// The server called the session invalid: check it over the API and report
     /// ``SessionMachine/sessionChecked(_:check:using:)`` with this check's id.

@@ -30,7 +30,7 @@ extension SessionMachine {
                 id: nextTicket(), purpose: .sessionCheck(answers: confirmation.invalidAnswers), delay: delay)
             confirmation.pending = .timer(timer.id)
             self.confirmation = confirmation
-            return .updated(actions: [.armTimer(timer)])
+            return .updated(actions: [arm(timer)])
         case .success(.valid):
             let cause = TemporaryFailureCause(
                 code: .unconfirmedInvalidSession,

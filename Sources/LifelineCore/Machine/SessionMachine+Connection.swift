@@ -102,12 +102,10 @@ extension SessionMachine {
     ) -> Output {
         guard liveGeneration == generation else { return .ignored }
         if case .connected = current, let connectedFor, connectedFor < stabilityWindow { endedBeforeStable = true }
-        // The connection has ended: nothing asks the runtime to close it (it returns by itself).
-        endedByItself = true
-        defer {
-            endedBeforeStable = false
-            endedByItself = false
-        }
+        // The connection has ended: its token is forgotten, so nothing asks the runtime to close it (it returns
+        // by itself).
+        connection = nil
+        defer { endedBeforeStable = false }
         switch (end, current) {
         case (.temporary(let cause), _):
             return handle(.temporaryFailure(cause), using: &generator)

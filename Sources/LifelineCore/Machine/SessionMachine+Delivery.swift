@@ -28,7 +28,7 @@ extension SessionMachine {
         let delay = deliveryWatchPolicy.delay(using: &generator)
         let timer = SessionTimer(id: nextTicket(), purpose: .deliveryWatch, delay: delay)
         deliveryWatch = DeliveryWatch(key: key, timer: timer.id, delay: delay)
-        return .updated(actions: [.armTimer(timer)])
+        return .updated(actions: [arm(timer)])
     }
 
     /// The socket delivered what ``deliveryExpected(_:generation:using:)`` named `key`: its deadline's timer is
@@ -39,6 +39,6 @@ extension SessionMachine {
     public mutating func deliverySeen(_ key: String) -> Output {
         guard let watch = deliveryWatch, watch.key == key else { return .ignored }
         deliveryWatch = nil
-        return .updated(actions: [.cancelTimer(id: watch.timer)])
+        return .updated(actions: disarmed(watch.timer))
     }
 }

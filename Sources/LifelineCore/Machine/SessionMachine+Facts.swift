@@ -98,7 +98,7 @@ extension SessionMachine {
         let delay = min(max(interval, healthPollBounds.lowerBound), healthPollBounds.upperBound)
         let timer = SessionTimer(id: nextTicket(), purpose: .healthPoll, delay: delay)
         healthPoll = .waiting(timer: timer.id)
-        return .updated(actions: [.armTimer(timer)])
+        return .updated(actions: [arm(timer)])
     }
 
     /// Records why a login at the login interface failed, for the login screen's notice. Only READY shows

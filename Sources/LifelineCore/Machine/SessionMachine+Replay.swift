@@ -10,7 +10,7 @@ extension SessionMachine {
     ///   - playable: Whether the protocol has a frame for it (an opposite without one only updates the record).
     /// - Returns: ``Output/updated(actions:)`` with the actions, in order (the record changed, if nothing else).
     public mutating func requested(_ event: SignificantEvent, playable: Bool = true) -> Output {
-        var actions: [SessionAction] = []
+        var actions: [Action] = []
         for action in replay.requested(event, playable: playable) { appendReplay(action, into: &actions) }
         return .updated(actions: actions)
     }
@@ -28,7 +28,7 @@ extension SessionMachine {
     ///   timeout is armed already.
     public mutating func playPending(_ id: UInt64) -> Output {
         guard replayTimerIDs[.playTimeout(play: id)] == nil, replay.isInFlight(id) else { return .ignored }
-        return .updated(actions: [.armTimer(armReplayTimer(.playTimeout(play: id), after: replayTimeout))])
+        return .updated(actions: [arm(armReplayTimer(.playTimeout(play: id), after: replayTimeout))])
     }
 
     /// Plays recorded events of one kind again, at most `limit`, before the server forgets them: only while
@@ -41,7 +41,7 @@ extension SessionMachine {
     /// The plan's answer as an output: no action is a report the plan did not act on.
     mutating func replayed(_ actions: [ReplayAction]) -> Output {
         guard !actions.isEmpty else { return .ignored }
-        var output: [SessionAction] = []
+        var output: [Action] = []
         output.reserveCapacity(actions.count)
         for action in actions { appendReplay(action, into: &output) }
         return .updated(actions: output)
@@ -49,20 +49,20 @@ extension SessionMachine {
 
     /// Appends what the plan asked: its timers become the machine's (armed and cancelled by id), the rest
     /// goes to the runtime as ``SessionAction/replay(_:)``.
-    mutating func appendReplay(_ action: ReplayAction, into actions: inout [SessionAction]) {
+    mutating func appendReplay(_ action: ReplayAction, into actions: inout [Action]) {
         switch action {
         case .cancelTimeout(let play):
             // A play answered at once had no timeout armed.
             if let id = replayTimerIDs.removeValue(forKey: .playTimeout(play: play)) {
                 replayTimers[id] = nil
-                actions.append(.cancelTimer(id: id))
+                disarm(id, into: &actions)
             }
         case .armRetry(let play, let delay):
-            actions.append(.armTimer(armReplayTimer(.playRetry(play: play), after: delay)))
+            actions.append(arm(armReplayTimer(.playRetry(play: play), after: delay)))
         case .cancelRetry(let play):
             if let id = replayTimerIDs.removeValue(forKey: .playRetry(play: play)) {
                 replayTimers[id] = nil
-                actions.append(.cancelTimer(id: id))
+                disarm(id, into: &actions)
             }
         case .play, .surface, .unsupported:
             actions.append(.replay(action))
@@ -89,7 +89,7 @@ extension SessionMachine {
     mutating func replayTimerFired(_ id: UInt64) -> Output? {
         if id == renewalTimer, let subscriptionRenewal {
             let next = armRenewal(after: subscriptionRenewal)
-            return .updated(actions: [.armTimer(next)] + (replayed(replay.renew(.subscribe, limit: 5)).actions))
+            return .updated(actions: [arm(next)] + (replayed(replay.renew(.subscribe, limit: 5)).actions))
         }
         guard let purpose = replayTimers.removeValue(forKey: id) else { return nil }
         replayTimerIDs[purpose] = nil

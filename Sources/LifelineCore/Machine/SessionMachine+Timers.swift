@@ -20,6 +20,8 @@ extension SessionMachine {
     public mutating func timerFired(
         _ id: UInt64, connectedFor: Duration? = nil, using generator: inout some RandomNumberGenerator
     ) -> Output {
+        // Fired: its token is spent.
+        timers[id] = nil
         if let replayed = replayTimerFired(id) { return replayed }
         if case .disconnected(_, _, let timer) = current, timer == id {
             return handle(.retry, using: &generator)

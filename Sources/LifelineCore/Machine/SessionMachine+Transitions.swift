@@ -16,7 +16,7 @@ extension SessionMachine {
     public mutating func handle(_ event: SessionEvent, using generator: inout some RandomNumberGenerator) -> Output {
         // DEVICE_WOKE is never rejected: outside DISCONNECTED (the table's edge) it checks the socket or is ignored.
         if case .deviceWoke = event, let output = deviceWoke() { return output }
-        var actions: [SessionAction] = []
+        var actions: [Action] = []
         guard let steps = handle(event, using: &generator, appendingTo: &actions) else {
             return .rejected(event.kind, in: state)
         }
@@ -45,7 +45,7 @@ extension SessionMachine {
     package mutating func handle(
         _ event: SessionEvent,
         using generator: inout some RandomNumberGenerator,
-        appendingTo actions: inout [SessionAction]
+        appendingTo actions: inout [Action]
     ) -> Steps? {
         switch event {
         case .deviceOffline: isDeviceOnline = false
@@ -79,7 +79,7 @@ extension SessionMachine {
             let delay = retryPolicy.delay(failures: failures, using: &generator)
             let timer = SessionTimer(id: nextTicket(), purpose: .retry(failures: failures), delay: delay)
             current = .disconnected(credentials, retryDelay: delay, timer: timer.id)
-            actions.append(.armTimer(timer))
+            actions.append(arm(timer))
         }
         return steps
     }
@@ -121,45 +121,45 @@ extension SessionMachine {
     // MARK: - Entry and exit effects
 
     /// The exit effects of the current state when leaving for `target` on `event`.
-    mutating func exit(to target: SessionState, on event: SessionEvent, into actions: inout [SessionAction]) {
+    mutating func exit(to target: SessionState, on event: SessionEvent, into actions: inout [Action]) {
         switch current {
         case .disconnected(_, _, let timer):
-            actions.append(.cancelTimer(id: timer))
+            disarm(timer, into: &actions)
         case .loggingIn(_, let attempt), .connecting(_, let attempt), .reconnecting(_, let attempt):
             switch attempt {
-            case .connection(let g):
+            case .connection:
                 // SOCKET_CONNECTED keeps the connection that just connected; every other exit ends it, unless it
                 // ended by itself.
-                if target != .connected && !endedByItself { actions.append(.closeConnection(generation: g)) }
+                if target != .connected { closeConnection(into: &actions) }
             case .confirming:
                 // The connection was closed when the confirmation began; a check in flight is ignored.
-                if case .timer(let id) = confirmation?.pending { actions.append(.cancelTimer(id: id)) }
+                if case .timer(let id) = confirmation?.pending { disarm(id, into: &actions) }
                 confirmation = nil
             }
-        case .connected(_, let g):
+        case .connected:
             connectedAt = nil
             connectingSince = nil
             if let watch = deliveryWatch {
-                actions.append(.cancelTimer(id: watch.timer))
+                disarm(watch.timer, into: &actions)
                 deliveryWatch = nil
             }
             if let check = socketCheck {
-                actions.append(.cancelTimer(id: check.timer))
+                disarm(check.timer, into: &actions)
                 socketCheck = nil
             }
             // The plays stop; a refused frame's kind is not played again (ReplayPlan's discussion).
             // The cause only matters to a plan that played something on this connection (it blames that).
             let cause = replay.lastPlayed == nil ? nil : event.failure
             if let renewal = renewalTimer {
-                actions.append(.cancelTimer(id: renewal))
+                disarm(renewal, into: &actions)
                 renewalTimer = nil
             }
             for action in replay.disconnected(after: cause) { appendReplay(action, into: &actions) }
             // The plan cancelled every play's timer; none outlives the connection, whatever the plan said.
-            for id in replayTimers.keys.sorted() { actions.append(.cancelTimer(id: id)) }
+            for id in replayTimers.keys.sorted() { disarm(id, into: &actions) }
             replayTimers = [:]
             replayTimerIDs = [:]
-            if !endedByItself { actions.append(.closeConnection(generation: g)) }
+            closeConnection(into: &actions)
         case .ready, .onboarding, .error, .dispose, .offline:
             break
         }
@@ -170,7 +170,7 @@ extension SessionMachine {
         _ state: SessionState,
         on event: SessionEvent,
         from: SessionState,
-        into actions: inout [SessionAction]
+        into actions: inout [Action]
     ) {
         let credentials = self.credentials
         /// The session every state after READY carries; the table admits no other path (an invariant).
@@ -237,6 +237,9 @@ extension SessionMachine {
             }
             failures = 0
             connectingSince = nil
+            // The runtime disposes of every timer and task of the client; no token of it is left.
+            timers = [:]
+            connection = nil
             current = .dispose
             for action in replay.reset() { appendReplay(action, into: &actions) }
             actions.append(.dispose)
@@ -255,7 +258,7 @@ extension SessionMachine {
             }
             current = .connected(session(), generation: g)
             actions.append(.replaySignificantEvents(generation: g))
-            if let subscriptionRenewal { actions.append(.armTimer(armRenewal(after: subscriptionRenewal))) }
+            if let subscriptionRenewal { actions.append(arm(armRenewal(after: subscriptionRenewal))) }
             for action in replay.connected() { appendReplay(action, into: &actions) }
         case .disconnected:
             // A connection that did not prove stable continues the count it started from (the lifecycle's
@@ -290,11 +293,11 @@ extension SessionMachine {
         pendingExternalLogout = false
     }
 
-    mutating func stopHealthPolling(into actions: inout [SessionAction]) {
+    mutating func stopHealthPolling(into actions: inout [Action]) {
         guard isPollingHealth else { return }
         isPollingHealth = false
         outageAlert = nil
-        if case .waiting(let timer)? = healthPoll { actions.append(.cancelTimer(id: timer)) }
+        if case .waiting(let timer)? = healthPoll { disarm(timer, into: &actions) }
         healthPoll = nil
         actions.append(.stopHealthPolling)
     }

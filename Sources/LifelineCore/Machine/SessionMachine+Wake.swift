@@ -16,7 +16,7 @@ extension SessionMachine {
             let check = nextTicket()
             let timer = SessionTimer(id: nextTicket(), purpose: .socketCheck, delay: wakeCheckTimeout)
             socketCheck = SocketCheck(check: check, timer: timer.id)
-            return .updated(actions: [.checkSocket(generation: generation, check: check), .armTimer(timer)])
+            return .updated(actions: [.checkSocket(generation: generation, check: check), arm(timer)])
         case .ready, .loggingIn, .onboarding, .error, .dispose, .connecting, .reconnecting, .offline:
             return .ignored
         }
@@ -44,7 +44,7 @@ extension SessionMachine {
         guard let pending = socketCheck, pending.check == check else { return .ignored }
         guard !answered else {
             socketCheck = nil
-            return .updated(actions: [.cancelTimer(id: pending.timer)])
+            return .updated(actions: disarmed(pending.timer))
         }
         return socketCheckFailed(
             "the socket could not be checked after the device woke", connectedFor: connectedFor, using: &generator)

@@ -20,16 +20,25 @@
 /// // output == .transitioned([READY → CONNECTING], actions: [.connect(credentials, generation: 1)])
 /// ```
 ///
+/// The machine holds the runtime's handles too, as postgres-nio's `PoolStateMachine` holds its timer
+/// cancellation tokens: the runtime hands over the token of each timer it armed (``timerArmed(_:token:)``)
+/// and of each connection it made (``connectionMade(_:generation:)``), and the machine gives the token back in
+/// the action that cancels the timer or closes the connection, so the runtime keeps no table of its own.
+/// `TimerToken` and `ConnectionToken` are the runtime's types; tests pass plain values.
+///
 /// See <doc:SessionLifecycle> for every decision the machine takes where the specification is silent.
-public struct SessionMachine: Sendable {
+public struct SessionMachine<TimerToken: Hashable & Sendable, ConnectionToken: Hashable & Sendable>: Sendable {
+    /// What the runtime performs: the actions over this machine's tokens.
+    public typealias Action = SessionAction<TimerToken, ConnectionToken>
+
     /// What handling one event or report produced.
     public enum Output: Sendable, Hashable {
         /// The event was accepted: the transitions taken (two when entering DISCONNECTED with the device
         /// offline chains DEVICE_OFFLINE) and the actions to perform, in order.
-        case transitioned([SessionTransition], actions: [SessionAction])
+        case transitioned([SessionTransition], actions: [Action])
         /// The report was accepted without a transition: the bookkeeping or the presentation changed, and
         /// these actions (a check of the session, a timer, a lookup) are to be performed.
-        case updated(actions: [SessionAction])
+        case updated(actions: [Action])
         /// The state does not accept the event; nothing changed but ``SessionMachine/rejectedEvents``.
         case rejected(SessionEvent.Kind, in: SessionState)
         /// A report the machine does not act on: from a superseded connection, timer, check or lookup, or a
@@ -37,7 +46,7 @@ public struct SessionMachine: Sendable {
         case ignored
 
         /// The actions to perform; empty for a rejection or an ignored report.
-        public var actions: [SessionAction] {
+        public var actions: [Action] {
             switch self {
             case .transitioned(_, let actions), .updated(let actions): actions
             case .rejected, .ignored: []
@@ -201,10 +210,6 @@ public struct SessionMachine: Sendable {
     /// DISCONNECTED's entry.
     var endedBeforeStable = false
 
-    /// Set while a connection's own end (``connectionEnded(_:generation:connectedFor:using:)``) is being
-    /// handled: it has ended, so no exit asks the runtime to close it.
-    var endedByItself = false
-
     /// How long the live connection took to reach CONNECTED from when its run of attempts began
     /// (``connectingSince`` to ``connectedAt``): the time-to-connected the runtime reports. `nil` outside
     /// CONNECTED, or when the runtime gave the machine no times.
@@ -252,6 +257,21 @@ public struct SessionMachine: Sendable {
 
     /// CONNECTED's renewal timer, while armed.
     var renewalTimer: UInt64?
+
+    /// Every armed timer, by id: its token once the runtime handed it over (``timerArmed(_:token:)``).
+    var timers: [UInt64: TimerSlot] = [:]
+
+    /// An armed timer's handle in ``timers``.
+    enum TimerSlot: Sendable {
+        /// Asked for (``SessionAction/armTimer(_:)``); the runtime has not handed its token over yet.
+        case awaitingToken
+        /// Armed, with the token that cancels it.
+        case armed(TimerToken)
+    }
+
+    /// The live connection's token, and its generation, once the runtime handed it over
+    /// (``connectionMade(_:generation:)``); dropped when the connection is closed or ends by itself.
+    var connection: (generation: UInt64, token: ConnectionToken)?
 
     /// How long to wait between health polls when the service does not say. Default 60 s.
     public let healthPollInterval: Duration

@@ -4,7 +4,7 @@ public enum ReplayAction: Sendable, Hashable {
     /// (a ``SessionMachine`` arms the timeout of a play whose answer is awaited: ``SessionMachine/playPending(_:)``).
     case play(ReplayPlan.Play)
     /// The play with this id is answered or abandoned: disarm its timeout (a ``SessionMachine`` turns it into
-    /// ``SessionAction/cancelTimer(id:)``, as it does the retry's two actions).
+    /// ``SessionAction/cancelTimer(_:)``, as it does the retry's two actions).
     case cancelTimeout(UInt64)
     /// The play with this id failed: arm its retry timer, and report ``ReplayPlan/retryTimerFired(_:)``
     /// when it fires.

@@ -58,7 +58,7 @@ final class CatchUpEngine: Sendable {
     func run(lifecycle: AsyncStream<ClientLifecycle>) async {
         await withDiscardingTaskGroup { group in
             // The running catch-up's cancellation token: each is a child of this group, stopped early by it.
-            var current: Work?
+            var current: Work<CatchUpPass>?
             for await moment in lifecycle {
                 switch moment {
                 case .leftConnected:
@@ -67,7 +67,7 @@ final class CatchUpEngine: Sendable {
                 case .connected where policy.isEnabled:
                     current?.cancel()
                     let generation = cache.read { $0.generation }
-                    let work = Work(client: false)
+                    let work = Work<CatchUpPass>(client: false)
                     current = work
                     group.addTask { _ = await work.race { await self.catchUp(generation: generation) } }
                 case .connected, .ended, .entered:
@@ -422,3 +422,7 @@ final class LoadGate: Sendable {
         }
     }
 }
+
+/// What a catch-up pass's work attaches: nothing (a pass is stopped by its race alone). A type with a value, not
+/// `Never`, as `Work`'s attachment.
+struct CatchUpPass: Sendable {}

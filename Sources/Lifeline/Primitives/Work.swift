@@ -1,0 +1,109 @@
+import Synchronization
+
+/// A stoppable child of an engine's task group — one of a session's connections, checks, lookups, plays or its
+/// health polling, a client's catch-up pass — with the two handles a structured child task lacks: a way to stop
+/// it early and a way to wait until it has ended.
+///
+/// Stopping uses no `Task` handle: work that may be stopped runs inside ``race(_:)``, whose body is cancelled
+/// when ``cancel()`` is called (the pattern of postgres-nio's timer cancellation tokens); what the work runs
+/// and must close itself — a session's connection — is attached (``attach(_:closing:)``) and closed on
+/// ``cancel()``. `SessionMachine` holds a connection's work as its token.
+package final class Work<Attachment: Sendable>: Sendable {
+    private struct State {
+        var cancelled = false
+        var ended = false
+        var attachment: Attachment?
+        var close: (@Sendable () -> Void)?
+        var cancellationWaiters = WaiterSet()
+        var endWaiters = WaiterSet()
+    }
+
+    /// Whether the owner's current client owns it: a session's DISPOSE stops it and waits for its end.
+    let isClientWork: Bool
+    /// Whether it runs a connection: a session's next connection waits for its end.
+    let isConnection: Bool
+    private let state = Mutex(State())
+
+    package init(client: Bool, connection: Bool = false) {
+        isClientWork = client
+        isConnection = connection
+    }
+
+    /// What the work runs (``attach(_:closing:)``), until it ends: what a session plays through.
+    var attachment: Attachment? { state.withLock { $0.attachment } }
+
+    /// Whether ``cancel()`` was called.
+    package var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Stops the work: a ``race(_:)`` in progress ends with `nil`, an attachment is closed, and one attached
+    /// later is closed at once.
+    package func cancel() {
+        let (waiters, close) = state.withLock { state in
+            guard !state.cancelled else {
+                return ([CheckedContinuation<Void, Never>](), nil as (@Sendable () -> Void)?)
+            }
+            state.cancelled = true
+            return (state.cancellationWaiters.takeAll(), state.close)
+        }
+        for waiter in waiters { waiter.resume() }
+        close?()
+    }
+
+    /// Records that the work has ended: every ``ended()`` returns.
+    package func finish() {
+        let waiters = state.withLock { state in
+            state.ended = true
+            state.attachment = nil
+            state.close = nil
+            return state.endWaiters.takeAll()
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Attaches what the work runs, so that ``cancel()`` closes it with `close`.
+    ///
+    /// - Returns: `false` when the work was cancelled already: the attachment is not to be run.
+    package func attach(_ attachment: Attachment, closing close: @escaping @Sendable () -> Void) -> Bool {
+        state.withLock { state in
+            guard !state.cancelled else { return false }
+            state.attachment = attachment
+            state.close = close
+            return true
+        }
+    }
+
+    /// Runs `body` until it returns or the work is cancelled, whichever comes first.
+    ///
+    /// - Returns: What `body` returned, or `nil` when the work was cancelled first (then `body`'s task was
+    ///   cancelled and has ended).
+    package func race<Value: Sendable>(_ body: @escaping @Sendable () async -> Value) async -> Value? {
+        await withTaskGroup(of: Value?.self) { group in
+            group.addTask { await body() }
+            group.addTask {
+                await self.untilCancelled()
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// Returns once ``finish()`` was called, or when the waiting task is cancelled.
+    package func ended() async {
+        await state.wait(on: \.endWaiters) { $0.ended }
+    }
+
+    /// Returns once ``cancel()`` was called, or when the waiting task is cancelled: the child a task group
+    /// adds to race its own children against the work's cancellation.
+    func untilCancelled() async {
+        await state.wait(on: \.cancellationWaiters) { $0.cancelled }
+    }
+}
+
+extension Work: Hashable {
+    /// A piece of work is itself: the token `SessionMachine` holds for the live connection.
+    package static func == (lhs: Work, rhs: Work) -> Bool { lhs === rhs }
+
+    package func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
