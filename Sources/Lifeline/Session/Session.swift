@@ -480,7 +480,8 @@ public actor Session {
         guard work.attach(connection, closing: { connection.close() }) else { return }  // closed while being made
         await connection.run { event in await self.connectionReported(event, generation: generation) }
         // The machine decides whether that is an end (the live one's, without a reason) or the normal end of a
-        // superseded one, which is not a stale report.
+        // superseded one, which is not a stale report. Logged first, as a report is (the soak's audit reads it).
+        logger.debug("connection returned", metadata: ["lifeline.generation": "\(generation)"])
         await modify(aged: { $0.connectionReturned(generation: generation, connectedFor: $1, using: &$2) })
     }
 
@@ -505,7 +506,7 @@ public actor Session {
 
     private func connectionReported(_ event: ConnectionEvent, generation: UInt64) {
         // Logged before the machine decides, superseded generations too, so that a log ties every transition
-        // to the connection it came from (see the catalog's "Metrics and logs").
+        // to the connection it came from (`lifeline soak`'s audit reads it).
         logger.debug("connection report", metadata: event.logMetadata(generation: generation))
         switch event {
         case .opened, .authenticated:
