@@ -131,7 +131,10 @@ struct StoatOutboxFileTests {
             Issue.record("not sent after the restart: \(seen.map(\.state))")
             return
         }
-        #expect(await harness.server.socketCounters().uploadsStored == 2, "each file stored once")
+        // The small file was stored once (the message carries its first id, below); the large one once more —
+        // its interrupted upload may still have reached the server whole from the socket's buffers, an orphan.
+        let stored = await harness.server.socketCounters().uploadsStored
+        #expect(stored == 2 || stored == 3, "\(stored)")
         let messages = try await harness.messages(in: general, content: "two files")
         #expect(messages.count == 1)
         let attachments = try #require(messages.first?.attachments)
