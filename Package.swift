@@ -73,6 +73,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
+                // The outbox keeps a queued file's SHA-256, and uploads it only while the file still has it.
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: lifelineSettings
         ),

@@ -568,6 +568,21 @@ struct Connect: AsyncParsableCommand {
                 accepted = false
                 reason = "\(error.cause.map { "\($0)" } ?? error.message)"
             }
+        case ("attach", let channel?):
+            // `attach CHANNEL PATH [TEXT]`: the longest prefix of the rest that names an existing file is the path.
+            guard words.count == 3, let (path, text) = attachment(words[2]) else {
+                timeline.command(line, accepted: false, reason: "attach needs a channel and a path")
+                return .done
+            }
+            do {
+                // Returns once queued with the file's hash (and kept in the store): the outbox lines follow the
+                // upload's progress and the delivery.
+                _ = try await client.send(
+                    OutgoingMessage(content: text), files: [OutgoingFile(path: path)], to: channel)
+            } catch {
+                accepted = false
+                reason = error.message
+            }
         case ("edit", let id?), ("delete", let id?), ("react", let id?), ("unreact", let id?):
             // `edit ID TEXT`, `delete ID`, `react ID EMOJI`, `unreact ID EMOJI`: the channel is the message's.
             (accepted, reason) = await act(command, on: id, words: words, client: client)
@@ -602,6 +617,27 @@ struct Connect: AsyncParsableCommand {
         if !accepted, reason == nil { reason = "not accepted in \(session.snapshot.state.rawValue)" }
         timeline.command(line, accepted: accepted, reason: reason)
         return .done
+    }
+
+    /// `attach`'s path and text from the rest of its line: the longest prefix that names an existing file (so a
+    /// path may hold spaces), the text after it (`nil` when none); without such a prefix, the first word is
+    /// the path (and the send says it cannot be read).
+    static func attachment(_ rest: String) -> (path: String, text: String?)? {
+        guard !rest.isEmpty else { return nil }
+        var ends = rest.indices.filter { rest[$0] == " " }
+        ends.append(rest.endIndex)
+        for end in ends.reversed() {
+            let candidate = String(rest[..<end])
+            var isDirectory: ObjCBool = false
+            guard !candidate.isEmpty, FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            else { continue }
+            let text = end == rest.endIndex ? "" : String(rest[rest.index(after: end)...])
+            return (candidate, text.isEmpty ? nil : text)
+        }
+        let parts = rest.split(separator: " ", maxSplits: 1).map(String.init)
+        guard let path = parts.first else { return nil }
+        return (path, parts.count == 2 ? parts[1] : nil)
     }
 
     /// Queues an action on a message the client knows through the outbox; returns whether it was queued, and
@@ -660,12 +696,14 @@ struct Connect: AsyncParsableCommand {
 /// - `{"type":"slowmode","channel":ID,"retry_after":S}` when a channel's slowmode holds the user back, and
 ///   `{"type":"slowmode_ended","channel":ID}` when the server says it is over;
 /// - `{"type":"outbox","kind":"send"|"edit"|"delete"|"react"|"unreact","channel":ID,"nonce":N,"state":"queued"|
-///   "sending"|"sent"|"failed","id":ID,"reason":CODE,"may_have_been_sent":true,"retry_after":S}` at every change of
-///   an outbox entry's state — a sent message, or an action on a message (`edit ID TEXT`, `delete ID`,
-///   `react ID EMOJI`, `unreact ID EMOJI`) — (`id` once sent: the message's, or the acted-on message's for an
-///   action, `sent` meaning applied or found already applied; `reason` once failed, `may_have_been_sent` when the
-///   server may have it after all, `retry_after` while a slowmode is waited out), and for each entry the store
-///   gives back at sign-in;
+///   "sending"|"sent"|"failed","id":ID,"reason":CODE,"may_have_been_sent":true,"retry_after":S,"progress":{"sent":
+///   BYTES,"total":BYTES}}` at every change of an outbox entry's state — a sent message (`send CHANNEL TEXT`,
+///   `attach CHANNEL PATH [TEXT]`), or an action on a message (`edit ID TEXT`, `delete ID`, `react ID EMOJI`,
+///   `unreact ID EMOJI`) — (`id` once sent: the message's, or the acted-on message's for an action, `sent` meaning
+///   applied or found already applied; `reason` once failed — `FileTooLarge` for a file over the server's limit,
+///   `fileChanged` for one changed since it was queued —, `may_have_been_sent` when the server may have it after
+///   all, `retry_after` while a slowmode is waited out, `progress` while a send's file uploads: the bytes of its
+///   files sent of all of them), and for each entry the store gives back at sign-in;
 ///   `{"type":"warning","text":…}` for a stored entry that cannot be read;
 /// - `{"type":"draft","channel":ID,"text":TEXT}` for each draft the store holds, once signed in;
 /// - `{"type":"push","state":"pending"|"subscribed"|"failed"|"off","reason":CODE}` at every change of the Web
@@ -853,6 +891,10 @@ struct AccountPrinter: Sendable {
             human += " (\(terminalSafe(failure.code.rawValue)): \(terminalSafe(failure.message)))"
         case .queued, .sending:
             break
+        }
+        if let progress = entry.progress {
+            line["progress"] = .object(["sent": .integer(Int(progress.sent)), "total": .integer(Int(progress.total))])
+            human += " (\(progress.sent) of \(progress.total) bytes)"
         }
         timeline.record(line, human: human)
     }

@@ -45,7 +45,9 @@ public final class ChannelModel {
     /// ran: where a timeline draws "caught up: N messages".
     public private(set) var lastCatchUp: ChatCatchUp?
     /// The user's messages in this channel the server has not confirmed — `queued`, `sending`, `failed` — in
-    /// order: shown below the history, a failed one with "resend" and "discard".
+    /// order: shown below the history, a failed one with "resend" and "discard". A send with files lists them
+    /// (``OutboxEntry/files``, each with its id once uploaded) and, while one uploads, how far
+    /// (``OutboxEntry/progress``).
     public private(set) var pending: [OutboxEntry]
     /// The user's edits, deletions, reactions and unreactions in this channel the server has not confirmed —
     /// `queued`, `sending` or `failed` — in order (``StoatClient/pendingActions(in:)``). Those not failed show at
@@ -147,6 +149,22 @@ public final class ChannelModel {
     public func send(_ text: String) async {
         do {
             try await client.send(text, to: channelID)
+            if lastError != nil { lastError = nil }
+        } catch {
+            lastError = error
+        }
+    }
+
+    /// Sends `text` with files through the outbox (``StoatClient/send(_:files:to:)``): it shows in ``pending``
+    /// with its files and their upload's progress until the server confirms it. A file that cannot be read, or a
+    /// message the store cannot keep, is not queued: ``lastError`` says so.
+    ///
+    /// - Parameters:
+    ///   - text: The message's text; empty for files alone.
+    ///   - files: The files to upload and attach.
+    public func send(_ text: String, files: [OutgoingFile]) async {
+        do {
+            try await client.send(OutgoingMessage(content: text.isEmpty ? nil : text), files: files, to: channelID)
             if lastError != nil { lastError = nil }
         } catch {
             lastError = error

@@ -34,6 +34,42 @@ extension StoatClient {
         return entry
     }
 
+    /// Queues a message with files for a channel in the account's outbox: the files are uploaded to the file
+    /// server the API's root document names, then the message is posted once with their ids.
+    ///
+    /// Each file's path, size and SHA-256 are read now and kept with the entry in the account's store (the file
+    /// itself is not copied: leave it in place until the message is sent). The uploads are steps of the send:
+    /// made when the API may answer, one file at a time, with progress (``OutboxEntry/progress``, the entry
+    /// `sending`); an upload interrupted by a lost answer, a network failure or a restart is made again, and an
+    /// upload done is never repeated (its id is stored). A file changed on disk since it was queued fails the
+    /// entry (``OutboxEntry/Failure/Code/fileChanged``) — other bytes are never sent in its place —, as does one
+    /// over the server's limit (`FileTooLarge`: the root document's `features.limits` where it states one, before
+    /// a byte is sent, else the file server's `422`), with the limit in the reason. The token goes only to the
+    /// API and that file server (``StoatFileServer``). See <doc:LifelineStoat#Files>.
+    ///
+    /// ```swift
+    /// let entry = try await client.send(
+    ///     OutgoingMessage(content: "the plan"), files: [OutgoingFile(path: "/tmp/plan.pdf")], to: channel)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - message: The message; ids already in its ``OutgoingMessage/attachments`` are kept, the uploaded
+    ///     files' ids follow them.
+    ///   - files: The files to upload, in order.
+    ///   - channel: The channel's id.
+    /// - Returns: The entry, `queued` (or further along, if it was already queued).
+    /// - Throws: ``StoatClientError`` with ``StoatClientErrorCode/invalidRequest`` for a file that cannot be
+    ///   read or an unusable idempotency key, ``StoatClientErrorCode/storageFailed`` when the account's store
+    ///   cannot keep it (nothing is queued then).
+    @discardableResult
+    public func send(
+        _ message: OutgoingMessage, files: [OutgoingFile], to channel: String
+    ) async throws(StoatClientError) -> OutboxEntry {
+        let entry = try await outboxEngine.send(message, files: files, to: channel)
+        await clearDraftAfterSend(in: channel)
+        return entry
+    }
+
     // MARK: - Acting on messages through the outbox
 
     /// The channel of a message the client holds in a cached history, or `nil` when it holds none with this id:

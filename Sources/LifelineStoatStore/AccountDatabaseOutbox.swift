@@ -20,10 +20,10 @@ package struct AccountDatabaseOutbox: OutboxPersistence {
         var unreadable = stored.damaged.map { "an outbox entry does not open: \($0)" }
         let decoder = JSONDecoder()
         for entry in stored.entries {
-            // Format 1 is a send (every release wrote it); format 2 an action on a message, which names its kind.
+            // Format 1 is a send (every release wrote it); format 2 an action on a message, which names its kind;
+            // format 3 a send with files, which lists them.
             guard let record = try? decoder.decode(Outbox.Record.self, from: entry.payload),
-                record.version == 1 && record.kind == nil || record.version == 2 && record.kind != nil,
-                record.nonce == entry.nonce
+                Self.reads(record), record.nonce == entry.nonce
             else {
                 unreadable.append("an outbox entry is not in a format this version reads")
                 continue
@@ -33,6 +33,16 @@ package struct AccountDatabaseOutbox: OutboxPersistence {
             records.append(positioned)
         }
         return (records, unreadable)
+    }
+
+    /// Whether this version reads a record of its format: a later format is skipped, never misread.
+    static func reads(_ record: Outbox.Record) -> Bool {
+        switch record.version {
+        case 1: record.kind == nil && record.files == nil
+        case 2: record.kind != nil && record.files == nil
+        case 3: record.kind == nil && record.files?.isEmpty == false
+        default: false
+        }
     }
 
     package func save(_ record: Outbox.Record) async throws {

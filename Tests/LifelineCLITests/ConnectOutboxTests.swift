@@ -140,6 +140,85 @@ struct ConnectOutboxTests {
     }
 
     @Test(
+        "attach CHANNEL PATH TEXT with spaces in the path: progress lines while it uploads, sent once with the file; over the limit it fails FileTooLarge"
+    )
+    func attachLines() async throws {
+        var configuration = ReferenceServer.Configuration()
+        configuration.uploadLimits = UploadLimits(
+            newUser: ["attachments": 1_000_000], standard: ["attachments": 1_000_000])
+        let server = try await ReferenceServer.start(configuration)
+        let account = server.defaultAccount
+        let general = server.lobbyChannelID
+        let directory = ConnectAccountTests.StoreDirectory()
+        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+        let contents = Data((0..<700_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        let path = directory.path + "/a file with spaces.bin"
+        try contents.write(to: URL(fileURLWithPath: path))
+        let bigPath = directory.path + "/too big.bin"
+        try Data(count: 1_000_001).write(to: URL(fileURLWithPath: bigPath))
+        let run = try ConnectRun(
+            ["--api", server.apiURL.absoluteString] + Self.fast, environment: ["LIFELINE_TOKEN": account.token])
+        #expect(await run.transition(to: "CONNECTED") != nil)
+
+        run.send("attach \(general) \(path) the file, with words")
+        var states: [String] = []
+        var progress: [[String: Int]] = []
+        var sent: [String: Any]?
+        while sent == nil, let line = await run.next({ $0["type"] as? String == "outbox" }) {
+            #expect(line["kind"] as? String == "send")
+            if states.last != line["state"] as? String { states.append(line["state"] as? String ?? "?") }
+            if let step = line["progress"] as? [String: Int] { progress.append(step) }
+            if line["state"] as? String == "sent" { sent = line }
+            if line["state"] as? String == "failed" {
+                Issue.record("attach failed: \(line)")
+                break
+            }
+        }
+        #expect(states == ["queued", "sending", "sent"])
+        #expect(!progress.isEmpty)
+        #expect(progress.allSatisfy { $0["total"] == contents.count && ($0["sent"] ?? -1) <= contents.count })
+        #expect(progress.last?["sent"] == contents.count, "\(progress)")
+        let id = try #require(sent?["id"] as? String)
+        let message = try #require(await server.messages(in: general).first { $0.id == id })
+        #expect(message.content == "the file, with words")
+        let file = try #require(message.attachments?.first)
+        #expect(file.filename == "a file with spaces.bin")
+        #expect(await server.fileContents(id: file.id) == contents)
+
+        run.send("attach \(general) \(bigPath)")
+        let failed = try #require(await Self.outbox(run, until: "failed"))
+        #expect(failed["reason"] as? String == "FileTooLarge")
+        #expect(await server.socketCounters().uploadsStored == 1)
+
+        run.send("attach \(general) /nonexistent/lifeline file")
+        let refused = try #require(
+            await run.next {
+                $0["type"] as? String == "command" && ($0["command"] as? String)?.hasPrefix("attach") == true
+                    && $0["accepted"] as? Bool == false
+            })
+        #expect((refused["reason"] as? String)?.contains("cannot be read") == true)
+        #expect(await run.quit() == 0)
+        await server.stop()
+    }
+
+    @Test("attach's path is the longest prefix of the rest that names an existing file; else its first word")
+    func attachPath() throws {
+        let directory = ConnectAccountTests.StoreDirectory()
+        try FileManager.default.createDirectory(atPath: directory.path + "/my dir", withIntermediateDirectories: true)
+        let short = directory.path + "/my"
+        let long = directory.path + "/my dir/my file.txt"
+        try Data("a".utf8).write(to: URL(fileURLWithPath: short))
+        try Data("b".utf8).write(to: URL(fileURLWithPath: long))
+        #expect(Connect.attachment("\(long) hello there")! == (long, "hello there"))
+        #expect(Connect.attachment(long)! == (long, nil))
+        #expect(Connect.attachment("\(short) dir/nothing here")! == (short, "dir/nothing here"))
+        // A directory is no file: the longest prefix that is a file wins.
+        #expect(Connect.attachment("\(directory.path)/my dir x")! == ("\(directory.path)/my", "dir x"))
+        #expect(Connect.attachment("/nonexistent/a b")! == ("/nonexistent/a", "b"))
+        #expect(Connect.attachment("") == nil)
+    }
+
+    @Test(
         "with --store, messages sent while the server is unreachable survive quit, SIGTERM and kill -9, and are each sent once on the next run"
     )
     func survivesTheProcess() async throws {

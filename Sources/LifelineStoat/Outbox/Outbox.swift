@@ -31,7 +31,8 @@ package struct Outbox: Sendable {
     /// The entry as it is persisted: enough to resume after a restart.
     package struct Record: Sendable, Hashable, Codable {
         /// The record's format: 1 for a send (what every release wrote), 2 for an action on a message, which a
-        /// release before actions cannot read and skips (it would post the edit's text as a new message).
+        /// release before actions cannot read and skips (it would post the edit's text as a new message), 3 for
+        /// a send with files, which a release before files skips (it would post the message without them).
         package var version = 1
         package var nonce: String
         /// What the entry does; absent (a send) in records written before actions.
@@ -59,6 +60,20 @@ package struct Outbox: Sendable {
         var floor: String
         /// The definite refusal, once there is one.
         var failure: Failure?
+        /// The files a send uploads before it posts (format 3), each with its id once uploaded.
+        package var files: [StoredFile]?
+
+        /// A file of a send, as stored: its path, what it held when queued, its id once uploaded.
+        package struct StoredFile: Sendable, Hashable, Codable {
+            package var path: String
+            package var filename: String
+            package var size: Int64
+            package var sha256: String
+            package var id: String?
+        }
+
+        /// The first file not yet uploaded, if any.
+        var pendingUpload: Int? { files?.firstIndex { $0.id == nil } }
 
         struct Failure: Sendable, Hashable, Codable {
             /// Kept as its stable name (a JSON string), as every release wrote it.
@@ -78,8 +93,10 @@ package struct Outbox: Sendable {
         /// The message, as the outbox posts it: the record's key, no body `nonce`.
         var message: OutgoingMessage {
             guard !isAction else { return OutgoingMessage(content: content, idempotencyKey: key) }
+            // The uploaded files join the ids the message carried.
+            let all = (attachments ?? []) + (files ?? []).compactMap(\.id)
             return OutgoingMessage(
-                content: content, attachments: attachments, replies: replies, masquerade: masquerade,
+                content: content, attachments: all.isEmpty ? nil : all, replies: replies, masquerade: masquerade,
                 flags: flags.map(MessageFlags.init(rawValue:)), idempotencyKey: key)
         }
 
@@ -118,6 +135,18 @@ package struct Outbox: Sendable {
         case unknown
     }
 
+    /// What an upload of one of a send's files answered, as the outbox reads it.
+    enum UploadOutcome: Sendable, Equatable {
+        /// The file server stored it, with this id.
+        case stored(String)
+        /// Refused for good: over the limit, changed on disk, unreadable, a type the tag refuses…
+        case refused(OutboxEntry.Failure)
+        /// Refused before it was read (the rate limiter, a session not taken): upload again after this long.
+        case later(Duration?)
+        /// No answer: stored or not, it is uploaded again (an orphan upload is never claimed by a message).
+        case unknown
+    }
+
     /// What reading an action's message back (`GET /channels/{c}/messages/{m}`) found.
     enum ConfirmResult: Sendable, Equatable {
         /// The message as the server has it now.
@@ -153,6 +182,9 @@ package struct Outbox: Sendable {
         /// Look for a message with the entry's nonce (or a key made from it) among the channel's messages after
         /// `floor`, then report ``lookedUp(_:result:now:)``.
         case lookUp(nonce: String, channel: String, floor: String)
+        /// Upload the send's file at index `file` (checked against its stored SHA-256 first), then report
+        /// ``uploaded(_:file:outcome:now:)``; ``uploadProgressed(_:file:progress:)`` meanwhile.
+        case upload(Record, file: Int)
         /// Make an action's request (`PATCH`, `DELETE`, `PUT`), then report ``acted(_:outcome:now:)``.
         case act(Record)
         /// Read an action's message back, then report ``confirmed(_:result:now:)``.
@@ -210,6 +242,8 @@ package struct Outbox: Sendable {
         case ready(Next)
         /// A post is in flight, started while connection `generation` was CONNECTED (nil: while none was).
         case posting(generation: UInt64?)
+        /// The upload of the send's file at index `file` is in flight.
+        case uploading(file: Int)
         /// A look-up is in flight.
         case lookingUp(conflict: Bool, look: Int)
         /// Waiting until `until` (a wake-up with `ticket`); with the slowmode's `retryAfter` when it waits one
@@ -224,6 +258,8 @@ package struct Outbox: Sendable {
         var step: Step
         /// Tries since the last progress, for the backoff.
         var retries = 0
+        /// While a file uploads: the bytes of the entry's files sent, of all of them.
+        var progress: StoatFileServer.Progress?
 
         var nonce: String { record.nonce }
     }
@@ -252,7 +288,12 @@ package struct Outbox: Sendable {
         OutboxEntry(
             nonce: entry.nonce, channel: entry.record.channel, message: entry.record.message,
             state: state(of: entry), kind: entry.record.entryKind, target: entry.record.target,
-            emoji: entry.record.emoji)
+            emoji: entry.record.emoji,
+            files: (entry.record.files ?? []).map { file in
+                OutboxEntry.PendingFile(
+                    path: file.path, filename: file.filename, size: file.size, sha256: file.sha256,
+                    uploadedID: file.id)
+            }, progress: entry.progress)
     }
 
     static func state(of entry: Entry) -> OutboxEntry.State {
@@ -262,7 +303,7 @@ package struct Outbox: Sendable {
                     code: failure.code, message: failure.message, mayHaveBeenSent: failure.mayHaveBeenSent ?? false))
         }
         switch entry.step {
-        case .posting, .lookingUp: return .sending
+        case .posting, .lookingUp, .uploading: return .sending
         case .waiting(_, _, _, let retryAfter?): return .queued(retryAfter: retryAfter)
         case .ready, .waiting, .failed: return entry.record.posted ? .sending : .queued(retryAfter: nil)
         }
@@ -287,7 +328,7 @@ package struct Outbox: Sendable {
 
     // MARK: - The user
 
-    /// Queues a message made by ``makeRecord(nonce:channel:message:floor:)`` (and persisted by the caller when
+    /// Queues a message made by ``makeRecord(nonce:channel:message:floor:files:)`` (and persisted by the caller when
     /// a store is attached). A nonce already queued changes nothing.
     mutating func enqueue(_ record: Record, now: Duration) -> [Action] {
         guard !contains(record.nonce) else { return [] }
@@ -301,13 +342,16 @@ package struct Outbox: Sendable {
 
     /// A new entry's record, with the next position in the queue (taken now, so concurrent sends keep their
     /// order).
-    mutating func makeRecord(nonce: String, channel: String, message: OutgoingMessage, floor: String) -> Record {
+    /// `files` (with their sizes and hashes as read when queued) make it format 3.
+    mutating func makeRecord(
+        nonce: String, channel: String, message: OutgoingMessage, floor: String,
+        files: [Record.StoredFile] = []
+    ) -> Record {
         lastPosition += 1
         return Record(
-            nonce: nonce, channel: channel, content: message.content, attachments: message.attachments,
-            replies: message.replies, masquerade: message.masquerade, flags: message.flags?.rawValue,
-            position: lastPosition,
-            floor: floor)
+            version: files.isEmpty ? 1 : 3, nonce: nonce, channel: channel, content: message.content,
+            attachments: message.attachments, replies: message.replies, masquerade: message.masquerade,
+            flags: message.flags?.rawValue, position: lastPosition, floor: floor, files: files.isEmpty ? nil : files)
     }
 
     /// A new action's record (``OutboxEntry/Kind``, not a send), with the next position in the queue: format 2.
@@ -432,6 +476,54 @@ package struct Outbox: Sendable {
             entries[index].step = .ready(.lookUp(conflict: conflict, look: 1))
             return [.announce(Self.view(entries[index]))] + pump(now: now)
         }
+    }
+
+    /// The upload of a send's file answered: its id is kept (never uploaded again) and the next file, or the
+    /// post, follows; a refusal fails the entry; no answer uploads it again — at once the first time (a lost
+    /// answer), then after a backoff.
+    mutating func uploaded(_ nonce: String, file: Int, outcome: UploadOutcome, now: Duration) -> [Action] {
+        guard let index = entries.firstIndex(where: { $0.nonce == nonce }),
+            case .uploading(file) = entries[index].step, entries[index].record.files?.indices.contains(file) == true
+        else { return [] }
+        entries[index].progress = nil
+        switch outcome {
+        case .stored(let id):
+            entries[index].record.files?[file].id = id
+            entries[index].retries = 0
+            entries[index].step = .ready(.post)
+            // Persisted before the next step: a restart does not upload it again.
+            return [.persist(entries[index].record)] + pump(now: now)
+        case .refused(let failure):
+            return fail(index, failure) + pump(now: now)
+        case .later(let delay):
+            return wait(index, until: now + (delay ?? backoff(index)), then: .post, retryAfter: nil)
+        case .unknown where entries[index].retries == 0:
+            entries[index].retries = 1
+            entries[index].step = .ready(.post)
+            return [.announce(Self.view(entries[index]))] + pump(now: now)
+        case .unknown:
+            return wait(index, until: now + backoff(index), then: .post, retryAfter: nil)
+        }
+    }
+
+    /// The upload of a send's file has sent `progress` of its request: the entry's progress is the bytes of
+    /// its files sent (the form's framing left out), of all of them.
+    mutating func uploadProgressed(_ nonce: String, file: Int, progress: StoatFileServer.Progress) -> [Action] {
+        guard let index = entries.firstIndex(where: { $0.nonce == nonce }),
+            case .uploading(file) = entries[index].step, let files = entries[index].record.files,
+            files.indices.contains(file)
+        else { return [] }
+        let total = files.reduce(Int64(0)) { $0 + $1.size }
+        let done = files.indices.reduce(Int64(0)) { sum, other in
+            other != file && files[other].id != nil ? sum + files[other].size : sum
+        }
+        let size = files[file].size
+        let fraction = progress.total > 0 ? min(1, max(0, Double(progress.sent) / Double(progress.total))) : 0
+        let sent = done + min(size, Int64((Double(size) * fraction).rounded(.down)))
+        let next = StoatFileServer.Progress(sent: sent, total: total)
+        guard entries[index].progress != next else { return [] }
+        entries[index].progress = next
+        return [.announce(Self.view(entries[index]))]
     }
 
     /// An action's request answered.
@@ -626,6 +718,13 @@ package struct Outbox: Sendable {
                     actions += [.announce(Self.view(entries[index])), .act(entries[index].record)]
                     continue
                 }
+                if let file = entries[index].record.pendingUpload {
+                    // A file to upload first: the message is posted once every file has its id.
+                    entries[index].step = .uploading(file: file)
+                    entries[index].progress = nil
+                    actions += [.announce(Self.view(entries[index])), .upload(entries[index].record, file: file)]
+                    continue
+                }
                 if let until = slowmodes[channel], until > now {
                     // A known slowmode: waited out before posting, shown as the time left.
                     actions += wait(index, until: until, then: .post, retryAfter: until - now)
@@ -757,6 +856,42 @@ extension Outbox.PostOutcome {
             self = .later(nil)
         case _ where (error.status ?? 0) >= 500:
             self = .unknown(conflict: false)
+        default:
+            self = .refused(
+                OutboxEntry.Failure(code: .init(rawValue: error.kind ?? error.code.rawValue), message: error.message))
+        }
+    }
+}
+
+extension Outbox.UploadOutcome {
+    /// How the outbox reads an upload's failure (stoatchat's `crates/services/autumn/src/api.rs`):
+    ///
+    /// - no answer (the network, a timeout, a cancelled call), an unreadable answer, or a `5xx`: unknown — the
+    ///   file is uploaded again (an upload no message claims stays an orphan on the server);
+    /// - the rate limiter's `429` or a `401`: the same upload later;
+    /// - `FileTooLarge` (the root document's limit, before a byte is sent, or the server's `422 {max}`): refused,
+    ///   with the limit in the reason; a file the client cannot read: `fileUnreadable`;
+    /// - anything else (`FileTooSmall`, `FileTypeNotAllowed`, no file server named…): refused for good.
+    init(_ error: StoatAPIError, filename: String) {
+        switch error.code {
+        case .network, .timeout, .cancelled, .malformedResponse:
+            self = .unknown
+        case .rateLimited:
+            self = .later(error.retryAfter.map { min(max($0, .zero), Outbox.longestRateLimitWait) })
+        case _ where error.isInvalidSession:
+            self = .later(nil)
+        case _ where (error.status ?? 0) >= 500:
+            self = .unknown
+        case .fileTooLarge:
+            let limit = error.limit.map { " of \($0) bytes" } ?? ""
+            self = .refused(
+                OutboxEntry.Failure(
+                    code: .api(.fileTooLarge), message: "the file \(filename) is over the server's upload limit\(limit)"
+                ))
+        case .invalidRequest where error.status == nil:
+            self = .refused(
+                OutboxEntry.Failure(
+                    code: .fileUnreadable, message: "the file \(filename) can no longer be read: \(error.message)"))
         default:
             self = .refused(
                 OutboxEntry.Failure(code: .init(rawValue: error.kind ?? error.code.rawValue), message: error.message))

@@ -39,16 +39,23 @@ final class OutboxEngine: Sendable {
         case lookUp(nonce: String, channel: String, floor: String)
         case act(Outbox.Record)
         case confirm(Outbox.Record)
+        case upload(Outbox.Record, file: Int)
         case slowmodeRefused(channel: String, retryAfter: Duration)
         case expectDelivery(key: String, generation: UInt64)
         case deliverySeen(key: String)
     }
 
+    /// What an entry was last announced as.
+    private struct Announced: Sendable, Equatable {
+        var state: OutboxEntry.State
+        var progress: StoatFileServer.Progress?
+    }
+
     private struct State: Sendable {
         var outbox = Outbox()
         var probe = DeliveryProbe()
-        /// The state each entry was last announced in, so a repeat is not announced.
-        var announced: [String: OutboxEntry.State] = [:]
+        /// The state (and upload progress) each entry was last announced in, so a repeat is not announced.
+        var announced: [String: Announced] = [:]
         /// Entries that left the outbox, with their last state, newest last (bounded).
         var finished: [(nonce: String, state: OutboxEntry.State)] = []
     }
@@ -116,8 +123,11 @@ final class OutboxEngine: Sendable {
 
     // MARK: - The user
 
-    /// Queues a message: persisted first when the account's store is attached, then queued.
-    func send(_ message: OutgoingMessage, to channel: String) async throws(StoatClientError) -> OutboxEntry {
+    /// Queues a message: persisted first when the account's store is attached, then queued. Its `files` are
+    /// read first (their sizes and SHA-256s are kept with the entry); one that cannot be read queues nothing.
+    func send(
+        _ message: OutgoingMessage, files: [OutgoingFile] = [], to channel: String
+    ) async throws(StoatClientError) -> OutboxEntry {
         let nonce = message.idempotencyKey
         guard Self.isUsableNonce(nonce) else {
             throw StoatClientError(
@@ -129,6 +139,17 @@ final class OutboxEngine: Sendable {
             // The same value sent again: the entry already queued, never a second one.
             return known
         }
+        var stored: [Outbox.Record.StoredFile] = []
+        for file in files {
+            do {
+                let digest = try await FileDigest.of(file.path)
+                stored.append(
+                    .init(path: file.path, filename: file.uploadName, size: digest.size, sha256: digest.sha256))
+            } catch {
+                throw StoatClientError(
+                    code: .invalidRequest, message: "the file \(file.uploadName) cannot be read", cause: error)
+            }
+        }
         let floor = Self.floor(
             cache.read { cache in
                 [cache.history(channel).messages.map(\.id).max(), cache.channels[channel]?.lastMessageID]
@@ -136,7 +157,7 @@ final class OutboxEngine: Sendable {
             })
         // The position is taken now, so two sends at once keep their order in the store too.
         let record = driver.withLock {
-            $0.outbox.makeRecord(nonce: nonce, channel: channel, message: message, floor: floor)
+            $0.outbox.makeRecord(nonce: nonce, channel: channel, message: message, floor: floor, files: stored)
         }
         if let store = persistence.withLock({ $0 }) {
             do {
@@ -330,6 +351,8 @@ final class OutboxEngine: Sendable {
                 return { await self.act(record) }
             case .confirm(let record):
                 return { await self.confirm(record) }
+            case .upload(let record, let file):
+                return { await self.upload(record, file: file) }
             case .slowmodeRefused(let channel, let retryAfter):
                 self.restrictions.slowmodeRefused(channel: channel, retryAfter: retryAfter)
             case .expectDelivery(let key, let generation):
@@ -495,6 +518,60 @@ final class OutboxEngine: Sendable {
         apply { outbox, now in outbox.acted(record.nonce, outcome: outcome, now: now) }
     }
 
+    /// Uploads a send's file: only while it still has the SHA-256 it was queued with (checked before, and again
+    /// after, so that the message never carries other bytes), with progress, and reads the answer as the outbox
+    /// does (``Outbox/UploadOutcome``).
+    private func upload(_ record: Outbox.Record, file index: Int) async {
+        guard let file = record.files?[index] else { return }
+        let nonce = record.nonce
+        let outcome: Outbox.UploadOutcome
+        if let credentials = credentials.value {
+            if let changed = await Self.check(file) {
+                outcome = .refused(changed)
+            } else {
+                do throws(StoatAPIError) {
+                    let files = try await api.fileServer()
+                    let id = try await files.upload(contentsOf: file.path, filename: file.filename, as: credentials) {
+                        progress in
+                        self.apply { outbox, _ in outbox.uploadProgressed(nonce, file: index, progress: progress) }
+                    }
+                    // Changed while it was read: the uploaded copy is never claimed by a message.
+                    if let changed = await Self.check(file) {
+                        outcome = .refused(changed)
+                    } else {
+                        outcome = .stored(id)
+                    }
+                } catch {
+                    if error.code == .cancelled, Task.isCancelled { return }  // the client is stopping
+                    logger.info(
+                        "outbox: an upload failed",
+                        metadata: ["lifeline.nonce": "\(nonce)", "lifeline.error": "\(error.code)"])
+                    outcome = Outbox.UploadOutcome(error, filename: file.filename)
+                }
+            }
+        } else {
+            outcome = .later(nil)
+        }
+        apply { outbox, now in outbox.uploaded(nonce, file: index, outcome: outcome, now: now) }
+    }
+
+    /// Why a queued file may not be uploaded (it cannot be read, or its bytes changed), or `nil` when it may.
+    static func check(_ file: Outbox.Record.StoredFile) async -> OutboxEntry.Failure? {
+        let digest: FileDigest
+        do {
+            digest = try await FileDigest.of(file.path)
+        } catch {
+            return OutboxEntry.Failure(
+                code: .fileUnreadable, message: "the file \(file.filename) can no longer be read: nothing was sent")
+        }
+        guard digest.size == file.size, digest.sha256 == file.sha256 else {
+            return OutboxEntry.Failure(
+                code: .fileChanged,
+                message: "the file \(file.filename) changed on disk since it was queued: its bytes are not sent")
+        }
+        return nil
+    }
+
     /// Reads an action's message back (`GET /channels/{c}/messages/{m}`).
     private func confirm(_ record: Outbox.Record) async {
         let result: Outbox.ConfirmResult
@@ -635,8 +712,9 @@ final class OutboxEngine: Sendable {
     private func perform(_ action: Outbox.Action, in state: inout State) {
         switch action {
         case .announce(let entry):
-            guard state.announced[entry.nonce] != entry.state else { return }
-            state.announced[entry.nonce] = entry.state
+            let announced = Announced(state: entry.state, progress: entry.progress)
+            guard state.announced[entry.nonce] != announced else { return }
+            state.announced[entry.nonce] = announced
             switch entry.state {
             case .sent:
                 state.announced[entry.nonce] = nil
@@ -653,6 +731,7 @@ final class OutboxEngine: Sendable {
         case .lookUp(let nonce, let channel, let floor):
             driver.post(.lookUp(nonce: nonce, channel: channel, floor: floor))
         case .act(let record): driver.post(.act(record))
+        case .upload(let record, let file): driver.post(.upload(record, file: file))
         case .confirm(let record): driver.post(.confirm(record))
         case .applyToCache(let record, let message):
             guard let target = record.target else { return }

@@ -55,6 +55,11 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
             public static let loggedOut = Code(rawValue: "loggedOut")
             /// The server refused 1 000 keys for the message without storing it.
             public static let tooManyAttempts = Code(rawValue: "tooManyAttempts")
+            /// A file of the send changed on disk since it was queued (its SHA-256 differs): other bytes are
+            /// never sent in its place.
+            public static let fileChanged = Code(rawValue: "fileChanged")
+            /// A file of the send can no longer be read (moved, deleted, or its permissions changed).
+            public static let fileUnreadable = Code(rawValue: "fileUnreadable")
 
             /// The code of a refusal with a ``StoatAPIError`` of code `code`: the same stable name, so
             /// `failure.code == .api(.missingPermission)`.
@@ -98,6 +103,38 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
         case unreact
     }
 
+    /// A file a send uploads to the file server before it posts the message (``StoatClient/send(_:files:to:)``):
+    /// where it is on disk, what it held when it was queued, and — once uploaded — its id on the file server.
+    public struct PendingFile: Sendable, Hashable {
+        /// The file's path, as it was queued.
+        public var path: String
+        /// The name it is uploaded under.
+        public var filename: String
+        /// Its size in bytes when it was queued.
+        public var size: Int64
+        /// The SHA-256 of its bytes when it was queued, in lowercase hex: the upload goes only while the file
+        /// still has it.
+        public var sha256: String
+        /// Its id on the file server once uploaded (kept in the store: an upload done is never made again).
+        public var uploadedID: String?
+
+        /// Creates a pending file (for previews and tests; the outbox makes its own from an ``OutgoingFile``).
+        ///
+        /// - Parameters:
+        ///   - path: The file's path.
+        ///   - filename: The name it is uploaded under.
+        ///   - size: Its size in bytes.
+        ///   - sha256: The SHA-256 of its bytes, in lowercase hex.
+        ///   - uploadedID: Its id on the file server, once uploaded.
+        public init(path: String, filename: String, size: Int64, sha256: String, uploadedID: String? = nil) {
+            self.path = path
+            self.filename = filename
+            self.size = size
+            self.sha256 = sha256
+            self.uploadedID = uploadedID
+        }
+    }
+
     /// The entry's identity, and the stem of its idempotency keys.
     public let nonce: String
     /// What the entry does: a send, or an action on the message ``target``.
@@ -113,6 +150,13 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
     public let message: OutgoingMessage
     /// Where its delivery stands.
     public internal(set) var state: State
+    /// The files a send uploads before it posts, in order (empty for a send without files and for an action);
+    /// their ids join ``OutgoingMessage/attachments`` when the message is posted.
+    public internal(set) var files: [PendingFile]
+    /// While one of ``files`` uploads: the bytes of the entry's files sent so far, of all of them (an uploaded
+    /// file counts whole); `nil` otherwise. Progress is not kept in the store: after a restart an interrupted
+    /// upload starts again from 0.
+    public internal(set) var progress: StoatFileServer.Progress?
 
     /// The ``nonce``.
     public var id: String { nonce }
@@ -128,9 +172,12 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
     ///   - kind: What the entry does; a send by default.
     ///   - target: The message an action acts on.
     ///   - emoji: A reaction's emoji.
+    ///   - files: The files a send uploads before it posts.
+    ///   - progress: How far their upload is.
     public init(
         nonce: String, channel: String, message: OutgoingMessage, state: State, kind: Kind = .send,
-        target: String? = nil, emoji: String? = nil
+        target: String? = nil, emoji: String? = nil, files: [PendingFile] = [],
+        progress: StoatFileServer.Progress? = nil
     ) {
         self.nonce = nonce
         self.channel = channel
@@ -139,6 +186,8 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
         self.kind = kind
         self.target = target
         self.emoji = emoji
+        self.files = files
+        self.progress = progress
     }
 }
 
