@@ -237,7 +237,8 @@ public final class ChatDriver {
             isLoadingOlder: channel.isLoadingOlder, reachedStart: channel.reachedStart, pending: channel.pending,
             typing: channel.typing.map(channel.name(of:)), slowmodeUntil: channel.slowmodeUntil,
             timeoutUntil: channel.timeoutUntil, lastError: channel.lastError?.message, catchUp: channel.lastCatchUp,
-            lastRead: channelLastRead, authorNames: authorNames, actions: actions, draft: channel.draft)
+            lastRead: channelLastRead, authorNames: authorNames, actions: actions, draft: channel.draft,
+            firstUnread: channel.firstUnread, islandLast: channel.island?.last, isLoadingNewer: channel.isLoadingNewer)
     }
 
     private func membersView(_ members: MemberListModel) -> MemberListView {
@@ -274,6 +275,14 @@ public final class ChatDriver {
     }
 
     // MARK: - Effects
+
+    /// A path typed at the attach prompt, with a leading `~` as the user's home.
+    static func expandingHome(_ path: String) -> String {
+        guard path == "~" || path.hasPrefix("~/"), let home = ProcessInfo.processInfo.environment["HOME"] else {
+            return path
+        }
+        return home + path.dropFirst()
+    }
 
     private func perform(_ effect: ChatEffect) {
         switch effect {
@@ -331,6 +340,16 @@ public final class ChatDriver {
                     _ = try? await client.send(text, to: id)
                 }
             }
+        case .attach(let id, let text, let path):
+            guard let channel, channel.channelID == id else { return }
+            let file = OutgoingFile(path: Self.expandingHome(path))
+            spawn { await channel.send(text, files: [file]) }
+        case .jumpToFirstUnread(let id):
+            guard let channel, channel.channelID == id else { return }
+            spawn { await channel.jumpToFirstUnread() }
+        case .loadNewer(let id):
+            guard let channel, channel.channelID == id else { return }
+            spawn { await channel.loadNewer() }
         case .edit(let id, let message, let text):
             guard let channel, channel.channelID == id else { return }
             spawn { await channel.edit(message, to: text) }

@@ -30,6 +30,12 @@ public enum ChatEffect: Hashable, Sendable {
     case typing(channel: String)
     /// Send a message through the outbox, perhaps as a reply.
     case send(channel: String, text: String, replyTo: String?)
+    /// Send a file by its path with a text (empty for the file alone) through the outbox.
+    case attach(channel: String, text: String, path: String)
+    /// Jump to the channel's first unread message (the model loads the history around it).
+    case jumpToFirstUnread(channel: String)
+    /// Load the page after the stretch jumped to, scrolling down towards the newest messages.
+    case loadNewer(channel: String)
     /// Edit one of the user's messages (through the outbox: shown at once, undone if refused).
     case edit(channel: String, message: String, text: String)
     /// Delete a message (through the outbox), once the user confirmed it.

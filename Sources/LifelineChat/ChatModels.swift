@@ -89,13 +89,21 @@ public struct ChannelView: Hashable, Sendable {
     public var actions: [OutboxEntry]
     /// The channel's draft as the library keeps it (`ChannelModel/draft`): the composer starts from it.
     public var draft: String
+    /// The first unread message (`ChannelModel/firstUnread`), where Alt-J scrolls to.
+    public var firstUnread: String?
+    /// The newest message of the stretch jumped to while a gap parts it from the newest messages
+    /// (`ChannelModel/island`): scrolling down past it loads newer pages.
+    public var islandLast: String?
+    /// Whether a newer page is being fetched (`ChannelModel/isLoadingNewer`).
+    public var isLoadingNewer: Bool
 
     /// A channel's view from its parts.
     public init(
         id: String, messages: [Message] = [], gaps: [HistoryGap] = [], isStale: Bool = false,
         isLoadingOlder: Bool = false, reachedStart: Bool = false, pending: [OutboxEntry] = [], typing: [String] = [],
         slowmodeUntil: Date? = nil, timeoutUntil: Date? = nil, lastError: String? = nil, catchUp: ChatCatchUp? = nil,
-        lastRead: String? = nil, authorNames: [String: String] = [:], actions: [OutboxEntry] = [], draft: String = ""
+        lastRead: String? = nil, authorNames: [String: String] = [:], actions: [OutboxEntry] = [], draft: String = "",
+        firstUnread: String? = nil, islandLast: String? = nil, isLoadingNewer: Bool = false
     ) {
         self.id = id
         self.messages = messages
@@ -113,6 +121,9 @@ public struct ChannelView: Hashable, Sendable {
         self.authorNames = authorNames
         self.actions = actions
         self.draft = draft
+        self.firstUnread = firstUnread
+        self.islandLast = islandLast
+        self.isLoadingNewer = isLoadingNewer
     }
 
     /// The messages being deleted: a deletion in force (`ChannelModel/pendingDeletions`).

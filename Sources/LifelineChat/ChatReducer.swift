@@ -197,9 +197,16 @@ public enum ChatReducer {
         case .function(10):
             return [.logOut]
         case .pageUp:
+            state.jumpingToFirstUnread = false
             return scroll(&state, by: -pageHeight(state))
         case .pageDown:
+            state.jumpingToFirstUnread = false
             return scroll(&state, by: pageHeight(state))
+        case .character("o") where control:
+            beginAttach(&state)
+            return []
+        case .character("j") where alt:
+            return jumpToFirstUnread(&state)
         case .up where alt, .down where alt:
             return moveChat(by: key.key == .up ? -1 : 1, &state)
         case .character("n") where control:
@@ -246,6 +253,7 @@ public enum ChatReducer {
             case .message: return send(&state)
             case .edit(let message): return saveEdit(of: message, &state)
             case .reaction(let message, let remove): return sendReaction(to: message, remove: remove, &state)
+            case .attach: return sendAttachment(&state)
             }
         default:
             break
@@ -263,7 +271,7 @@ public enum ChatReducer {
         }
         if case .character(let character) = key.key, key.modifiers.isEmpty {
             state.composer.insert(String(character))
-            return typed(&state)
+            return state.compose == .attach ? [] : typed(&state)
         }
         let before = state.composer
         if state.composer.apply(key), state.composer.characters != before.characters {
@@ -336,6 +344,7 @@ public enum ChatReducer {
         state.draftChannel = nil
         state.keptDraft = ""
         state.replyTo = nil
+        state.jumpingToFirstUnread = false
         state.newestSeen = nil
         state.typingSent = nil
         var effects: [ChatEffect] = [.open(channel: channel)]
@@ -386,7 +395,7 @@ public enum ChatReducer {
         let timeline = timeline(state, channel: channel)
         let before = timeline.window(height: height, position: state.scroll)
         state.scroll = timeline.scrolled(state.scroll, by: rows, height: height)
-        guard rows < 0 else { return [] }
+        guard rows < 0 else { return newerWanted(state, channel: channel, timeline: timeline, height: height) }
         // Scrolling up at the top, or with a gap on screen, loads the page before (the newest gap first).
         let after = timeline.window(height: height, position: state.scroll)
         let gapShown = after.visibleItems.contains { index in
@@ -396,6 +405,37 @@ public enum ChatReducer {
         let wantsOlder = (before.isAtTop || after.isAtTop || gapShown) && !channel.isLoadingOlder
         guard wantsOlder, !channel.reachedStart || !channel.gaps.isEmpty else { return [] }
         return [.loadOlder(channel: channel.id)]
+    }
+
+    /// Scrolling down from a jump: with the island's newest message (or the bottom) on screen, the page after it
+    /// loads, until the island joins the newest messages.
+    private static func newerWanted(
+        _ state: ChatState, channel: ChannelView, timeline: Timeline, height: Int
+    ) -> [ChatEffect] {
+        guard let last = channel.islandLast, !channel.isLoadingNewer else { return [] }
+        let window = timeline.window(height: height, position: state.scroll)
+        let lastShown = timeline.index(ofItem: "m:\(last)").map { window.visibleItems.contains($0) } ?? false
+        guard lastShown || window.isAtBottom else { return [] }
+        return [.loadNewer(channel: channel.id)]
+    }
+
+    /// Alt-J: the model jumps to the first unread message; the timeline scrolls to it once it is shown.
+    private static func jumpToFirstUnread(_ state: inout ChatState) -> [ChatEffect] {
+        guard let channel = state.channel else { return [] }
+        state.selection = nil
+        state.jumpingToFirstUnread = true
+        scrollToFirstUnread(channel, &state)
+        return [.jumpToFirstUnread(channel: channel.id)]
+    }
+
+    /// After Alt-J: the first unread message, once shown, is put near the top of the timeline (the unread divider
+    /// above it).
+    private static func scrollToFirstUnread(_ channel: ChannelView, _ state: inout ChatState) {
+        guard state.jumpingToFirstUnread, let first = channel.firstUnread,
+            channel.messages.contains(where: { $0.id == first })
+        else { return }
+        state.jumpingToFirstUnread = false
+        state.scroll = .anchored(item: "m:\(first)", line: -2)
     }
 
     /// Selects the message or pending send above (-1) or below (1) the selection, among those on screen first.
@@ -491,8 +531,9 @@ public enum ChatReducer {
             switch state.compose {
             case .edit(let message), .reaction(let message, _):
                 if !exists(message) { endCompose(&state) }
-            case .message: break
+            case .message, .attach: break
             }
+            scrollToFirstUnread(channel, &state)
             restoreDraft(channel, previous: previous.channel, &state)
         }
         return effects
@@ -560,6 +601,31 @@ public enum ChatReducer {
         state.compose = .reaction(message: message.id, remove: remove)
         state.reactionPick = 0
         state.selection = "m:\(message.id)"
+    }
+
+    /// Ctrl-O: the composer becomes a prompt for a file's path; what was typed is put aside, to be sent with the
+    /// file (Enter) or given back (Esc).
+    private static func beginAttach(_ state: inout ChatState) {
+        guard state.channel != nil, state.compose != .attach else { return }
+        endCompose(&state)
+        state.confirmingDeletion = nil
+        state.composerAside = state.composer
+        state.composer = Composer()
+        state.compose = .attach
+    }
+
+    /// Enter at the attach prompt: the file is sent with the text put aside (or none); the draft is spent.
+    private static func sendAttachment(_ state: inout ChatState) -> [ChatEffect] {
+        let path = state.composer.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let channel = state.openChannel, !path.isEmpty else { return [] }
+        let text = (state.composerAside?.text ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        state.compose = .message
+        state.composerAside = nil
+        state.composer.clear()
+        state.replyTo = nil
+        state.scroll = .bottom
+        state.typingSent = nil
+        return [.attach(channel: channel, text: text, path: path)]
     }
 
     /// Ends an edit or a reaction: the composer gets back what was typed before.

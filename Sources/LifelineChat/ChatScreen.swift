@@ -251,6 +251,13 @@ public enum ChatScreen {
             }
             line.append(Span(" · Tab picks · or type one · Enter · Esc cancels", ChatStyle.dim))
             return [line]
+        case .attach:
+            return [
+                [
+                    Span("📎 Attach a file: ", ChatStyle.bold), Span("Enter", ChatStyle.key),
+                    Span(" sends it with your draft · "), Span("Esc", ChatStyle.key), Span(" gives the draft back"),
+                ]
+            ]
         case .message:
             guard let selection = state.selection, selection.hasPrefix("m:"),
                 let message = channel.messages.first(where: { "m:\($0.id)" == selection })

@@ -49,6 +49,8 @@ public struct ChatState: Hashable, Sendable {
         /// An emoji to react to a message with (Alt-A), or to take back (Alt-U): typed, or picked with Tab from
         /// the choices the picker shows (``ChatState/reactionChoices``, or the user's own reactions); Enter sends it.
         case reaction(message: String, remove: Bool)
+        /// A file's path to attach (Ctrl-O): Enter sends the file with the text put aside (``composerAside``).
+        case attach
     }
 
     /// The emoji the reaction picker offers (Alt-A), in order.
@@ -119,6 +121,8 @@ public struct ChatState: Hashable, Sendable {
     public var composerAside: Composer?
     /// The emoji picked in the reaction picker: an index of the choices the picker shows.
     public var reactionPick = 0
+    /// Alt-J asked for the first unread message: the timeline scrolls to it once the model names it.
+    public var jumpingToFirstUnread = false
     /// The message whose deletion waits for the user's confirmation (Alt-D, then Enter).
     public var confirmingDeletion: String?
     /// The channel whose draft the composer holds; `nil` until the open channel's values arrive.

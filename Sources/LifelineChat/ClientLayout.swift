@@ -85,6 +85,6 @@ public struct ClientLayout: Sendable, Equatable {
         let listWidth = min(30, max(20, state.size.columns / 6))
         var width = state.size.columns - listWidth - 1
         if state.showsMembers { width -= min(28, max(18, width / 4)) + 1 }
-        return width - 2
+        return width - ClientScreen.composerPrompt(state).count
     }
 }

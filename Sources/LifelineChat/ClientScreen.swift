@@ -40,7 +40,9 @@ enum ClientScreen {
         guard line >= 0 else { return nil }
         return (
             layout.composerRows.lowerBound + line,
-            min(layout.channelColumns.upperBound - 1, layout.channelColumns.lowerBound + 2 + column)
+            min(
+                layout.channelColumns.upperBound - 1,
+                layout.channelColumns.lowerBound + composerPrompt(state).count + column)
         )
     }
 
@@ -309,7 +311,16 @@ enum ClientScreen {
     private static func drawComposer(_ state: ChatState, layout: ClientLayout, into grid: inout Grid) {
         let columns = layout.channelColumns
         let width = max(1, ClientLayout.composerWidth(state))
-        grid.write("›", row: layout.composerRows.lowerBound, column: columns.lowerBound, style: ChatStyle.key)
+        let prompt = composerPrompt(state)
+        grid.write(
+            prompt.trimmingCharacters(in: .whitespaces), row: layout.composerRows.lowerBound,
+            column: columns.lowerBound, style: ChatStyle.key)
+        if state.compose == .attach, state.composer.isEmpty {
+            grid.write(
+                TextLayout.truncate("the file's path (~ is your home)", width: width),
+                row: layout.composerRows.lowerBound, column: columns.lowerBound + prompt.count, style: ChatStyle.dim)
+            return
+        }
         if state.composer.isEmpty {
             let reacting: Bool
             if case .reaction = state.compose { reacting = true } else { reacting = false }
@@ -321,14 +332,19 @@ enum ClientScreen {
                     : "Type a message · Enter sends · Alt-Enter new line · ? help"
             grid.write(
                 TextLayout.truncate(placeholder, width: width), row: layout.composerRows.lowerBound,
-                column: columns.lowerBound + 2, style: ChatStyle.dim)
+                column: columns.lowerBound + prompt.count, style: ChatStyle.dim)
             return
         }
         let lines = TextLayout.wrap(state.composer.text, width: width)
         let shown = lines.suffix(layout.composerRows.count)
         for (offset, line) in shown.enumerated() {
-            grid.write(line, row: layout.composerRows.lowerBound + offset, column: columns.lowerBound + 2)
+            grid.write(line, row: layout.composerRows.lowerBound + offset, column: columns.lowerBound + prompt.count)
         }
+    }
+
+    /// What stands before the composer's text: `› `, or `attach: ` while it takes a file's path (Ctrl-O).
+    static func composerPrompt(_ state: ChatState) -> String {
+        state.compose == .attach ? "attach: " : "› "
     }
 
     // MARK: - Members
@@ -364,11 +380,13 @@ enum ClientScreen {
             key("Alt-↑ Alt-↓", "the previous / next chat"),
             key("Ctrl-N", "the next unread chat"),
             key("PgUp PgDn", "scroll; PgUp at the top loads older messages"),
+            key("Alt-J", "jump to the first unread message (PgDn goes on down)"),
             key("Ctrl-↑ Ctrl-↓", "select a message or a pending send"),
             key("Alt-R", "reply to the selected message"),
             key("Alt-E", "edit your selected message (Enter saves)"),
             key("Alt-D", "delete the selected message (Enter confirms)"),
             key("Alt-A Alt-U", "react to the selected message / take it back"),
+            key("Ctrl-O", "attach a file by its path (Enter sends it with your draft)"),
             key("F7 F8", "send a failed message or action again / discard it"),
             key("F3", "the member list"),
             key("F2", "the cause of the last failure"),
@@ -379,7 +397,7 @@ enum ClientScreen {
         ]
         let session = state.models.session.state
         if session == .disconnected || session == .offline {
-            lines.insert(key("F5", "reconnect now, without waiting"), at: 12)
+            lines.insert(key("F5", "reconnect now, without waiting"), at: 14)
         }
         if state.mode == .demo {
             // The demo's faults first: on a short screen the box shows what it can, and these matter most there.

@@ -466,6 +466,16 @@ public struct Timeline: Sendable {
             let lead = number == 0 ? "  ··  " : String(repeating: " ", count: Self.indent)
             rows.append([Span(lead, ChatStyle.pending), Span(line, ChatStyle.pending)])
         }
+        if !entry.files.isEmpty {
+            // The files a send uploads, and how far while one uploads.
+            var files = "📎 " + entry.files.map(\.filename).joined(separator: ", ")
+            if let progress = entry.progress, progress.total > 0 {
+                files += " · uploading \(min(100, Int(progress.sent * 100 / progress.total)))%"
+            }
+            for line in TextLayout.wrap(files, width: textWidth) {
+                rows.append([Span(String(repeating: " ", count: Self.indent)), Span(line, ChatStyle.pending)])
+            }
+        }
         for line in TextLayout.wrap(state.0, width: textWidth) {
             rows.append([Span(String(repeating: " ", count: Self.indent)), Span(line, state.1)])
         }
