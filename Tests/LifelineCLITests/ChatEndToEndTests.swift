@@ -111,6 +111,21 @@ struct ChatEndToEndTests {
             let reacted = await server.message(id: friends.id)
             #expect(reacted?.reactions?.contains { $0.emoji == "👍" && $0.users == [account.userID] } == true)
 
+            // Ctrl-O: the text typed is put aside while the path is typed; Enter sends the file with it.
+            let file = FileManager.default.temporaryDirectory.appending(path: "lifeline-e2e-\(UUID().uuidString).txt")
+            try Data("attached from the chat\n".utf8).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            try await terminal.type("the file")
+            try await terminal.press("C-o")
+            try await terminal.waitFor("the attach prompt") { $0.contains("Attach a file") }
+            try await terminal.type(file.path)
+            try await terminal.press("Enter")
+            try await terminal.waitFor("the message with its file shown, confirmed") { screen in
+                screen.contains("the file") && !screen.contains("📎") && !screen.contains("Attach a file")
+            }
+            let attached = await server.messages(in: server.lobbyChannelID).last { $0.content == "the file" }
+            #expect(attached?.attachments?.map(\.filename) == [file.lastPathComponent])
+
             try await terminal.press("C-q")
             try await terminal.waitFor("the main screen") { !$0.contains("● Connected") }
         }
