@@ -343,7 +343,12 @@ public final class ChatDriver {
         case .attach(let id, let text, let path):
             guard let channel, channel.channelID == id else { return }
             let file = OutgoingFile(path: Self.expandingHome(path))
-            spawn { await channel.send(text, files: [file]) }
+            spawn {
+                await channel.send(text, files: [file])
+                // A file that cannot be queued (none at that path, unreadable) sends nothing: the text put aside
+                // comes back as the draft, which an empty composer takes, so nothing typed is lost.
+                if channel.lastError != nil, !text.isEmpty, channel.draft.isEmpty { channel.draft = text }
+            }
         case .jumpToFirstUnread(let id):
             guard let channel, channel.channelID == id else { return }
             spawn { await channel.jumpToFirstUnread() }

@@ -116,6 +116,14 @@ struct ChatEndToEndTests {
             try Data("attached from the chat\n".utf8).write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
             try await terminal.type("the file")
+            // A path that names no file queues nothing, and the text put aside comes back to the composer.
+            try await terminal.press("C-o")
+            try await terminal.waitFor("the attach prompt") { $0.contains("Attach a file") }
+            try await terminal.type(file.path + ".missing")
+            try await terminal.press("Enter")
+            try await terminal.waitFor("the text back in the composer") { screen in
+                screen.contains("› the file") && !screen.contains("Attach a file")
+            }
             try await terminal.press("C-o")
             try await terminal.waitFor("the attach prompt") { $0.contains("Attach a file") }
             try await terminal.type(file.path)
