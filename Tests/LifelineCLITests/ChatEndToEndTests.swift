@@ -129,8 +129,9 @@ struct ChatEndToEndTests {
             try await terminal.type(file.path)
             try await terminal.press("Enter")
             try await terminal.waitFor("the message with its file shown, confirmed") { screen in
-                // "you the file": the timeline's row, not the failed attempt's error, which names "the file" too.
-                screen.contains("you the file") && !screen.contains("📎") && !screen.contains("Attach a file")
+                // The confirmed message's attachment row: the failed attempt's error names "the file" too.
+                screen.contains("[attachment: \(file.lastPathComponent)]") && !screen.contains("📎")
+                    && !screen.contains("Attach a file")
             }
             let attached = await server.messages(in: server.lobbyChannelID).last { $0.content == "the file" }
             #expect(attached?.attachments?.map(\.filename) == [file.lastPathComponent])

@@ -147,6 +147,31 @@ package struct Outbox: Sendable {
         case unknown
     }
 
+    /// A failure every route reads the same way (``StoatAPIError/outboxTransient``): its outcome is unknown, or
+    /// the same request is made later.
+    enum Transient: Sendable, Equatable {
+        /// No answer, an unreadable one or a `5xx`: done or not, unknown.
+        case unknown
+        /// Refused before the route ran: again after this long (a backoff when `nil`).
+        case later(Duration?)
+
+        /// The upload's outcome it is.
+        var upload: UploadOutcome {
+            switch self {
+            case .unknown: .unknown
+            case .later(let wait): .later(wait)
+            }
+        }
+
+        /// The action's outcome it is.
+        var action: ActionOutcome {
+            switch self {
+            case .unknown: .unknown
+            case .later(let wait): .later(wait)
+            }
+        }
+    }
+
     /// What reading an action's message back (`GET /channels/{c}/messages/{m}`) found.
     enum ConfirmResult: Sendable, Equatable {
         /// The message as the server has it now.
@@ -828,6 +853,28 @@ extension Outbox.Action {
     }
 }
 
+extension StoatAPIError {
+    /// What every outbox request's failure reads the same way, whichever route refused it: no answer (the
+    /// network, a timeout, a cancelled call), an unreadable answer or a `5xx` is `.unknown`;
+    /// the rate limiter's `429` or a `401` (both refuse before the route runs) is the same request later, after
+    /// the server's `retry_after` bounded by ``Outbox/longestRateLimitWait`` (a backoff when `nil`). `nil` for
+    /// every other failure, which the route's own reading decides.
+    var outboxTransient: Outbox.Transient? {
+        switch code {
+        case .network, .timeout, .cancelled, .malformedResponse: .unknown
+        case .rateLimited: .later(self.retryAfter.map { min(max($0, .zero), Outbox.longestRateLimitWait) })
+        case _ where isInvalidSession: .later(nil)
+        case _ where (self.status ?? 0) >= 500: .unknown
+        default: nil
+        }
+    }
+
+    /// A failure the outbox keeps for good: the server's kind as its code, else the error's.
+    var outboxFailure: OutboxEntry.Failure {
+        OutboxEntry.Failure(code: .init(rawValue: self.kind ?? code.rawValue), message: message)
+    }
+}
+
 extension Outbox.PostOutcome {
     /// How the outbox reads a post's failure (stoatchat's `message_send.rs` and its request guards):
     ///
@@ -843,22 +890,17 @@ extension Outbox.PostOutcome {
             self = .unknown(conflict: true)
             return
         }
-        switch error.code {
-        case .network, .timeout, .cancelled, .malformedResponse:
+        switch (error.code, error.outboxTransient) {
+        case (_, .unknown?):
             self = .unknown(conflict: false)
-        case .inSlowmode:
+        case (_, .later(let wait)?):
+            self = .later(wait)
+        case (.inSlowmode, nil):
             // The server's number, bounded: a day at most, then the post is tried (and refused) again.
             let retryAfter = min(max(error.retryAfter ?? .seconds(1), .zero), Outbox.longestSlowmodeWait)
             self = .slowmode(retryAfter: retryAfter)
-        case .rateLimited:
-            self = .later(error.retryAfter.map { min(max($0, .zero), Outbox.longestRateLimitWait) })
-        case _ where error.isInvalidSession:
-            self = .later(nil)
-        case _ where (error.status ?? 0) >= 500:
-            self = .unknown(conflict: false)
         default:
-            self = .refused(
-                OutboxEntry.Failure(code: .init(rawValue: error.kind ?? error.code.rawValue), message: error.message))
+            self = .refused(error.outboxFailure)
         }
     }
 }
@@ -873,15 +915,11 @@ extension Outbox.UploadOutcome {
     ///   with the limit in the reason; a file the client cannot read: `fileUnreadable`;
     /// - anything else (`FileTooSmall`, `FileTypeNotAllowed`, no file server named…): refused for good.
     init(_ error: StoatAPIError, filename: String) {
+        if let transient = error.outboxTransient {
+            self = transient.upload
+            return
+        }
         switch error.code {
-        case .network, .timeout, .cancelled, .malformedResponse:
-            self = .unknown
-        case .rateLimited:
-            self = .later(error.retryAfter.map { min(max($0, .zero), Outbox.longestRateLimitWait) })
-        case _ where error.isInvalidSession:
-            self = .later(nil)
-        case _ where (error.status ?? 0) >= 500:
-            self = .unknown
         case .fileTooLarge:
             let limit = error.limit.map { " of \($0) bytes" } ?? ""
             self = .refused(
@@ -893,8 +931,7 @@ extension Outbox.UploadOutcome {
                 OutboxEntry.Failure(
                     code: .fileUnreadable, message: "the file \(filename) can no longer be read: \(error.message)"))
         default:
-            self = .refused(
-                OutboxEntry.Failure(code: .init(rawValue: error.kind ?? error.code.rawValue), message: error.message))
+            self = .refused(error.outboxFailure)
         }
     }
 }
@@ -910,20 +947,15 @@ extension Outbox.ActionOutcome {
     /// - anything else (`MissingPermission`, `CannotEditMessage`, `NotFound` to an edit or a react,
     ///   `InvalidOperation` for an emoji that cannot be used…): refused for good, with the server's reason.
     init(_ error: StoatAPIError, kind: OutboxEntry.Kind) {
+        if let transient = error.outboxTransient {
+            self = transient.action
+            return
+        }
         switch error.code {
-        case .network, .timeout, .cancelled, .malformedResponse:
-            self = .unknown
-        case .rateLimited:
-            self = .later(error.retryAfter.map { min(max($0, .zero), Outbox.longestRateLimitWait) })
-        case _ where error.isInvalidSession:
-            self = .later(nil)
-        case _ where (error.status ?? 0) >= 500:
-            self = .unknown
         case .notFound where kind == .delete || kind == .unreact:
             self = .alreadyApplied
         default:
-            self = .refused(
-                OutboxEntry.Failure(code: .init(rawValue: error.kind ?? error.code.rawValue), message: error.message))
+            self = .refused(error.outboxFailure)
         }
     }
 }

@@ -583,9 +583,7 @@ final class OutboxEngine: Sendable {
                 if error.code == .notFound {
                     result = .gone
                 } else if Self.isRefusal(error) {
-                    result = .refused(
-                        OutboxEntry.Failure(
-                            code: .init(rawValue: error.kind ?? error.code.rawValue), message: error.message))
+                    result = .refused(error.outboxFailure)
                 } else {
                     result = .failed
                 }
@@ -620,9 +618,7 @@ final class OutboxEngine: Sendable {
                     in: channel, query: MessageQuery(limit: lookupPage, after: after, sort: .oldest), credentials)
             } catch {
                 guard isRefusal(error) else { return .failed }
-                return .refused(
-                    OutboxEntry.Failure(
-                        code: .init(rawValue: error.kind ?? error.code.rawValue), message: error.message))
+                return .refused(error.outboxFailure)
             }
             if let found = page.messages.first(where: { $0.nonce.map { Outbox.key($0, belongsTo: nonce) } == true }) {
                 return .found(found)
