@@ -26,6 +26,22 @@ public struct Cell: Hashable, Sendable {
     /// The most distinct long clusters (over 7 UTF-8 bytes) a process keeps.
     public static let longClusterLimit = 1 << 16
 
+    /// The most UTF-8 bytes a cluster keeps: the longest emoji sequences take about 35, and a cluster a server made
+    /// of a letter and thousands of combining marks keeps its first whole scalars within the bound, so the table of
+    /// long clusters holds at most ``longClusterLimit`` × 64 bytes whatever the text.
+    public static let longClusterBytes = 64
+
+    /// A cluster's UTF-8 bytes, cut after the last whole scalar within ``longClusterBytes``.
+    private static func kept(_ cluster: Character) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for scalar in cluster.unicodeScalars {
+            let length = UTF8.width(scalar)
+            guard bytes.count + length <= longClusterBytes else { break }
+            bytes.append(contentsOf: String(scalar).utf8)
+        }
+        return bytes
+    }
+
     /// A cell from its cluster, width and style.
     public init(grapheme: Character, width: UInt8, style: TextStyle = .plain) {
         utf8 = 0
@@ -102,7 +118,7 @@ public struct Cell: Hashable, Sendable {
                 self.utf8 = packed
                 return
             }
-            if let number = Self.longClusters.withLock({ $0.number(of: Array(utf8)) }) {
+            if let number = Self.longClusters.withLock({ $0.number(of: Self.kept(newValue)) }) {
                 self.utf8 = UInt64(number) | Self.longMark << 56
             } else {
                 // The table is full: a replacement of the same width keeps the row's layout.

@@ -29,6 +29,17 @@ struct CellTests {
         }
     }
 
+    @Test("a cluster made of a letter and thousands of marks keeps its first whole scalars within 64 bytes")
+    func hugeClusterIsBounded() {
+        let huge = Character("e" + String(repeating: "\u{301}", count: 5_000))
+        let cell = Cell(grapheme: huge, width: 1)
+        let kept = Array(String(cell.grapheme).utf8)
+        #expect(kept.count <= Cell.longClusterBytes && kept.count > 7)
+        #expect(String(cell.grapheme).unicodeScalars.first == "e")
+        #expect(String(cell.grapheme).unicodeScalars.dropFirst().allSatisfy { $0 == "\u{301}" })
+        #expect(Cell(grapheme: huge, width: 1) == cell)
+    }
+
     @Test("two cells are equal exactly when their clusters, widths and styles are")
     func equality() {
         let family: Character = "👨‍👩‍👧‍👦"
