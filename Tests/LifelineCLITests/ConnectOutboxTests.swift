@@ -240,6 +240,7 @@ struct ConnectOutboxTests {
         // The server is gone from now on (its REST API too: posts go whenever it may answer, so only a server
         // that cannot be reached keeps them): sends stay in the outbox, kept in the store.
         await server.stop()
+        let held = try HeldPort(port)
         let texts = ["kept through quit", "kept through SIGTERM", "kept through kill -9"]
         for (index, text) in texts.enumerated() {
             let run = try ConnectRun(base, environment: environment)
@@ -259,6 +260,7 @@ struct ConnectOutboxTests {
         }
 
         // The server is back, with its data, where the account's store knows it.
+        held.release()
         let back = try await ReferenceServer.start(.init(port: port, dataFile: dataFile))
         let last = try ConnectRun(base, environment: environment)
         var restored: [String: String] = [:]
