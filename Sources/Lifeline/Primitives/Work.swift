@@ -1,13 +1,10 @@
 import Synchronization
 
-/// A stoppable child of an engine's task group — one of a session's connections, checks, lookups, plays or its
-/// health polling, a client's catch-up pass — with the two handles a structured child task lacks: a way to stop
-/// it early and a way to wait until it has ended.
+/// A stoppable child of an engine's task group (a session's connection, check, lookup or play, a catch-up pass)
+/// with the two handles a structured child task lacks: stop it early, wait until it has ended.
 ///
-/// Stopping uses no `Task` handle: work that may be stopped runs inside ``race(_:)``, whose body is cancelled
-/// when ``cancel()`` is called (the pattern of postgres-nio's timer cancellation tokens); what the work runs
-/// and must close itself — a session's connection — is attached (``attach(_:closing:)``) and closed on
-/// ``cancel()``. `SessionMachine` holds a connection's work as its token.
+/// No `Task` handle: work that may be stopped runs in ``race(_:)``, whose body is cancelled on ``cancel()``
+/// (as postgres-nio's timer cancellation tokens); what closes itself (a connection) is attached and closed.
 package final class Work<Attachment: Sendable>: Sendable {
     private struct State {
         var cancelled = false
@@ -35,8 +32,7 @@ package final class Work<Attachment: Sendable>: Sendable {
     /// Whether ``cancel()`` was called.
     package var isCancelled: Bool { state.withLock { $0.cancelled } }
 
-    /// Stops the work: a ``race(_:)`` in progress ends with `nil`, an attachment is closed, and one attached
-    /// later is closed at once.
+    /// Stops the work: a ``race(_:)`` ends with `nil`, an attachment is closed, and one attached later refused.
     package func cancel() {
         let (waiters, close) = state.withLock { state in
             guard !state.cancelled else {
@@ -74,8 +70,7 @@ package final class Work<Attachment: Sendable>: Sendable {
 
     /// Runs `body` until it returns or the work is cancelled, whichever comes first.
     ///
-    /// - Returns: What `body` returned, or `nil` when the work was cancelled first (then `body`'s task was
-    ///   cancelled and has ended).
+    /// - Returns: What `body` returned, or `nil` when the work was cancelled first (and `body` has ended).
     package func race<Value: Sendable>(_ body: @escaping @Sendable () async -> Value) async -> Value? {
         await withTaskGroup(of: Value?.self) { group in
             group.addTask { await body() }
@@ -94,8 +89,7 @@ package final class Work<Attachment: Sendable>: Sendable {
         await state.wait(on: \.endWaiters) { $0.ended }
     }
 
-    /// Returns once ``cancel()`` was called, or when the waiting task is cancelled: the child a task group
-    /// adds to race its own children against the work's cancellation.
+    /// Returns once ``cancel()`` was called, or when the waiting task is cancelled.
     func untilCancelled() async {
         await state.wait(on: \.cancellationWaiters) { $0.cancelled }
     }

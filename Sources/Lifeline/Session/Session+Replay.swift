@@ -6,22 +6,17 @@ extension Session {
     /// Subscribes to a server's events, now if connected and again after every reconnect.
     public func subscribe(server: String) { request(SignificantEvent(.subscribe, server)) }
 
-    /// Stops restoring a server's subscription. Stoat has no frame for it: the subscription is simply not
-    /// played again (it expires on the server after 15 minutes).
+    /// Stops restoring a server's subscription (Stoat has no frame for it: it expires after 15 minutes).
     public func unsubscribe(server: String) { request(SignificantEvent(.unsubscribe, server), playable: false) }
 
-    /// Shows the user typing in a channel, on the current connection only: a typing indicator lives
-    /// seconds, so it is never recorded nor replayed after a reconnect (and dropped when disconnected).
+    /// Shows the user typing in a channel, on the current connection only (never recorded nor replayed).
     public func beginTyping(channel: String) { request(SignificantEvent(.beginTyping, channel)) }
 
     /// Stops showing the user typing in a channel, on the current connection only.
     public func endTyping(channel: String) { request(SignificantEvent(.endTyping, channel)) }
 
-    /// Plays any significant event, and records it for replay when its kind is recorded.
-    ///
-    /// - Parameters:
-    ///   - event: The event.
-    ///   - playable: Whether the protocol has a frame for it (an opposite without one only updates the record).
+    /// Plays any significant event, and records it for replay when its kind is recorded; one not `playable`
+    /// (the protocol has no frame for it) only updates the record.
     public func request(_ event: SignificantEvent, playable: Bool = true) {
         modify { machine, _ in machine.requested(event, playable: playable) }
     }
@@ -50,7 +45,6 @@ extension Session {
 
     private func startPlay(_ play: ReplayPlan.Play) {
         guard let connection = machine.liveConnection?.attachment else {
-            // CONNECTED always has a connection object; if it is gone the play fails and is retried.
             modify(quiet: true) { machine, _ in machine.playAnswered(play.id, succeeded: false) }
             return
         }
@@ -63,8 +57,7 @@ extension Session {
             }
             return
         }
-        // The play is one task; the machine arms its timeout, an entry in the session's deadline timer. A play
-        // that outlives its timeout ends with its connection, and the plan ignores its late answer.
+        // The machine arms its timeout; the plan ignores an answer after it.
         modify(quiet: true) { machine, _ in machine.playPending(play.id) }
         submit(racing: false, client: true) { _ in
             let succeeded = await start.succeeded()
@@ -72,9 +65,7 @@ extension Session {
         }
     }
 
-    /// Hands the plays answered at once to the plan, in order, with the plays they start (which join the
-    /// batch's end), then publishes one snapshot when anything changed. A play the plan no longer waits for
-    /// changes nothing.
+    /// Hands the plays answered at once to the plan, in order (with those they start), then publishes once.
     func playsAnsweredAtOnce() {
         var changed = false
         while let (id, succeeded) = playBatch.next() {

@@ -19,16 +19,10 @@ public import Logging
 /// ```
 ///
 /// Time comes from the injected `Clock` and randomness from the injected generator, so a test drives a
-/// session through minutes of retries without waiting. At most one connection exists at a time; the
-/// machine ignores reports from a superseded connection, timer, check or lookup.
-///
-/// Everything the session does runs inside ``run()``, on the package's one engine driver: each connection,
-/// check, lookup, health poll and play is a child of its task group, and every timer of the machine an entry
-/// in its deadline timer, not a task (the waits between health polls are in a second one, whose loop is the
-/// polling's work). Nothing outlives `run()`, and nothing is tracked by a `Task` handle: work that may be
-/// stopped early is raced against its cancellation, and a connection is stopped by its own
-/// ``SessionConnection/close()``. The machine holds the token of every timer armed and of the live connection,
-/// and decides what a late report means; the session keeps no table of either. See <doc:HowLifelineIsBuilt>.
+/// session through minutes of retries without waiting. Everything the session does is a child of ``run()``'s
+/// task group or an entry in its deadline timer, so nothing outlives `run()`; the machine holds the token of
+/// every timer armed and of the live connection, and decides what a late report means. See
+/// <doc:HowLifelineIsBuilt>.
 public actor Session {
     private let connections: any ConnectionFactory
     let authenticator: any Authenticator
@@ -44,11 +38,9 @@ public actor Session {
     /// The machine, holding the tokens of the timers the session armed and of the connection it made.
     var machine: Machine
     typealias Machine = SessionMachine<DeadlineTimer<SessionTimer>.Token, SessionWork>
-    /// The session's engine driver: every piece of work not yet ended, by id, behind its lock; every piece as a
-    /// child of its group; every timer the machine armed, but the health polls', in its timer.
+    /// The work not yet ended, each a child of the driver's group; every timer but the health polls'.
     private let driver: EngineDriver<[UInt64: SessionWork], Never, SessionTimer>
-    /// The waits between health polls, in a timer of their own whose loop is the polling's work: while polling,
-    /// ``runningClientTasks`` counts it, DISPOSE waits for it, and its sleep stands apart from the retry's.
+    /// The waits between health polls, whose loop is the polling's work (client work, apart from the retry's).
     nonisolated let healthTimer: DeadlineTimer<SessionTimer>
     private let broadcaster: Broadcaster<SessionSnapshot>
     private var started = false
@@ -63,15 +55,12 @@ public actor Session {
     ///
     /// - Parameters:
     ///   - connections: Opens the connections (for Stoat, `LifelineStoat`'s WebSocket).
-    ///   - authenticator: The onboarding check and completion, the session check, the account lookup,
-    ///     ending a session.
+    ///   - authenticator: Onboarding, the session check, the account lookup, ending a session.
     ///   - health: The health service polled at high failure counts; `nil` for none.
-    ///   - hooks: Told of the lifecycle: caches invalidated on every entry into RECONNECTING and discarded on
-    ///     DISPOSE, CONNECTED entered and left, the session ended; `nil` for none.
-    ///   - network: The device's network; `nil` (the default) is the platform's own,
-    ///     ``SystemNetworkMonitor/make(logger:)`` logging to `logger`. Pass a ``ManualNetworkMonitor`` for a
-    ///     network you drive yourself (tests, or an app that knows better).
-    ///   - clock: The clock for every timer; `ContinuousClock` by default, a test clock in tests.
+    ///   - hooks: Told of the lifecycle (caches invalidated and discarded, CONNECTED entered and left).
+    ///   - network: The device's network; `nil` is ``SystemNetworkMonitor/make(logger:)``, a
+    ///     ``ManualNetworkMonitor`` one you drive yourself.
+    ///   - clock: The clock for every timer; a test clock in tests.
     ///   - random: The random source for the retry jitter.
     ///   - configuration: The lifecycle's tunables.
     ///   - logger: Where the session logs (at `.info` and below, never a token). Silent by default.
@@ -107,8 +96,7 @@ public actor Session {
 
     // MARK: - Observing
 
-    /// The snapshots, starting with the current one, for any number of observers (see ``SessionStates``
-    /// for how an observer that falls behind is served).
+    /// The snapshots, starting with the current one, for any number of observers (``SessionStates``).
     public nonisolated var states: SessionStates { SessionStates(broadcaster: broadcaster) }
 
     /// The current snapshot.
@@ -119,14 +107,11 @@ public actor Session {
         return current
     }
 
-    /// How many pieces of work the session is running now (connections, checks, lookups, polling, plays),
-    /// besides following the network and its deadline timer's loop (its timers are entries in that timer,
-    /// not work). Zero once ``run()`` has returned.
+    /// How many pieces of work the session is running (connections, checks, lookups, polling, plays; not its
+    /// timers, nor following the network). Zero once ``run()`` has returned.
     public nonisolated var runningTasks: Int { driver.withLock { $0.count } }
 
-    /// How many pieces of work the current client is running: its connection, checks, health
-    /// polling and plays. DISPOSE waits until this is zero before READY, so nothing of a disposed client is
-    /// left running when the login form comes back.
+    /// How many pieces of work the current client is running: DISPOSE waits until none is left before READY.
     public nonisolated var runningClientTasks: Int { driver.withLock { $0.values.count(where: \.isClientWork) } }
 
     /// Every timer the machine armed, in the driver's timer.
@@ -134,11 +119,9 @@ public actor Session {
 
     // MARK: - Running
 
-    /// Runs the session: follows the device's network and runs every piece of the session's work, in one
-    /// task group, until the calling task is cancelled; then ends them all and finishes ``states``.
+    /// Runs the session until the calling task is cancelled, then ends all its work and finishes ``states``.
     ///
-    /// Call it once, in a task (or hand the session to a service group); the API works only while it runs
-    /// (what is asked before it starts waits for it).
+    /// Call it once, in a task or a service group; what is asked before it starts waits for it.
     public func run() async {
         precondition(!started, "Session.run() was called twice")
         started = true
@@ -151,8 +134,7 @@ public actor Session {
                 for await wake in wakes { await self.deviceWoke(wake) }
             }
         }
-        // While the children end, late reports may still arrive (the actor is reentrant); `stopping` makes them
-        // change nothing and start nothing.
+        // Late reports may arrive while the children end (the actor is reentrant): `stopping` ignores them.
         await driver.run(fire: { due in await self.deadlinesPassed(due) }, ending: { stopping = true })
         // Work submitted but never started holds nothing; forget it.
         driver.withLock { $0.removeAll() }
@@ -163,8 +145,7 @@ public actor Session {
 
     // MARK: - The interface's API
 
-    /// Logs in with a session: LOGIN_CACHED (`cached`, connect at once) or LOGIN_UNCACHED (a fresh session
-    /// from the login interface: check onboarding, then connect).
+    /// LOGIN_CACHED (`cached`: connect at once) or LOGIN_UNCACHED (check onboarding, then connect).
     ///
     /// - Returns: Whether the session was in READY and accepted the login.
     @discardableResult
@@ -209,16 +190,12 @@ public actor Session {
     @discardableResult
     public func reconnectNow() -> Bool { handle(.reconnectNow) }
 
-    /// The device woke from a suspend (the extension event DEVICE_WOKE): CONNECTED checks its socket at once and
-    /// leaves it when it does not answer within `Configuration.wakeCheckTimeout`; DISCONNECTED takes its retry
-    /// now; every other state ignores it. What `Configuration.wakeMonitor` reports comes here; an app that
-    /// learns of a wake some other way calls it.
+    /// DEVICE_WOKE, as `Configuration.wakeMonitor` reports it: CONNECTED checks its socket at once (within
+    /// `Configuration.wakeCheckTimeout`), DISCONNECTED takes its retry now, other states ignore it.
     ///
     /// - Returns: Whether the wake changed anything (a check started, or the retry taken).
     @discardableResult
-    public func deviceWoke() -> Bool {
-        deviceWoke(DeviceWake())
-    }
+    public func deviceWoke() -> Bool { deviceWoke(DeviceWake()) }
 
     @discardableResult
     private func deviceWoke(_ wake: DeviceWake) -> Bool {
@@ -228,16 +205,13 @@ public actor Session {
 
     // MARK: - Deliveries the socket owes
 
-    /// The connection that is CONNECTED now, by generation, or `nil` in every other state: what a fact about
-    /// the live socket (``deliveryExpected(_:generation:)``) is tied to.
+    /// The generation of the connection that is CONNECTED now, `nil` in every other state.
     public var connectedGeneration: UInt64? {
         machine.state == .connected ? machine.liveGeneration : nil
     }
 
-    /// The server stored something the socket of connection `generation` must deliver (the user's own
-    /// message): the machine arms its delivery deadline, and a socket that does not deliver by then is deaf —
-    /// TEMPORARY_FAILURE `deliveryStalled`, then a reconnect. Ignored outside
-    /// CONNECTED, for another connection, and while another delivery is awaited (see
+    /// The socket of connection `generation` owes a delivery (the user's own message): one not delivered by
+    /// the deadline is a deaf socket, TEMPORARY_FAILURE `deliveryStalled` (see
     /// `SessionMachine.deliveryExpected(_:generation:using:)`).
     ///
     /// - Parameters:
@@ -247,15 +221,13 @@ public actor Session {
         modify(quiet: true) { $0.deliveryExpected(key, generation: generation, using: &$1) }
     }
 
-    /// The socket delivered what ``deliveryExpected(_:generation:)`` named `key`: its deadline is cancelled. A
-    /// key not awaited changes nothing, and is not a stale event.
+    /// The socket delivered what ``deliveryExpected(_:generation:)`` named `key`: its deadline is cancelled.
     public func deliverySeen(_ key: String) {
         modify(quiet: true) { machine, _ in machine.deliverySeen(key) }
     }
 
-    /// The server named the session's user (a client reads it from its first `Ready`): a session that began
-    /// without a user id carries it from now on, so an ending it meets later is looked up and named (see
-    /// `SessionMachine.userIdentified(_:)`). A session that names its user keeps it.
+    /// The server named the session's user (its first `Ready`), for a session that began without it, so an
+    /// ending met later is looked up and named (`SessionMachine.userIdentified(_:)`).
     public func userIdentified(_ userID: String) {
         modify(quiet: true) { machine, _ in machine.userIdentified(userID) }
     }
@@ -274,18 +246,14 @@ public actor Session {
 
     // MARK: - The funnel
 
-    /// Feeds one event to the machine (``modify(quiet:stale:_:)``).
     @discardableResult
     private func handle(_ event: SessionEvent) -> Bool {
         modify { $0.handle(event, using: &$1) }
     }
 
-    /// The one place the session changes its machine: runs `change` on it, performs the actions it returned,
-    /// in order, and publishes a snapshot — with the transitions taken, or, for an update, unless `quiet` (a
-    /// change the interface does not show: a deadline armed, a poll asked). What the machine rejects or
-    /// ignores changes nothing; an ignored report is counted as stale when `stale` (a report about a
-    /// superseded connection, timer or check). After ``run()`` ended nothing changes: the machine's reports
-    /// are over with the driver's group, not the machine's to decide.
+    /// The one place the session changes its machine: runs `change`, performs the actions it returned, in
+    /// order, and publishes a snapshot (for an update, unless `quiet`: nothing the interface shows). An
+    /// ignored report is counted as stale when `stale`. After ``run()`` ended nothing changes.
     ///
     /// - Returns: Whether the machine acted on it (an accepted event, or an update).
     @discardableResult
@@ -323,7 +291,7 @@ public actor Session {
         return modify(quiet: quiet, stale: stale) { change(&$0, age, &$1) }
     }
 
-    /// Performs one action of the machine; a job's report comes back through the funnel.
+    /// Performs one action of the machine; a report comes back through the funnel.
     func perform(_ action: Machine.Action) {
         switch action {
         case .authenticate(let credentials, let generation):
@@ -344,9 +312,7 @@ public actor Session {
                 await self.modify(stale: true) { $0.sessionChecked(result, check: check, using: &$1) }
             }
         case .startHealthPolling, .stopHealthPolling:
-            // The polls and the timers between them are the machine's actions; a poll in flight when polling
-            // stops is the machine's to ignore.
-            break
+            break  // the polls and the timers between them are the machine's own actions
         case .pollHealth(let poll):
             submit(racing: true, client: true) { [health] _ in
                 let status = try? await health?.status()
@@ -377,8 +343,7 @@ public actor Session {
         case .replay(let action):
             perform(action)
         case .checkSocket(_, let check):
-            // The machine holds CONNECTED's connection, and arms the check's deadline itself. An answer after the
-            // deadline (the connection was left, and its check failed with it) is ignored, and is not stale.
+            // The machine arms the check's deadline; an answer after it is ignored, and is not stale.
             let connection = machine.liveConnection?.attachment
             submit(racing: true, client: true) { _ in
                 let answered = await connection?.startSocketCheck().succeeded() ?? false
@@ -391,34 +356,30 @@ public actor Session {
 
     // MARK: - Work
 
-    /// Runs `body` as a child of the driver's group, registered until it ends: raced against its cancellation
-    /// when `racing`, or left to end by itself (a connection ends through its own close). One that is not
-    /// `counted` (handing over the plays answered at once) is not in ``runningTasks``.
-    ///
-    /// - Returns: The work: its cancellation and its end.
+    /// Runs `body` as a child of the driver's group, registered until it ends (``runningTasks`` unless not
+    /// `counted`): raced against its cancellation when `racing`, or left to end by itself (a connection closes).
     @discardableResult
     func submit(
         racing: Bool, client: Bool, counted: Bool = true, connection: Bool = false,
         _ body: @escaping @Sendable (SessionWork) async -> Void
     ) -> SessionWork {
         let work = SessionWork(client: client, connection: connection)
-        let id = counted ? makeID() : 0
+        nextID &+= 1
+        let id = nextID
         if counted { driver.withLock { $0[id] = work } }
         driver.addChild { [driver] in
             if racing { _ = await work.race { await body(work) } } else { await body(work) }
             // Unregistered before the end is announced, so whoever waits for it sees it gone.
-            if id != 0 { driver.withLock { _ = $0.removeValue(forKey: id) } }
+            if counted { driver.withLock { _ = $0.removeValue(forKey: id) } }
             work.finish()
         }
         return work
     }
 
-    /// Arms one of the machine's timers — a health poll's in the health timer, whose loop is the polling's
-    /// work, every other in the driver's — and returns its token.
+    /// Arms one of the machine's timers (a health poll's in the health timer) and returns its token.
     private func arm(_ timer: SessionTimer) -> DeadlineTimer<SessionTimer>.Token {
         let deadline = clock.elapsed() + timer.delay
         guard timer.purpose == .healthPoll else {
-            // The timer's loop runs while something is scheduled: an idle session holds no task for it.
             driver.schedule(timer, at: deadline)
             return deadlines.token(for: timer.id)
         }
@@ -454,75 +415,49 @@ public actor Session {
         _ = machine.connectionStarted(generation: generation, at: clock.elapsed())
         let invalidate = pendingCacheInvalidation
         pendingCacheInvalidation = false
-        // Two connections never overlap, not even for the moment a socket takes to close: the new one waits for
-        // every one still ending.
         let previous = driver.withLock { $0.values.filter(\.isConnection) }
-        let work = submit(racing: false, client: true, connection: true) { [hooks] work in
-            for connection in previous { await connection.ended() }
-            guard !work.isCancelled, !Task.isCancelled else { return }
-            if invalidate { await hooks?.invalidateCaches() }
-            if checkingOnboarding, await !self.onboardingChecked(credentials, generation: generation, work: work) {
-                return
-            }
-            await self.runConnection(credentials, generation: generation, work: work)
+        let attempt = ConnectionAttempt(
+            connections: connections, authenticator: authenticator, hooks: hooks)
+        let work = submit(racing: false, client: true, connection: true) { work in
+            await attempt.run(
+                credentials, generation: generation, checkingOnboarding: checkingOnboarding,
+                invalidatingCaches: invalidate, after: previous, work: work
+            ) { await self.attemptReported($0, generation: generation) }
         }
         // The machine holds the connection's token, and gives it back to close it.
         machine.connectionMade(work, generation: generation)?.cancel()
     }
 
-    /// A connection's life, in a frame of its own: the longest-lived task of an idle session holds only it.
-    private nonisolated func runConnection(
-        _ credentials: SessionCredentials, generation: UInt64, work: SessionWork
-    )
-        async
-    {
-        let connection = connections.makeConnection(for: credentials, generation: generation)
-        guard work.attach(connection, closing: { connection.close() }) else { return }  // closed while being made
-        await connection.run { event in await self.connectionReported(event, generation: generation) }
-        // The machine decides whether that is an end (the live one's, without a reason) or the normal end of a
-        // superseded one, which is not a stale report. Logged first, as a report is (the soak's audit reads it).
-        logger.debug("connection returned", metadata: ["lifeline.generation": "\(generation)"])
-        await modify(aged: { $0.connectionReturned(generation: generation, connectedFor: $1, using: &$2) })
-    }
-
-    /// LOGGING_IN's onboarding check, in a frame of its own that ends before the connection runs.
-    ///
-    /// - Returns: Whether the connection is to be made (no onboarding needed, and not closed meanwhile).
-    private nonisolated func onboardingChecked(
-        _ credentials: SessionCredentials, generation: UInt64, work: SessionWork
-    ) async -> Bool {
-        switch await work.race({ [authenticator] in await authenticator.onboardingAnswer(credentials) }) {
-        case nil:
-            break  // closed while the check was in flight
-        case .success(false)?:
-            return true
-        case .success(true)?:
-            await modify(stale: true) { $0.onboardingNeeded(generation: generation, using: &$1) }
-        case .failure(let end)?:
-            await connectionReported(.ended(end), generation: generation)
-        }
-        return false
-    }
-
-    private func connectionReported(_ event: ConnectionEvent, generation: UInt64) {
-        // Logged before the machine decides, superseded generations too, so that a log ties every transition
-        // to the connection it came from (`lifeline soak`'s audit reads it).
-        logger.debug("connection report", metadata: event.logMetadata(generation: generation))
-        switch event {
-        case .opened, .authenticated:
+    /// Hands a report of the attempt of `generation` to the machine: a superseded one's is stale but its end.
+    /// Logged first, superseded generations too, so a log ties each transition to its connection (`lifeline
+    /// soak`'s audit reads it).
+    private func attemptReported(_ report: ConnectionAttempt.Report, generation: UInt64) {
+        switch report {
+        case .event(let event):
+            logger.debug("connection report", metadata: event.logMetadata(generation: generation))
+        case .returned:
+            logger.debug("connection returned", metadata: ["lifeline.generation": "\(generation)"])
+        case .onboardingNeeded:
             break
-        case .ready:
+        }
+        switch report {
+        case .onboardingNeeded:
+            modify(stale: true) { $0.onboardingNeeded(generation: generation, using: &$1) }
+        case .event(.opened), .event(.authenticated):
+            break
+        case .event(.ready):
             let now = clock.elapsed()
             modify(stale: true) { $0.connectionReady(generation: generation, at: now, using: &$1) }
-        case .ended(let end):
+        case .event(.ended(let end)):
             modify(stale: true, aged: { $0.connectionEnded(end, generation: generation, connectedFor: $1, using: &$2) })
+        case .returned:
+            modify(aged: { $0.connectionReturned(generation: generation, connectedFor: $1, using: &$2) })
         }
     }
 
     // MARK: - Deadlines and answers
 
-    /// The session's deadline timer reached these timers: each is reported to the machine, which ignores one
-    /// it no longer waits for.
+    /// The timers that came due, each reported to the machine, which ignores one it no longer waits for.
     private func deadlinesPassed(_ due: [SessionTimer]) {
         for timer in due {
             let fired = modify(
@@ -543,8 +478,7 @@ public actor Session {
     }
 
     private func networkChanged(_ status: NetworkStatus) {
-        // The machine decides what the change means; a report of no change is ignored, not counted. A change
-        // is logged before the transition it causes (the soak's audit reads them in order).
+        // A change is logged before the transition it causes (the soak's audit reads them in order).
         modify { machine, random in
             let output = machine.networkChanged(isOnline: status.isOnline, using: &random)
             if output != .ignored {
@@ -557,18 +491,11 @@ public actor Session {
     // MARK: - Bookkeeping
 
     func publish(transitions: [SessionTransition]) {
-        // By the timer's id: the deadlines also hold a timeout per play in flight (1 000 in a large replay), and
-        // a snapshot is published at every answer.
-        // Two statements, not `flatMap`: Swift 6.3.1's optimizer crashes on that form in a release build
+        // By the timer's id, not a scan of the deadlines (a play's timeout each). Two statements, not `flatMap`: Swift 6.3.1's optimizer crashes on that form in a release build
         // (CopyPropagation, "Found outside of lifetime use").
         var retry: Duration?
         if let timer = machine.retryTimerID { retry = deadlines.deadline(of: timer) }
         broadcaster.publish(SessionSnapshot(machine, nextRetry: retry, transitions: transitions, time: clock.elapsed()))
-    }
-
-    func makeID() -> UInt64 {
-        nextID &+= 1
-        return nextID
     }
 }
 
