@@ -6,17 +6,22 @@ extension Session {
     /// Subscribes to a server's events, now if connected and again after every reconnect.
     public func subscribe(server: String) { request(SignificantEvent(.subscribe, server)) }
 
-    /// Stops restoring a server's subscription (Stoat has no frame for it: it expires after 15 minutes).
+    /// Stops restoring a server's subscription. Stoat has no frame for it: the subscription is simply not
+    /// played again (it expires on the server after 15 minutes).
     public func unsubscribe(server: String) { request(SignificantEvent(.unsubscribe, server), playable: false) }
 
-    /// Shows the user typing in a channel, on the current connection only (never recorded nor replayed).
+    /// Shows the user typing in a channel, on the current connection only: a typing indicator lives
+    /// seconds, so it is never recorded nor replayed after a reconnect (and dropped when disconnected).
     public func beginTyping(channel: String) { request(SignificantEvent(.beginTyping, channel)) }
 
     /// Stops showing the user typing in a channel, on the current connection only.
     public func endTyping(channel: String) { request(SignificantEvent(.endTyping, channel)) }
 
-    /// Plays any significant event, and records it for replay when its kind is recorded; one not `playable`
-    /// (the protocol has no frame for it) only updates the record.
+    /// Plays any significant event, and records it for replay when its kind is recorded.
+    ///
+    /// - Parameters:
+    ///   - event: The event.
+    ///   - playable: Whether the protocol has a frame for it (an opposite without one only updates the record).
     public func request(_ event: SignificantEvent, playable: Bool = true) {
         modify { machine, _ in machine.requested(event, playable: playable) }
     }

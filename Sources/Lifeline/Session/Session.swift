@@ -19,10 +19,16 @@ public import Logging
 /// ```
 ///
 /// Time comes from the injected `Clock` and randomness from the injected generator, so a test drives a
-/// session through minutes of retries without waiting. Everything the session does is a child of ``run()``'s
-/// task group or an entry in its deadline timer, so nothing outlives `run()`; the machine holds the token of
-/// every timer armed and of the live connection, and decides what a late report means. See
-/// <doc:HowLifelineIsBuilt>.
+/// session through minutes of retries without waiting. At most one connection exists at a time; the
+/// machine ignores reports from a superseded connection, timer, check or lookup.
+///
+/// Everything the session does runs inside ``run()``, on the package's one engine driver: each connection,
+/// check, lookup, health poll and play is a child of its task group, and every timer of the machine an entry
+/// in its deadline timer, not a task (the waits between health polls are in a second one, whose loop is the
+/// polling's work). Nothing outlives `run()`, and nothing is tracked by a `Task` handle: work that may be
+/// stopped early is raced against its cancellation, and a connection is stopped by its own
+/// ``SessionConnection/close()``. The machine holds the token of every timer armed and of the live connection,
+/// and decides what a late report means; the session keeps no table of either. See <doc:HowLifelineIsBuilt>.
 public actor Session {
     private let connections: any ConnectionFactory
     let authenticator: any Authenticator
@@ -55,12 +61,15 @@ public actor Session {
     ///
     /// - Parameters:
     ///   - connections: Opens the connections (for Stoat, `LifelineStoat`'s WebSocket).
-    ///   - authenticator: Onboarding, the session check, the account lookup, ending a session.
+    ///   - authenticator: The onboarding check and completion, the session check, the account lookup,
+    ///     ending a session.
     ///   - health: The health service polled at high failure counts; `nil` for none.
-    ///   - hooks: Told of the lifecycle (caches invalidated and discarded, CONNECTED entered and left).
-    ///   - network: The device's network; `nil` is ``SystemNetworkMonitor/make(logger:)``, a
-    ///     ``ManualNetworkMonitor`` one you drive yourself.
-    ///   - clock: The clock for every timer; a test clock in tests.
+    ///   - hooks: Told of the lifecycle: caches invalidated on every entry into RECONNECTING and discarded on
+    ///     DISPOSE, CONNECTED entered and left, the session ended; `nil` for none.
+    ///   - network: The device's network; `nil` (the default) is the platform's own,
+    ///     ``SystemNetworkMonitor/make(logger:)`` logging to `logger`. Pass a ``ManualNetworkMonitor`` for a
+    ///     network you drive yourself (tests, or an app that knows better).
+    ///   - clock: The clock for every timer; `ContinuousClock` by default, a test clock in tests.
     ///   - random: The random source for the retry jitter.
     ///   - configuration: The lifecycle's tunables.
     ///   - logger: Where the session logs (at `.info` and below, never a token). Silent by default.
@@ -96,7 +105,8 @@ public actor Session {
 
     // MARK: - Observing
 
-    /// The snapshots, starting with the current one, for any number of observers (``SessionStates``).
+    /// The snapshots, starting with the current one, for any number of observers (see ``SessionStates``
+    /// for how an observer that falls behind is served).
     public nonisolated var states: SessionStates { SessionStates(broadcaster: broadcaster) }
 
     /// The current snapshot.
@@ -107,11 +117,14 @@ public actor Session {
         return current
     }
 
-    /// How many pieces of work the session is running (connections, checks, lookups, polling, plays; not its
-    /// timers, nor following the network). Zero once ``run()`` has returned.
+    /// How many pieces of work the session is running now (connections, checks, lookups, polling, plays),
+    /// besides following the network and its deadline timer's loop (its timers are entries in that timer,
+    /// not work). Zero once ``run()`` has returned.
     public nonisolated var runningTasks: Int { driver.withLock { $0.count } }
 
-    /// How many pieces of work the current client is running: DISPOSE waits until none is left before READY.
+    /// How many pieces of work the current client is running: its connection, checks, health
+    /// polling and plays. DISPOSE waits until this is zero before READY, so nothing of a disposed client is
+    /// left running when the login form comes back.
     public nonisolated var runningClientTasks: Int { driver.withLock { $0.values.count(where: \.isClientWork) } }
 
     /// Every timer the machine armed, in the driver's timer.
@@ -119,9 +132,11 @@ public actor Session {
 
     // MARK: - Running
 
-    /// Runs the session until the calling task is cancelled, then ends all its work and finishes ``states``.
+    /// Runs the session: follows the device's network and runs every piece of the session's work, in one
+    /// task group, until the calling task is cancelled; then ends them all and finishes ``states``.
     ///
-    /// Call it once, in a task or a service group; what is asked before it starts waits for it.
+    /// Call it once, in a task (or hand the session to a service group); the API works only while it runs
+    /// (what is asked before it starts waits for it).
     public func run() async {
         precondition(!started, "Session.run() was called twice")
         started = true
@@ -145,7 +160,8 @@ public actor Session {
 
     // MARK: - The interface's API
 
-    /// LOGIN_CACHED (`cached`: connect at once) or LOGIN_UNCACHED (check onboarding, then connect).
+    /// Logs in with a session: LOGIN_CACHED (`cached`, connect at once) or LOGIN_UNCACHED (a fresh session
+    /// from the login interface: check onboarding, then connect).
     ///
     /// - Returns: Whether the session was in READY and accepted the login.
     @discardableResult
@@ -190,8 +206,10 @@ public actor Session {
     @discardableResult
     public func reconnectNow() -> Bool { handle(.reconnectNow) }
 
-    /// DEVICE_WOKE, as `Configuration.wakeMonitor` reports it: CONNECTED checks its socket at once (within
-    /// `Configuration.wakeCheckTimeout`), DISCONNECTED takes its retry now, other states ignore it.
+    /// The device woke from a suspend (the extension event DEVICE_WOKE): CONNECTED checks its socket at once and
+    /// leaves it when it does not answer within `Configuration.wakeCheckTimeout`; DISCONNECTED takes its retry
+    /// now; every other state ignores it. What `Configuration.wakeMonitor` reports comes here; an app that
+    /// learns of a wake some other way calls it.
     ///
     /// - Returns: Whether the wake changed anything (a check started, or the retry taken).
     @discardableResult
@@ -205,13 +223,16 @@ public actor Session {
 
     // MARK: - Deliveries the socket owes
 
-    /// The generation of the connection that is CONNECTED now, `nil` in every other state.
+    /// The connection that is CONNECTED now, by generation, or `nil` in every other state: what a fact about
+    /// the live socket (``deliveryExpected(_:generation:)``) is tied to.
     public var connectedGeneration: UInt64? {
         machine.state == .connected ? machine.liveGeneration : nil
     }
 
-    /// The socket of connection `generation` owes a delivery (the user's own message): one not delivered by
-    /// the deadline is a deaf socket, TEMPORARY_FAILURE `deliveryStalled` (see
+    /// The server stored something the socket of connection `generation` must deliver (the user's own
+    /// message): the machine arms its delivery deadline, and a socket that does not deliver by then is deaf —
+    /// TEMPORARY_FAILURE `deliveryStalled`, then a reconnect. Ignored outside
+    /// CONNECTED, for another connection, and while another delivery is awaited (see
     /// `SessionMachine.deliveryExpected(_:generation:using:)`).
     ///
     /// - Parameters:
@@ -221,13 +242,15 @@ public actor Session {
         modify(quiet: true) { $0.deliveryExpected(key, generation: generation, using: &$1) }
     }
 
-    /// The socket delivered what ``deliveryExpected(_:generation:)`` named `key`: its deadline is cancelled.
+    /// The socket delivered what ``deliveryExpected(_:generation:)`` named `key`: its deadline is cancelled. A
+    /// key not awaited changes nothing, and is not a stale event.
     public func deliverySeen(_ key: String) {
         modify(quiet: true) { machine, _ in machine.deliverySeen(key) }
     }
 
-    /// The server named the session's user (its first `Ready`), for a session that began without it, so an
-    /// ending met later is looked up and named (`SessionMachine.userIdentified(_:)`).
+    /// The server named the session's user (a client reads it from its first `Ready`): a session that began
+    /// without a user id carries it from now on, so an ending it meets later is looked up and named (see
+    /// `SessionMachine.userIdentified(_:)`). A session that names its user keeps it.
     public func userIdentified(_ userID: String) {
         modify(quiet: true) { machine, _ in machine.userIdentified(userID) }
     }
