@@ -16,17 +16,32 @@ final class HeldPort {
     private var descriptor: Int32
 
     /// Binds `port` on 127.0.0.1; call it right after the server has stopped.
+    ///
+    /// The bind is exclusive, so no other socket can take the port. When the stopped server's connections linger
+    /// in TIME_WAIT on it, that bind is refused, and the port is held with `SO_REUSEADDR` instead: a server could
+    /// then still bind it by asking for it by number, but the kernel never hands it out as a free port (Linux
+    /// shares a port held so only with an explicit bind, unless `net.ipv4.ip_autobind_reuse` is set), which is how
+    /// the race took it.
     init(_ port: Int) throws {
+        do {
+            descriptor = try Self.held(port, reusingAddress: false)
+        } catch let error as POSIXError where error.code == .EADDRINUSE {
+            descriptor = try Self.held(port, reusingAddress: true)
+        }
+    }
+
+    private static func held(_ port: Int, reusingAddress: Bool) throws -> Int32 {
         #if canImport(Glibc)
             let stream = Int32(SOCK_STREAM.rawValue)
         #else
             let stream = SOCK_STREAM
         #endif
-        descriptor = socket(AF_INET, stream, 0)
+        let descriptor = socket(AF_INET, stream, 0)
         guard descriptor >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        // The stopped server's connections may linger in TIME_WAIT on this port; they do not stop the bind.
-        var one: Int32 = 1
-        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        if reusingAddress {
+            var one: Int32 = 1
+            setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -41,6 +56,7 @@ final class HeldPort {
             close(descriptor)
             throw POSIXError(.init(rawValue: code) ?? .EADDRINUSE)
         }
+        return descriptor
     }
 
     /// Gives the port back; call it right before the server starts on it again.
