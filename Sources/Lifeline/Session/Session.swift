@@ -52,6 +52,9 @@ public actor Session {
     private var started = false
     /// Set when ``run()`` ends: from then on the funnel changes nothing and starts nothing.
     private(set) var stopping = false
+    /// The work's ids. Keying the work by its identity instead would drop this property; on one build that layout
+    /// crashed `AccountsModelTests` every run (SIGSEGV in `Broadcaster.add()`), on another it never did. Not
+    /// explained yet: change `Session`'s stored properties with the whole suite run more than once.
     private var nextID: UInt64 = 0
     private var pendingCacheInvalidation = false
     /// The plays the connection answered at once, handed to the plan together.
