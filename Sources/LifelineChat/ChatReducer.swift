@@ -273,10 +273,8 @@ public enum ChatReducer {
             state.composer.insert(String(character))
             return state.compose == .attach ? [] : typed(&state)
         }
-        let before = state.composer
-        if state.composer.apply(key), state.composer.characters != before.characters {
-            return []
-        }
+        // Editing keys (arrows, Backspace, Home…) change the composer and send nothing.
+        _ = state.composer.apply(key)
         return []
     }
 
@@ -286,7 +284,8 @@ public enum ChatReducer {
         switch state.models.session.presentation.screen {
         case .client:
             state.composer.insert(normalized)
-            return typed(&state)
+            // A path pasted at the attach prompt is no message being typed, as a path typed is not.
+            return state.compose == .attach ? [] : typed(&state)
         case .login:
             switch state.login.focus {
             case .account, .password:

@@ -50,7 +50,9 @@ struct AttachAndJumpTests {
         return models
     }
 
-    @Test("Ctrl-O asks for a path; Enter sends the file with the draft put aside, Esc gives the draft back")
+    @Test(
+        "Ctrl-O asks for a path, typed or pasted without a typing indicator; Enter sends the file with the draft put aside, Esc gives the draft back"
+    )
     func attachKeys() {
         var state = F.state(.connected)
         _ = Self.type("see this", &state)
@@ -74,6 +76,12 @@ struct AttachAndJumpTests {
         #expect(
             ChatReducer.reduce(&state, .key(KeyPress(.enter))).first
                 == .attach(channel: F.channelID, text: "", path: "/tmp/a b.txt"))
+        // A pasted path sends no typing indicator either; the line end a copy brings is not part of it.
+        _ = ChatReducer.reduce(&state, .key(.control("o")))
+        #expect(ChatReducer.reduce(&state, .paste("~/pasted file.pdf\n")).isEmpty)
+        #expect(
+            ChatReducer.reduce(&state, .key(KeyPress(.enter))).first
+                == .attach(channel: F.channelID, text: "", path: "~/pasted file.pdf"))
     }
 
     @Test("the attach prompt replaces the composer's prompt")
