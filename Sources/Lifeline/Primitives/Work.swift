@@ -15,16 +15,9 @@ package final class Work<Attachment: Sendable>: Sendable {
         var endWaiters = WaiterSet()
     }
 
-    /// Whether the owner's current client owns it: a session's DISPOSE stops it and waits for its end.
-    let isClientWork: Bool
-    /// Whether it runs a connection: a session's next connection waits for its end.
-    let isConnection: Bool
     private let state = Mutex(State())
 
-    package init(client: Bool, connection: Bool = false) {
-        isClientWork = client
-        isConnection = connection
-    }
+    package init() {}
 
     /// What the work runs (``attach(_:closing:)``), until it ends: what a session plays through.
     var attachment: Attachment? { state.withLock { $0.attachment } }

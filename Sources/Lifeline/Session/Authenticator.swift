@@ -1,4 +1,5 @@
 public import LifelineCore
+import Logging
 
 /// The requests around a session that are not the socket: the onboarding check and its completion, the
 /// account's standing after a permanent failure, and ending the session on the server.
@@ -39,6 +40,15 @@ public protocol Authenticator: Sendable {
 }
 
 extension Authenticator {
+    /// ``endSession(_:)`` at the user's logout: a failure is logged (never the token), and changes nothing.
+    func endSession(_ credentials: SessionCredentials, logger: Logger) async {
+        do {
+            try await endSession(credentials)
+        } catch {
+            logger.info("ending the session on the server failed", metadata: ["lifeline.error": "\(type(of: error))"])
+        }
+    }
+
     /// ``needsOnboarding(_:)`` as LOGGING_IN's attempt hears it: its failure is the attempt's end — a
     /// `SessionFailure` as it is, any other error a temporary `requestFailed`.
     func onboardingAnswer(_ credentials: SessionCredentials) async -> Result<Bool, SessionFailure> {

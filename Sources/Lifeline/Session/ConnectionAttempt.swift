@@ -1,4 +1,5 @@
 import LifelineCore
+import Logging
 
 /// One connection of a session, from the moment the machine asks for it to its end: it waits for every
 /// connection still ending, invalidates the caches when RECONNECTING asked for it, checks onboarding on a fresh
@@ -15,15 +16,44 @@ struct ConnectionAttempt: Sendable {
         case event(ConnectionEvent)
         /// The connection's `run` returned: an end without a reason, or the normal end of a superseded one.
         case returned
+
+        /// Logs the report of attempt `generation`, a superseded one's too, so a log ties each transition to
+        /// its connection (`lifeline soak`'s audit reads them in order, the report before its transition).
+        func log(generation: UInt64, to logger: Logger) {
+            switch self {
+            case .event(let event):
+                logger.debug("connection report", metadata: event.logMetadata(generation: generation))
+            case .returned:
+                logger.debug("connection returned", metadata: ["lifeline.generation": "\(generation)"])
+            case .onboardingNeeded:
+                break
+            }
+        }
     }
 
     let connections: any ConnectionFactory
     let authenticator: any Authenticator
     let hooks: (any SessionHooks)?
 
-    /// Runs the attempt as `work`, after every connection in `previous` has ended: two connections never
-    /// overlap, not even for the moment a socket takes to close. Every report goes to `report`.
-    func run(
+    /// Starts the attempt in `workload`, as the connection's work: it runs once every connection still ending
+    /// there has ended, so two connections never overlap, not even for the moment a socket takes to close.
+    /// Every report goes to `report`.
+    ///
+    /// - Returns: The attempt's work, which the machine holds as the connection's token.
+    func start(
+        _ credentials: SessionCredentials, generation: UInt64, checkingOnboarding: Bool, invalidatingCaches: Bool,
+        in workload: SessionWorkload, report: @escaping @Sendable (Report) async -> Void
+    ) -> SessionWork {
+        let previous = workload.connections
+        return workload.submit(racing: false, client: true, connection: true) { work in
+            await run(
+                credentials, generation: generation, checkingOnboarding: checkingOnboarding,
+                invalidatingCaches: invalidatingCaches, after: previous, work: work, report: report)
+        }
+    }
+
+    /// Runs the attempt as `work`, after every connection in `previous` has ended.
+    private func run(
         _ credentials: SessionCredentials, generation: UInt64, checkingOnboarding: Bool, invalidatingCaches: Bool,
         after previous: [SessionWork], work: SessionWork, report: @escaping @Sendable (Report) async -> Void
     ) async {

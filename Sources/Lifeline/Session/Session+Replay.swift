@@ -35,38 +35,27 @@ extension Session {
             startPlay(play)
         case .cancelTimeout, .armRetry, .cancelRetry:
             break  // the machine turns the plan's timers into its own (`armTimer`, `cancelTimer`)
-        case .surface(let event, let attempts):
-            logger.info(
-                "significant event failed",
-                metadata: ["lifeline.event": "\(event)", "lifeline.attempts": "\(attempts)"])
-            publish(transitions: [])
-        case .unsupported(let kind, let events):
-            logger.info(
-                "significant events not supported by the server",
-                metadata: ["lifeline.kind": "\(kind)", "lifeline.events": "\(events.count)"])
+        case .surface, .unsupported:
+            action.log(to: logger)
             publish(transitions: [])
         }
     }
 
     private func startPlay(_ play: ReplayPlan.Play) {
-        guard let connection = machine.liveConnection?.attachment else {
-            modify(quiet: true) { machine, _ in machine.playAnswered(play.id, succeeded: false) }
-            return
-        }
-        let start = connection.startPlay(play.event)
-        guard case .pending = start else {
-            // Handed to the plan in one later turn with every other play answered at once (`PlayBatch`).
-            let succeeded = if case .succeeded = start { true } else { false }
+        let start = machine.liveConnection?.attachment?.startPlay(play.event)
+        guard case .pending(let answer)? = start else {
+            // Handed to the plan in one later turn with every other play answered at once (`PlayBatch`); one
+            // without a connection has failed.
+            let succeeded = if case .succeeded? = start { true } else { false }
             if playBatch.append(play.id, succeeded: succeeded) {
-                submit(racing: false, client: false, counted: false) { _ in await self.playsAnsweredAtOnce() }
+                workload.submit(racing: false, client: false, counted: false) { _ in await self.playsAnsweredAtOnce() }
             }
             return
         }
         // The machine arms its timeout; the plan ignores an answer after it.
         modify(quiet: true) { machine, _ in machine.playPending(play.id) }
-        submit(racing: false, client: true) { _ in
-            let succeeded = await start.succeeded()
-            await self.modify { machine, _ in machine.playAnswered(play.id, succeeded: succeeded) }
+        workload.submit(racing: false, client: true) { _ in
+            await self.reported(.playAnswered(play.id, succeeded: (try? await answer()) != nil))
         }
     }
 
@@ -74,7 +63,7 @@ extension Session {
     func playsAnsweredAtOnce() {
         var changed = false
         while let (id, succeeded) = playBatch.next() {
-            changed = modify(quiet: true) { machine, _ in machine.playAnswered(id, succeeded: succeeded) } || changed
+            changed = reported(.playAnswered(id, succeeded: succeeded), quiet: true) || changed
         }
         if changed { publish(transitions: []) }
     }

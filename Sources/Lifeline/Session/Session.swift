@@ -22,15 +22,13 @@ public import Logging
 /// session through minutes of retries without waiting. At most one connection exists at a time; the
 /// machine ignores reports from a superseded connection, timer, check or lookup.
 ///
-/// Everything the session does runs inside ``run()``, on the package's one engine driver: each connection,
-/// check, lookup, health poll and play is a child of its task group, and every timer of the machine an entry
-/// in its deadline timer, not a task (the waits between health polls are in a second one, whose loop is the
-/// polling's work). Nothing outlives `run()`, and nothing is tracked by a `Task` handle: work that may be
-/// stopped early is raced against its cancellation, and a connection is stopped by its own
-/// ``SessionConnection/close()``. The machine holds the token of every timer armed and of the live connection,
-/// and decides what a late report means; the session keeps no table of either. See <doc:HowLifelineIsBuilt>.
+/// Everything the session does runs inside ``run()``, as children of one task group: nothing outlives it, no
+/// timer is a task, and a connection is stopped by its own ``SessionConnection/close()``. The machine holds
+/// the token of every timer armed and of the live connection, and decides what a late report means. See
+/// <doc:HowLifelineIsBuilt>.
 public actor Session {
-    private let connections: any ConnectionFactory
+    /// What makes each connection, from the machine's ask to its end.
+    private let attempts: ConnectionAttempt
     let authenticator: any Authenticator
     private let health: (any HealthService)?
     private let hooks: (any SessionHooks)?
@@ -44,18 +42,12 @@ public actor Session {
     /// The machine, holding the tokens of the timers the session armed and of the connection it made.
     var machine: Machine
     typealias Machine = SessionMachine<DeadlineTimer<SessionTimer>.Token, SessionWork>
-    /// The work not yet ended, each a child of the driver's group; every timer but the health polls'.
-    private let driver: EngineDriver<[UInt64: SessionWork], Never, SessionTimer>
-    /// The waits between health polls, whose loop is the polling's work (client work, apart from the retry's).
-    nonisolated let healthTimer: DeadlineTimer<SessionTimer>
+    /// Every piece of work and every timer of the session.
+    let workload: SessionWorkload
     private let broadcaster: Broadcaster<SessionSnapshot>
     private var started = false
     /// Set when ``run()`` ends: from then on the funnel changes nothing and starts nothing.
     private(set) var stopping = false
-    /// The work's ids. Keying the work by its identity instead would drop this property; on one build that layout
-    /// crashed `AccountsModelTests` every run (SIGSEGV in `Broadcaster.add()`), on another it never did. Not
-    /// explained yet: change `Session`'s stored properties with the whole suite run more than once.
-    private var nextID: UInt64 = 0
     private var pendingCacheInvalidation = false
     /// The plays the connection answered at once, handed to the plan together.
     var playBatch = PlayBatch()
@@ -89,7 +81,7 @@ public actor Session {
         logger: Logger = Logger(label: "lifeline.session", factory: { _ in SwiftLogNoOpLogHandler() }),
         metrics: (any MetricsFactory)? = nil
     ) {
-        self.connections = connections
+        attempts = ConnectionAttempt(connections: connections, authenticator: authenticator, hooks: hooks)
         self.authenticator = authenticator
         self.health = health
         self.hooks = hooks
@@ -102,8 +94,7 @@ public actor Session {
         let machine = Machine(configuration, pollsHealth: health != nil)
         self.machine = machine
         broadcaster = Broadcaster(current: SessionSnapshot(machine), buffering: .coalescing(SessionSnapshot.merging))
-        driver = EngineDriver([:], clock: self.clock)
-        healthTimer = DeadlineTimer(clock: self.clock)
+        workload = SessionWorkload(clock: self.clock)
     }
 
     // MARK: - Observing
@@ -123,15 +114,15 @@ public actor Session {
     /// How many pieces of work the session is running now (connections, checks, lookups, polling, plays),
     /// besides following the network and its deadline timer's loop (its timers are entries in that timer,
     /// not work). Zero once ``run()`` has returned.
-    public nonisolated var runningTasks: Int { driver.withLock { $0.count } }
+    public nonisolated var runningTasks: Int { workload.count }
 
     /// How many pieces of work the current client is running: its connection, checks, health
     /// polling and plays. DISPOSE waits until this is zero before READY, so nothing of a disposed client is
     /// left running when the login form comes back.
-    public nonisolated var runningClientTasks: Int { driver.withLock { $0.values.count(where: \.isClientWork) } }
+    public nonisolated var runningClientTasks: Int { workload.clientCount }
 
-    /// Every timer the machine armed, in the driver's timer.
-    nonisolated var deadlines: DeadlineTimer<SessionTimer> { driver.timer }
+    /// Every timer the machine armed but the health polls'.
+    nonisolated var deadlines: DeadlineTimer<SessionTimer> { workload.timer }
 
     // MARK: - Running
 
@@ -144,19 +135,16 @@ public actor Session {
         precondition(!started, "Session.run() was called twice")
         started = true
         logger.debug("session running")
-        driver.addChild { [network] in
-            for await status in network.statuses() { await self.networkChanged(status) }
+        workload.addChild { [network] in
+            for await status in network.statuses() { await self.reported(.networkChanged(status)) }
         }
         if let wakes = configuration.wakeMonitor?.wakes() {
-            driver.addChild {
-                for await wake in wakes { await self.deviceWoke(wake) }
+            workload.addChild {
+                for await wake in wakes { await self.reported(.deviceWoke(wake)) }
             }
         }
         // Late reports may arrive while the children end (the actor is reentrant): `stopping` ignores them.
-        await driver.run(fire: { due in await self.deadlinesPassed(due) }, ending: { stopping = true })
-        // Work submitted but never started holds nothing; forget it.
-        driver.withLock { $0.removeAll() }
-        healthTimer.cancelAll()
+        await workload.run(fire: { due in await self.deadlinesPassed(due) }, ending: { stopping = true })
         broadcaster.finish()
         logger.debug("session stopped")
     }
@@ -216,13 +204,7 @@ public actor Session {
     ///
     /// - Returns: Whether the wake changed anything (a check started, or the retry taken).
     @discardableResult
-    public func deviceWoke() -> Bool { deviceWoke(DeviceWake()) }
-
-    @discardableResult
-    private func deviceWoke(_ wake: DeviceWake) -> Bool {
-        logger.info("device woke", metadata: wake.logMetadata(in: machine.state))
-        return modify { $0.handle(.deviceWoke, using: &$1) }
-    }
+    public func deviceWoke() -> Bool { reported(.deviceWoke(DeviceWake())) }
 
     // MARK: - Deliveries the socket owes
 
@@ -307,14 +289,15 @@ public actor Session {
         return true
     }
 
-    /// ``modify(quiet:stale:_:)`` for a report that says how long the live connection has been CONNECTED.
+    /// Hands one answer of the session's work to the machine, through the funnel: published unless `quiet`
+    /// (by default, as ``SessionReport/isQuiet(in:)`` says).
     @discardableResult
-    func modify(
-        quiet: Bool = false, stale: Bool = false,
-        aged change: (inout Machine, Duration?, inout any RandomNumberGenerator & Sendable) -> Machine.Output
-    ) -> Bool {
-        let age = machine.connectedFor(at: clock.elapsed())
-        return modify(quiet: quiet, stale: stale) { change(&$0, age, &$1) }
+    func reported(_ report: SessionReport, quiet: Bool? = nil) -> Bool {
+        report.log(to: logger, in: machine.state)
+        let now = clock.elapsed()
+        return modify(quiet: quiet ?? report.isQuiet(in: machine), stale: report.countsStale) { [logger] in
+            report.apply(to: &$0, at: now, using: &$1, logger: logger)
+        }
     }
 
     /// Performs one action of the machine; a report comes back through the funnel.
@@ -329,192 +312,69 @@ public actor Session {
         case .invalidateCaches:
             pendingCacheInvalidation = true
         case .armTimer(let timer):
-            machine.timerArmed(timer.id, token: arm(timer))?.cancel()
+            let deadline = clock.elapsed() + timer.delay
+            let token = workload.arm(timer, at: deadline) { due in await self.deadlinesPassed(due) }
+            machine.timerArmed(timer.id, token: token)?.cancel()
         case .cancelTimer(let token):
             token.cancel()
-        case .checkSession(let credentials, let check):
-            submit(racing: true, client: true) { [authenticator] _ in
-                let result = await Result { try await authenticator.checkSession(credentials) }
-                await self.modify(stale: true) { $0.sessionChecked(result, check: check, using: &$1) }
+        case .checkSession, .pollHealth, .fetchAccountStanding, .checkSocket, .endSession:
+            // Ending the session on the server outlives DISPOSE, and so does the login screen's lookup, which
+            // tailors it; ERROR's lookup belongs to the client.
+            let client =
+                switch action {
+                case .endSession: false
+                case .fetchAccountStanding: machine.state == .error
+                default: true
+                }
+            let work = SessionReport.work(
+                for: action, authenticator: authenticator, health: health,
+                connection: machine.liveConnection?.attachment,
+                logger: logger)
+            workload.submit(racing: true, client: client) { _ in
+                if let report = await work() { await self.reported(report) }
             }
         case .startHealthPolling, .stopHealthPolling:
             break  // the polls and the timers between them are the machine's own actions
-        case .pollHealth(let poll):
-            submit(racing: true, client: true) { [health] _ in
-                let status = try? await health?.status()
-                await self.healthAnswered(status, poll: poll)
-            }
-        case .fetchAccountStanding(let userID, let lookup):
-            // ERROR's lookup belongs to the client; the login screen's outlives DISPOSE, which it tailors.
-            submit(racing: true, client: machine.state == .error) { [authenticator] _ in
-                let standing = try? await authenticator.accountStanding(userID: userID)
-                await self.modify { machine, _ in machine.accountStandingReceived(standing, lookup: lookup) }
-            }
         case .replaySignificantEvents(let generation):
             // The plays follow as `.replay` actions of the same transition.
             if let time = machine.timeToConnected { metrics.connected(after: time) }
             hooks?.connected(generation: generation)
-        case .endSession(let credentials):
-            // Not the client's: it outlives DISPOSE, and only the end of run() cancels it.
-            submit(racing: false, client: false) { [authenticator, logger] _ in
-                do {
-                    try await authenticator.endSession(credentials)
-                } catch {
-                    logger.info(
-                        "ending the session on the server failed", metadata: ["lifeline.error": "\(type(of: error))"])
-                }
-            }
         case .dispose:
             dispose()
         case .replay(let action):
             perform(action)
-        case .checkSocket(_, let check):
-            // The machine arms the check's deadline; an answer after it is ignored, and is not stale.
-            let connection = machine.liveConnection?.attachment
-            submit(racing: true, client: true) { _ in
-                let answered = await connection?.startSocketCheck().succeeded() ?? false
-                await self.modify(aged: {
-                    $0.socketChecked(check: check, answered: answered, connectedFor: $1, using: &$2)
-                })
-            }
         }
-    }
-
-    // MARK: - Work
-
-    /// Runs `body` as a child of the driver's group, registered until it ends (``runningTasks`` unless not
-    /// `counted`): raced against its cancellation when `racing`, or left to end by itself (a connection closes).
-    @discardableResult
-    func submit(
-        racing: Bool, client: Bool, counted: Bool = true, connection: Bool = false,
-        _ body: @escaping @Sendable (SessionWork) async -> Void
-    ) -> SessionWork {
-        let work = SessionWork(client: client, connection: connection)
-        nextID &+= 1
-        let id = nextID
-        if counted { driver.withLock { $0[id] = work } }
-        driver.addChild { [driver] in
-            if racing { _ = await work.race { await body(work) } } else { await body(work) }
-            // Unregistered before the end is announced, so whoever waits for it sees it gone.
-            if counted { driver.withLock { _ = $0.removeValue(forKey: id) } }
-            work.finish()
-        }
-        return work
-    }
-
-    /// Arms one of the machine's timers (a health poll's in the health timer) and returns its token.
-    private func arm(_ timer: SessionTimer) -> DeadlineTimer<SessionTimer>.Token {
-        let deadline = clock.elapsed() + timer.delay
-        guard timer.purpose == .healthPoll else {
-            driver.schedule(timer, at: deadline)
-            return deadlines.token(for: timer.id)
-        }
-        if healthTimer.schedule(timer, at: deadline) {
-            submit(racing: true, client: true) { [healthTimer] _ in
-                await healthTimer.run(endingWhenIdle: true) { due in await self.deadlinesPassed(due) }
-            }
-        }
-        return healthTimer.token(for: timer.id)
     }
 
     /// DISPOSE: every timer and piece of work of the client is stopped; once they have ended, READY.
     private func dispose() {
-        deadlines.cancelAll()
-        healthTimer.cancelAll()
-        let running = driver.withLock { $0.values.filter(\.isClientWork) }
-        for work in running { work.cancel() }
         pendingCacheInvalidation = false
         // The plan starts its ids again: an answer kept for it must not reach the next client's plays.
         playBatch.removeAll()
-        submit(racing: false, client: false) { [hooks, deadlines] _ in
-            for work in running { await work.ended() }
-            // No sleep of the disposed client is left on the clock when the login form comes back.
-            await deadlines.untilIdle()
+        workload.stopClient { [hooks] in
             await hooks?.discardCaches()
             await self.handle(.ready)
         }
     }
 
-    // MARK: - Connections
-
     private func startConnection(_ credentials: SessionCredentials, generation: UInt64, checkingOnboarding: Bool) {
         _ = machine.connectionStarted(generation: generation, at: clock.elapsed())
-        let invalidate = pendingCacheInvalidation
+        let work = attempts.start(
+            credentials, generation: generation, checkingOnboarding: checkingOnboarding,
+            invalidatingCaches: pendingCacheInvalidation, in: workload
+        ) { await self.reported(.attempt($0, generation: generation)) }
         pendingCacheInvalidation = false
-        let previous = driver.withLock { $0.values.filter(\.isConnection) }
-        let attempt = ConnectionAttempt(
-            connections: connections, authenticator: authenticator, hooks: hooks)
-        let work = submit(racing: false, client: true, connection: true) { work in
-            await attempt.run(
-                credentials, generation: generation, checkingOnboarding: checkingOnboarding,
-                invalidatingCaches: invalidate, after: previous, work: work
-            ) { await self.attemptReported($0, generation: generation) }
-        }
         // The machine holds the connection's token, and gives it back to close it.
         machine.connectionMade(work, generation: generation)?.cancel()
     }
 
-    /// Hands a report of the attempt of `generation` to the machine: a superseded one's is stale but its end.
-    /// Logged first, superseded generations too, so a log ties each transition to its connection (`lifeline
-    /// soak`'s audit reads it).
-    private func attemptReported(_ report: ConnectionAttempt.Report, generation: UInt64) {
-        switch report {
-        case .event(let event):
-            logger.debug("connection report", metadata: event.logMetadata(generation: generation))
-        case .returned:
-            logger.debug("connection returned", metadata: ["lifeline.generation": "\(generation)"])
-        case .onboardingNeeded:
-            break
-        }
-        switch report {
-        case .onboardingNeeded:
-            modify(stale: true) { $0.onboardingNeeded(generation: generation, using: &$1) }
-        case .event(.opened), .event(.authenticated):
-            break
-        case .event(.ready):
-            let now = clock.elapsed()
-            modify(stale: true) { $0.connectionReady(generation: generation, at: now, using: &$1) }
-        case .event(.ended(let end)):
-            modify(stale: true, aged: { $0.connectionEnded(end, generation: generation, connectedFor: $1, using: &$2) })
-        case .returned:
-            modify(aged: { $0.connectionReturned(generation: generation, connectedFor: $1, using: &$2) })
-        }
-    }
-
-    // MARK: - Deadlines and answers
-
     /// The timers that came due, each reported to the machine, which ignores one it no longer waits for.
     private func deadlinesPassed(_ due: [SessionTimer]) {
         for timer in due {
-            let fired = modify(
-                quiet: timer.purpose.isQuiet, stale: true,
-                aged: { $0.timerFired(timer.id, connectedFor: $1, using: &$2) })
+            let fired = reported(.timerFired(timer))
             if case .retry = timer.purpose, fired { metrics.retryFired() }
         }
     }
-
-    /// Reports a health poll's answer (`nil`: it failed) to the machine, which arms the next poll's timer.
-    private func healthAnswered(_ status: HealthStatus?, poll: UInt64) {
-        // Published only when the alert the interface shows changed.
-        let quiet = status == nil || status?.alert == machine.outageAlert
-        modify(quiet: quiet) { machine, _ in
-            guard let status else { return machine.healthPollFailed(poll: poll) }
-            return machine.healthAnswered(poll: poll, alert: status.alert, pollInterval: status.pollInterval)
-        }
-    }
-
-    private func networkChanged(_ status: NetworkStatus) {
-        // A change is logged before the transition it causes (the soak's audit reads them in order).
-        modify { machine, random in
-            let output = machine.networkChanged(isOnline: status.isOnline, using: &random)
-            if output != .ignored {
-                logger.info("network changed", metadata: ["lifeline.network": "\(status.rawValue)"])
-            }
-            return output
-        }
-    }
-
-    // MARK: - Bookkeeping
 
     func publish(transitions: [SessionTransition]) {
         // By the timer's id, not a scan of the deadlines (a play's timeout each). Two statements, not `flatMap`: Swift 6.3.1's optimizer crashes on that form in a release build
@@ -522,12 +382,5 @@ public actor Session {
         var retry: Duration?
         if let timer = machine.retryTimerID { retry = deadlines.deadline(of: timer) }
         broadcaster.publish(SessionSnapshot(machine, nextRetry: retry, transitions: transitions, time: clock.elapsed()))
-    }
-}
-
-extension Result where Failure == any Error {
-    /// The value `body` returns, or the error it throws.
-    fileprivate init(catching body: () async throws -> Success) async {
-        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }

@@ -67,7 +67,7 @@ final class CatchUpEngine: Sendable {
                 case .connected where policy.isEnabled:
                     current?.cancel()
                     let generation = cache.read { $0.generation }
-                    let work = Work<CatchUpPass>(client: false)
+                    let work = Work<CatchUpPass>()
                     current = work
                     group.addTask { _ = await work.race { await self.catchUp(generation: generation) } }
                 case .connected, .ended, .entered:

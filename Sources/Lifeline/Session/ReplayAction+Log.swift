@@ -1,0 +1,21 @@
+import LifelineCore
+import Logging
+
+extension ReplayAction {
+    /// Logs what the plan surfaces to the user: a significant event that failed for good, or events the
+    /// server does not support. Other actions are not logged.
+    func log(to logger: Logger) {
+        switch self {
+        case .surface(let event, let attempts):
+            logger.info(
+                "significant event failed",
+                metadata: ["lifeline.event": "\(event)", "lifeline.attempts": "\(attempts)"])
+        case .unsupported(let kind, let events):
+            logger.info(
+                "significant events not supported by the server",
+                metadata: ["lifeline.kind": "\(kind)", "lifeline.events": "\(events.count)"])
+        case .play, .cancelTimeout, .armRetry, .cancelRetry:
+            break
+        }
+    }
+}
