@@ -84,6 +84,12 @@ package final class Broadcaster<Value: Sendable>: Sendable {
     /// The last value published (or the initial one); `nil` for an event broadcaster.
     package var current: Value? { state.withLock { $0.current } }
 
+    /// The current value of a broadcaster made with one (``init(current:buffering:)``), which never loses it.
+    package var latest: Value {
+        guard let current else { preconditionFailure("a broadcaster made with a current value lost it") }
+        return current
+    }
+
     /// How many subscribers are listening.
     package var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 

@@ -42,27 +42,22 @@ extension Session {
     }
 
     private func startPlay(_ play: ReplayPlan.Play) {
-        let start = machine.liveConnection?.attachment?.startPlay(play.event)
-        guard case .pending(let answer)? = start else {
-            // Handed to the plan in one later turn with every other play answered at once (`PlayBatch`); one
-            // without a connection has failed.
-            let succeeded = if case .succeeded? = start { true } else { false }
-            if playBatch.append(play.id, succeeded: succeeded) {
-                workload.submit(racing: false, client: false, counted: false) { _ in await self.playsAnsweredAtOnce() }
-            }
-            return
-        }
+        let connection = machine.liveConnection?.attachment
+        guard
+            let answer = player.start(
+                play, on: connection, in: workload, handOver: { await self.playsAnsweredAtOnce() })
+        else { return }
         // The machine arms its timeout; the plan ignores an answer after it.
         modify(quiet: true) { machine, _ in machine.playPending(play.id) }
         workload.submit(racing: false, client: true) { _ in
-            await self.reported(.playAnswered(play.id, succeeded: (try? await answer()) != nil))
+            await self.reported(.playAnswered(play.id, succeeded: await answer()))
         }
     }
 
     /// Hands the plays answered at once to the plan, in order (with those they start), then publishes once.
     func playsAnsweredAtOnce() {
         var changed = false
-        while let (id, succeeded) = playBatch.next() {
+        while let (id, succeeded) = player.next() {
             changed = reported(.playAnswered(id, succeeded: succeeded), quiet: true) || changed
         }
         if changed { publish(transitions: []) }

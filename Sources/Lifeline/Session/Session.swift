@@ -45,12 +45,9 @@ public actor Session {
     /// Every piece of work and every timer of the session.
     let workload: SessionWorkload
     private let broadcaster: Broadcaster<SessionSnapshot>
-    private var started = false
-    /// Set when ``run()`` ends: from then on the funnel changes nothing and starts nothing.
-    private(set) var stopping = false
     private var pendingCacheInvalidation = false
-    /// The plays the connection answered at once, handed to the plan together.
-    var playBatch = PlayBatch()
+    /// The replay plan's plays on the live connection.
+    let player = ReplayPlayer()
 
     /// Creates a session in READY.
     ///
@@ -104,12 +101,7 @@ public actor Session {
     public nonisolated var states: SessionStates { SessionStates(broadcaster: broadcaster) }
 
     /// The current snapshot.
-    public nonisolated var snapshot: SessionSnapshot {
-        guard let current = broadcaster.current else {
-            preconditionFailure("the session's broadcaster was made with a current snapshot and never loses it")
-        }
-        return current
-    }
+    public nonisolated var snapshot: SessionSnapshot { broadcaster.latest }
 
     /// How many pieces of work the session is running now (connections, checks, lookups, polling, plays),
     /// besides following the network and its deadline timer's loop (its timers are entries in that timer,
@@ -132,8 +124,6 @@ public actor Session {
     /// Call it once, in a task (or hand the session to a service group); the API works only while it runs
     /// (what is asked before it starts waits for it).
     public func run() async {
-        precondition(!started, "Session.run() was called twice")
-        started = true
         logger.debug("session running")
         workload.addChild { [network] in
             for await status in network.statuses() { await self.reported(.networkChanged(status)) }
@@ -143,8 +133,7 @@ public actor Session {
                 for await wake in wakes { await self.reported(.deviceWoke(wake)) }
             }
         }
-        // Late reports may arrive while the children end (the actor is reentrant): `stopping` ignores them.
-        await workload.run(fire: { due in await self.deadlinesPassed(due) }, ending: { stopping = true })
+        await workload.run { due in await self.deadlinesPassed(due) }
         broadcaster.finish()
         logger.debug("session stopped")
     }
@@ -269,7 +258,8 @@ public actor Session {
         quiet: Bool = false, stale: Bool = false,
         _ change: (inout Machine, inout any RandomNumberGenerator & Sendable) -> Machine.Output
     ) -> Bool {
-        guard !stopping else { return false }
+        // Late reports may arrive while the work ends (the actor is reentrant): they change nothing.
+        guard !workload.isStopping else { return false }
         switch change(&machine, &random) {
         case .transitioned(let transitions, let actions):
             hooks?.transitioned(transitions)
@@ -349,8 +339,7 @@ public actor Session {
     /// DISPOSE: every timer and piece of work of the client is stopped; once they have ended, READY.
     private func dispose() {
         pendingCacheInvalidation = false
-        // The plan starts its ids again: an answer kept for it must not reach the next client's plays.
-        playBatch.removeAll()
+        player.removeAll()
         workload.stopClient { [hooks] in
             await hooks?.discardCaches()
             await self.handle(.ready)

@@ -8,10 +8,12 @@ import LifelineCore
 /// actions) and this part *how* it runs, is counted and is stopped; the session keeps no table of work or
 /// timers.
 final class SessionWorkload: Sendable {
-    /// The work not yet ended, by id.
+    /// The work not yet ended, by id, and whether ``run(fire:)`` started and is ending.
     private struct Registry {
         var running: [UInt64: Entry] = [:]
         var lastID: UInt64 = 0
+        var started = false
+        var stopping = false
     }
 
     /// A piece of work and what it is to the session.
@@ -44,12 +46,18 @@ final class SessionWorkload: Sendable {
     /// The connections not yet ended: the next one waits for them.
     var connections: [SessionWork] { driver.withLock { $0.running.values.filter(\.connection).map(\.work) } }
 
-    /// Runs every piece of work and the timer until the calling task is cancelled (`ending` when it is), then
-    /// forgets the work submitted but never started (it holds nothing) and every health timer.
-    nonisolated(nonsending) func run(
-        fire: @escaping @Sendable ([SessionTimer]) async -> Void, ending: () -> Void
-    ) async {
-        await driver.run(fire: fire, ending: ending)
+    /// Whether ``run(fire:)`` is ending or has ended: from then on the session changes nothing and starts nothing.
+    var isStopping: Bool { driver.withLock { $0.stopping } }
+
+    /// Runs every piece of work and the timer until the calling task is cancelled, then forgets the work
+    /// submitted but never started (it holds nothing) and every health timer. Called once.
+    nonisolated(nonsending) func run(fire: @escaping @Sendable ([SessionTimer]) async -> Void) async {
+        let first = driver.withLock { registry in
+            defer { registry.started = true }
+            return !registry.started
+        }
+        precondition(first, "Session.run() was called twice")
+        await driver.run(fire: fire, ending: { [driver] in driver.withLock { $0.stopping = true } })
         driver.withLock { $0.running.removeAll() }
         healthTimer.cancelAll()
     }
