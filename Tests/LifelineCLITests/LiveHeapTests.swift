@@ -43,16 +43,22 @@ struct LiveHeapTests {
     #if os(Linux)
         @Test("blocks the process holds count in the live heap; freed, they no longer do")
         func realHeap() throws {
-            let before = try #require(LiveHeap.bytes())
-            // 64 MiB in blocks small enough to come from an arena, not mapped on their own; other tests run beside
-            // this one, so the check leaves them 16 MiB either way.
-            let blocks = (0..<16_384).map { _ in malloc(4_096)! }
-            for block in blocks { memset(block, 1, 4_096) }
-            let holding = try #require(LiveHeap.bytes())
-            for block in blocks { free(block) }
-            let after = try #require(LiveHeap.bytes())
-            #expect(holding - before >= 48 << 20, "\(before) → \(holding)")
-            #expect(holding - after >= 48 << 20, "\(holding) → \(after)")
+            // The heap is the process's, and other tests allocate and free beside this one (a hundred MiB at once
+            // has been seen): a trial their noise spoils is taken again, up to five times. A measure that does not
+            // see the blocks fails every trial.
+            var trials: [String] = []
+            for _ in 0..<5 {
+                let before = try #require(LiveHeap.bytes())
+                // 64 MiB in blocks small enough to come from an arena, not mapped on their own.
+                let blocks = (0..<16_384).map { _ in malloc(4_096)! }
+                for block in blocks { memset(block, 1, 4_096) }
+                let holding = try #require(LiveHeap.bytes())
+                for block in blocks { free(block) }
+                let after = try #require(LiveHeap.bytes())
+                if holding - before >= 48 << 20, holding - after >= 48 << 20 { return }
+                trials.append("\(before) → \(holding) → \(after)")
+            }
+            Issue.record("the 64 MiB held and freed were not seen in any trial: \(trials)")
         }
     #endif
 }

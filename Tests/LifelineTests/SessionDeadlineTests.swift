@@ -49,8 +49,9 @@ struct SessionDeadlineTests {
         harness.network.set(.offline)
         await connection.end(.temporary(.socketDropped))
         #expect(await harness.recorder.next(.offline) != nil)
-        #expect(harness.session.deadlines.count == 0, "no entry left: the renewal and the delivery deadline left too")
-        await harness.session.deadlines.untilIdle()
+        let timer = harness.session.workload.timer
+        #expect(timer.count == 0, "no entry left: the renewal and the delivery deadline left too")
+        await timer.untilIdle()
         #expect(harness.clock.pendingSleeps == 0)
         #expect(harness.session.snapshot.nextRetry == nil)
         await harness.session.logOut()

@@ -102,14 +102,14 @@ struct SessionReplayTests {
         for _ in 1...2 {
             await connection.end(.temporary(.socketDropped))
             connection = await harness.retry()
-            let sleeps = harness.session.deadlines.sleepsArmed
+            let sleeps = harness.session.workload.timer.sleepsArmed
             await connection.ready()
             let current = connection
             await harness.recorder.next { _ in current.played.count == events.count }
             #expect(connection.played == events, "each once, in the record's order")
             #expect(connection.attempts == events)
-            #expect(harness.session.deadlines.sleepsArmed == sleeps, "no play's timeout was armed")
-            #expect(harness.session.deadlines.count == 0)
+            #expect(harness.session.workload.timer.sleepsArmed == sleeps, "no play's timeout was armed")
+            #expect(harness.session.workload.timer.count == 0)
         }
         #expect(harness.session.snapshot.significantEvents == events)
         await harness.stop()

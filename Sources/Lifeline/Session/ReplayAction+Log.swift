@@ -4,7 +4,9 @@ import Logging
 extension ReplayAction {
     /// Logs what the plan surfaces to the user: a significant event that failed for good, or events the
     /// server does not support. Other actions are not logged.
-    func log(to logger: Logger) {
+    ///
+    /// - Returns: Whether the action surfaces something, which the interface shows.
+    func logSurfaced(to logger: Logger) -> Bool {
         switch self {
         case .surface(let event, let attempts):
             logger.info(
@@ -15,7 +17,8 @@ extension ReplayAction {
                 "significant events not supported by the server",
                 metadata: ["lifeline.kind": "\(kind)", "lifeline.events": "\(events.count)"])
         case .play, .cancelTimeout, .armRetry, .cancelRetry:
-            break
+            return false
         }
+        return true
     }
 }

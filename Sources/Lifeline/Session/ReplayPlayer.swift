@@ -18,22 +18,26 @@ final class ReplayPlayer: Sendable {
     private let batch = Mutex(Batch())
 
     /// Starts `play` on `connection`; without one it fails at once. An answer given at once joins the batch,
-    /// and the first of a batch starts `handOver` in `workload`, one later turn.
+    /// and the first of a batch starts `handOver` in `workload`, one later turn; an answer to await is
+    /// awaited as the client's work in `workload`, and goes to `answered`.
     ///
-    /// - Returns: The answer to await, when the socket gives none at once.
+    /// - Returns: Whether the answer is awaited.
     func start(
         _ play: ReplayPlan.Play, on connection: (any SessionConnection)?, in workload: SessionWorkload,
-        handOver: @escaping @Sendable () async -> Void
-    ) -> (@Sendable () async -> Bool)? {
+        answered: @escaping @Sendable (Bool) async -> Void, handOver: @escaping @Sendable () async -> Void
+    ) -> Bool {
         let start = connection?.startPlay(play.event)
-        if case .pending(let answer)? = start { return { (try? await answer()) != nil } }
+        if case .pending(let answer)? = start {
+            workload.submit(racing: false, client: true) { _ in await answered((try? await answer()) != nil) }
+            return true
+        }
         let succeeded = if case .succeeded? = start { true } else { false }
         let first = batch.withLock { batch in
             batch.answers.append((play.id, succeeded))
             return batch.answers.count == 1
         }
         if first { workload.submit(racing: false, client: false, counted: false) { _ in await handOver() } }
-        return nil
+        return false
     }
 
     /// The next answer given at once, in order, answers added while taking included; `nil` once all are taken,

@@ -28,30 +28,14 @@ extension Session {
 
     // MARK: - Running the plan
 
-    /// Performs one action of the machine's replay plan.
-    func perform(_ action: ReplayAction) {
-        switch action {
-        case .play(let play):
-            startPlay(play)
-        case .cancelTimeout, .armRetry, .cancelRetry:
-            break  // the machine turns the plan's timers into its own (`armTimer`, `cancelTimer`)
-        case .surface, .unsupported:
-            action.log(to: logger)
-            publish(transitions: [])
-        }
-    }
-
-    private func startPlay(_ play: ReplayPlan.Play) {
-        let connection = machine.liveConnection?.attachment
-        guard
-            let answer = player.start(
-                play, on: connection, in: workload, handOver: { await self.playsAnsweredAtOnce() })
-        else { return }
-        // The machine arms its timeout; the plan ignores an answer after it.
-        modify(quiet: true) { machine, _ in machine.playPending(play.id) }
-        workload.submit(racing: false, client: true) { _ in
-            await self.reported(.playAnswered(play.id, succeeded: await answer()))
-        }
+    /// Starts a play of the plan on the live connection (``ReplayPlayer``); the machine arms the timeout of one
+    /// whose answer is awaited, and the plan ignores an answer after it.
+    func startPlay(_ play: ReplayPlan.Play) {
+        let pending = player.start(
+            play, on: machine.liveConnection?.attachment, in: workload,
+            answered: { await self.reported(.playAnswered(play.id, succeeded: $0)) },
+            handOver: { await self.playsAnsweredAtOnce() })
+        if pending { modify(quiet: true) { machine, _ in machine.playPending(play.id) } }
     }
 
     /// Hands the plays answered at once to the plan, in order (with those they start), then publishes once.

@@ -29,8 +29,8 @@ public import Logging
 public actor Session {
     /// What makes each connection, from the machine's ask to its end.
     private let attempts: ConnectionAttempt
-    let authenticator: any Authenticator
-    private let health: (any HealthService)?
+    /// The requests around the session: checks, polls, lookups, ending it on the server.
+    private let requests: SessionRequests
     private let hooks: (any SessionHooks)?
     private let network: any NetworkMonitor
     let clock: SessionClock
@@ -43,7 +43,7 @@ public actor Session {
     var machine: Machine
     typealias Machine = SessionMachine<DeadlineTimer<SessionTimer>.Token, SessionWork>
     /// Every piece of work and every timer of the session.
-    let workload: SessionWorkload
+    nonisolated let workload: SessionWorkload
     private let broadcaster: Broadcaster<SessionSnapshot>
     private var pendingCacheInvalidation = false
     /// The replay plan's plays on the live connection.
@@ -79,8 +79,7 @@ public actor Session {
         metrics: (any MetricsFactory)? = nil
     ) {
         attempts = ConnectionAttempt(connections: connections, authenticator: authenticator, hooks: hooks)
-        self.authenticator = authenticator
-        self.health = health
+        requests = SessionRequests(authenticator: authenticator, health: health, logger: logger)
         self.hooks = hooks
         self.network = network ?? SystemNetworkMonitor.make(logger: logger)
         self.clock = SessionClock(clock)
@@ -88,13 +87,12 @@ public actor Session {
         self.configuration = configuration
         self.logger = logger
         self.metrics = SessionMetrics(factory: metrics ?? MetricsSystem.factory, logger: logger)
-        let machine = Machine(configuration, pollsHealth: health != nil)
-        self.machine = machine
+        machine = Machine(configuration, pollsHealth: health != nil)
         broadcaster = Broadcaster(current: SessionSnapshot(machine), buffering: .coalescing(SessionSnapshot.merging))
         workload = SessionWorkload(clock: self.clock)
     }
 
-    // MARK: - Observing
+    // MARK: - Running and observing
 
     /// The snapshots, starting with the current one, for any number of observers (see ``SessionStates``
     /// for how an observer that falls behind is served).
@@ -113,11 +111,6 @@ public actor Session {
     /// left running when the login form comes back.
     public nonisolated var runningClientTasks: Int { workload.clientCount }
 
-    /// Every timer the machine armed but the health polls'.
-    nonisolated var deadlines: DeadlineTimer<SessionTimer> { workload.timer }
-
-    // MARK: - Running
-
     /// Runs the session: follows the device's network and runs every piece of the session's work, in one
     /// task group, until the calling task is cancelled; then ends them all and finishes ``states``.
     ///
@@ -129,9 +122,7 @@ public actor Session {
             for await status in network.statuses() { await self.reported(.networkChanged(status)) }
         }
         if let wakes = configuration.wakeMonitor?.wakes() {
-            workload.addChild {
-                for await wake in wakes { await self.reported(.deviceWoke(wake)) }
-            }
+            workload.addChild { for await wake in wakes { await self.reported(.deviceWoke(wake)) } }
         }
         await workload.run { due in await self.deadlinesPassed(due) }
         broadcaster.finish()
@@ -160,7 +151,7 @@ public actor Session {
                 message: "A username can only be chosen during onboarding (now \(machine.state.rawValue)).")
         }
         do {
-            try await authenticator.completeOnboarding(credentials, username: username)
+            try await requests.authenticator.completeOnboarding(credentials, username: username)
         } catch {
             let failure = SessionError(code: .onboardingFailed, message: "\(error)", cause: error)
             modify { machine, _ in machine.onboardingRefused(error, message: failure.message) }
@@ -194,8 +185,6 @@ public actor Session {
     /// - Returns: Whether the wake changed anything (a check started, or the retry taken).
     @discardableResult
     public func deviceWoke() -> Bool { reported(.deviceWoke(DeviceWake())) }
-
-    // MARK: - Deliveries the socket owes
 
     /// The connection that is CONNECTED now, by generation, or `nil` in every other state: what a fact about
     /// the live socket (``deliveryExpected(_:generation:)``) is tied to.
@@ -308,20 +297,10 @@ public actor Session {
         case .cancelTimer(let token):
             token.cancel()
         case .checkSession, .pollHealth, .fetchAccountStanding, .checkSocket, .endSession:
-            // Ending the session on the server outlives DISPOSE, and so does the login screen's lookup, which
-            // tailors it; ERROR's lookup belongs to the client.
-            let client =
-                switch action {
-                case .endSession: false
-                case .fetchAccountStanding: machine.state == .error
-                default: true
-                }
-            let work = SessionReport.work(
-                for: action, authenticator: authenticator, health: health,
-                connection: machine.liveConnection?.attachment,
-                logger: logger)
-            workload.submit(racing: true, client: client) { _ in
-                if let report = await work() { await self.reported(report) }
+            let connection = machine.liveConnection?.attachment
+            guard let request = requests.request(for: action, connection: connection, in: machine.state) else { return }
+            workload.submit(racing: true, client: request.client) { _ in
+                if let report = await request.run() { await self.reported(report) }
             }
         case .startHealthPolling, .stopHealthPolling:
             break  // the polls and the timers between them are the machine's own actions
@@ -331,8 +310,11 @@ public actor Session {
             hooks?.connected(generation: generation)
         case .dispose:
             dispose()
-        case .replay(let action):
-            perform(action)
+        case .replay(.play(let play)):
+            startPlay(play)
+        case .replay(let replay):
+            // What the plan surfaces is logged and shown; its timers are the machine's (`armTimer`, `cancelTimer`).
+            if replay.logSurfaced(to: logger) { publish(transitions: []) }
         }
     }
 
@@ -366,10 +348,7 @@ public actor Session {
     }
 
     func publish(transitions: [SessionTransition]) {
-        // By the timer's id, not a scan of the deadlines (a play's timeout each). Two statements, not `flatMap`: Swift 6.3.1's optimizer crashes on that form in a release build
-        // (CopyPropagation, "Found outside of lifetime use").
-        var retry: Duration?
-        if let timer = machine.retryTimerID { retry = deadlines.deadline(of: timer) }
+        let retry = workload.deadline(of: machine.retryTimerID)
         broadcaster.publish(SessionSnapshot(machine, nextRetry: retry, transitions: transitions, time: clock.elapsed()))
     }
 }

@@ -101,38 +101,6 @@ enum SessionReport: Sendable {
     }
 }
 
-extension SessionReport {
-    /// The request an action of the machine asks for — a check of the session or of the live `connection`'s
-    /// socket, a health poll, an account lookup, which answer with a report; ending the session on the server,
-    /// which does not — as work to run. Any other action asks for none.
-    static func work(
-        for action: Session.Machine.Action, authenticator: any Authenticator, health: (any HealthService)?,
-        connection: (any SessionConnection)?, logger: Logger
-    ) -> @Sendable () async -> SessionReport? {
-        switch action {
-        case .checkSession(let credentials, let check):
-            return {
-                let result = await Result(awaiting: { try await authenticator.checkSession(credentials) })
-                return .sessionChecked(result, check: check)
-            }
-        case .pollHealth(let poll):
-            return { .healthAnswered(try? await health?.status(), poll: poll) }
-        case .fetchAccountStanding(let userID, let lookup):
-            return { .accountStanding(try? await authenticator.accountStanding(userID: userID), lookup: lookup) }
-        case .checkSocket(_, let check):
-            // The machine arms the check's deadline; an answer after it is ignored, and is not stale.
-            return { .socketChecked(check: check, answered: await connection?.startSocketCheck().succeeded() ?? false) }
-        case .endSession(let credentials):
-            return {
-                await authenticator.endSession(credentials, logger: logger)
-                return nil
-            }
-        default:
-            return { nil }
-        }
-    }
-}
-
 extension Result where Failure == any Error {
     /// The value `body` returns, or the error it throws.
     init(awaiting body: () async throws -> Success) async {

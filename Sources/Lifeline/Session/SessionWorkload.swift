@@ -37,6 +37,15 @@ final class SessionWorkload: Sendable {
     /// Every timer the machine armed but the health polls'.
     var timer: DeadlineTimer<SessionTimer> { driver.timer }
 
+    /// When the timer `id` (one of the driver's timer, not a health poll's) is due; `nil` for none.
+    func deadline(of id: UInt64?) -> Duration? {
+        // By the timer's id, not a scan of the deadlines (a play's timeout each). A `guard`, not `flatMap`:
+        // Swift 6.3.1's optimizer crashes on that form in a release build (CopyPropagation, "Found outside of
+        // lifetime use").
+        guard let id else { return nil }
+        return driver.timer.deadline(of: id)
+    }
+
     /// How many pieces of counted work are running.
     var count: Int { driver.withLock { $0.running.count } }
 
