@@ -71,7 +71,7 @@ final class SessionWorkload: Sendable {
         healthTimer.cancelAll()
     }
 
-    /// Runs `body` as a child of the group, for as long as ``run(fire:ending:)`` runs; not counted.
+    /// Runs `body` as a child of the group, for as long as ``run(fire:)`` runs; not counted.
     func addChild(_ body: @escaping @Sendable () async -> Void) {
         driver.addChild(body)
     }
