@@ -150,7 +150,7 @@ public struct SessionMachine<TimerToken: Hashable & Sendable, ConnectionToken: H
 
     /// The replay of significant events, as the machine's sub-machine: CONNECTED's entry starts it, leaving
     /// CONNECTED stops it (blaming a refused frame's kind), DISPOSE forgets it; the runtime reports plays to
-    /// the machine (`SessionMachine+Replay.swift`) and performs the plan's actions as ``SessionAction/replay(_:)``.
+    /// the machine (`SessionCore+Replay.swift`) and performs the plan's actions as ``SessionAction/replay(_:)``.
     @inlinable public var replay: ReplayPlan { core.replay }
 
     /// The connection-failure count: +1 on entering DISCONNECTED, reset to 0 on entering CONNECTED — except
