@@ -26,6 +26,12 @@
 /// the action that cancels the timer or closes the connection, so the runtime keeps no table of its own.
 /// `TimerToken` and `ConnectionToken` are the runtime's types; tests pass plain values.
 ///
+/// Only the tokens are generic. The lifecycle's logic and state are a non-generic core in this module, which
+/// names a timer by its id and a connection by its generation; this type holds the core and the tokens and puts
+/// the tokens in the core's actions, and it is inlined into its caller, so it runs specialized to the runtime's
+/// tokens there. A generic machine called from another module ran unspecialized, four times slower
+/// (<doc:SessionLifecycle>, "The machine holds the runtime's handles").
+///
 /// See <doc:SessionLifecycle> for every decision the machine takes where the specification is silent.
 public struct SessionMachine<TimerToken: Hashable & Sendable, ConnectionToken: Hashable & Sendable>: Sendable {
     /// What the runtime performs: the actions over this machine's tokens.
@@ -60,143 +66,6 @@ public struct SessionMachine<TimerToken: Hashable & Sendable, ConnectionToken: H
         }
     }
 
-    /// What a connecting state (LOGGING_IN, CONNECTING, RECONNECTING) is doing.
-    @usableFromInline
-    enum Attempt: Sendable {
-        /// A connection (or an authentication attempt) is live.
-        case connection(generation: UInt64)
-        /// The connection met `InvalidSession` and was closed; the session is being checked. The
-        /// confirmation's data is kept beside the state (``SessionMachine/confirmation``), so the state every
-        /// transition copies holds nothing to count.
-        case confirming
-    }
-
-    /// The confirmation of an `InvalidSession` (``SessionCheckPolicy``).
-    @usableFromInline
-    struct Confirmation: Sendable {
-        /// What the server said.
-        var reason: PermanentFailureReason
-        /// How many checks answered "invalid" so far.
-        var invalidAnswers: Int
-        /// The check in flight, or the timer before the next one.
-        var pending: Pending
-
-        @usableFromInline
-        enum Pending: Sendable {
-            case check(UInt64)
-            case timer(UInt64)
-        }
-    }
-
-    /// What a pending account lookup tailors on the login screen.
-    @usableFromInline
-    enum NoticeLookup: Sendable {
-        /// An external logout's "You were logged out".
-        case logout
-        /// A login refused as `Disabled`.
-        case disabled
-    }
-
-    /// The state with the data valid in it, and only that.
-    @usableFromInline
-    enum State: Sendable {
-        case ready
-        case loggingIn(SessionCredentials, Attempt)
-        case onboarding(SessionCredentials)
-        case error(PermanentError, SessionCredentials, lookup: UInt64?)
-        case dispose
-        case connecting(SessionCredentials, Attempt)
-        case connected(SessionCredentials, generation: UInt64)
-        case disconnected(SessionCredentials, retryDelay: Duration, timer: UInt64)
-        case reconnecting(SessionCredentials, Attempt)
-        case offline(SessionCredentials)
-    }
-
-    @usableFromInline var current: State = .ready
-
-    /// The confirmation of an `InvalidSession`: set exactly while a connecting state's attempt is
-    /// ``Attempt/confirming``.
-    var confirmation: Confirmation?
-
-    /// A delivery the socket owes (``deliveryExpected(_:generation:using:)``) and the timer of its deadline:
-    /// set only while CONNECTED, cleared by ``deliverySeen(_:)``, by the timer and on leaving CONNECTED. Kept
-    /// beside the state, as ``confirmation`` is, so the state every transition copies holds nothing to count.
-    var deliveryWatch: DeliveryWatch?
-
-    /// The check of the socket made when the device woke (``SessionEvent/deviceWoke``) and its deadline's
-    /// timer: set only while CONNECTED, cleared by the answer, by the timer and on leaving CONNECTED.
-    var socketCheck: SocketCheck?
-
-    /// One check of the socket after a wake: the runtime's check and its deadline's timer.
-    @usableFromInline
-    struct SocketCheck: Sendable {
-        var check: UInt64
-        var timer: UInt64
-    }
-
-    /// One awaited delivery: what the runtime names it by, and its deadline's timer.
-    @usableFromInline
-    struct DeliveryWatch: Sendable {
-        var key: String
-        var timer: UInt64
-        var delay: Duration
-    }
-
-    /// The retry policy DISCONNECTED uses.
-    public let retryPolicy: RetryPolicy
-
-    /// The failure count at which health polling starts. Default 3.
-    public let healthThreshold: Int
-
-    /// How an `InvalidSession` is confirmed before the session is given up.
-    public let sessionCheckPolicy: SessionCheckPolicy
-
-    /// How long CONNECTED waits for the socket to deliver a message the server stored.
-    public let deliveryWatchPolicy: DeliveryWatchPolicy
-
-    /// How long CONNECTED waits, after the device woke, for its socket to answer the check made at once
-    /// (``SessionAction/checkSocket(generation:check:)``) before it leaves it as dead. Default 3 s: under a
-    /// tenth of the heartbeat's worst case (a 30 s interval and a 10 s Pong timeout), and long enough for a
-    /// live socket's round trip; a network that comes back slower than that after a suspend costs a
-    /// reconnect, which it would likely have needed anyway.
-    public let wakeCheckTimeout: Duration
-
-    /// The replay of significant events, as the machine's sub-machine: CONNECTED's entry starts it, leaving
-    /// CONNECTED stops it (blaming a refused frame's kind), DISPOSE forgets it; the runtime reports plays to
-    /// the machine (`SessionMachine+Replay.swift`) and performs the plan's actions as ``SessionAction/replay(_:)``.
-    public internal(set) var replay: ReplayPlan
-
-    /// The connection-failure count: +1 on entering DISCONNECTED, reset to 0 on entering CONNECTED — except
-    /// that a connection which ends within ``stabilityWindow`` of CONNECTED continues from the count it
-    /// started with (see ``connectionEnded(_:generation:connectedFor:using:)``).
-    public internal(set) var failures = 0
-
-    /// How long a connection must have lasted after CONNECTED for its end to start the failure count again
-    /// from 1; a shorter one continues from the count before it. Default 30 s, one heartbeat interval.
-    public let stabilityWindow: Duration
-
-    /// The failure count when the live connection entered CONNECTED: what a connection that ends within
-    /// ``stabilityWindow`` continues from.
-    public internal(set) var failuresBeforeConnected = 0
-
-    /// When the live connection entered CONNECTED, on the runtime's clock, when the runtime said
-    /// (``connectionReady(generation:at:using:)``): what ``connectedFor(at:)`` measures a connection's age
-    /// from, so the runtime keeps no record of its own. `nil` outside CONNECTED.
-    public internal(set) var connectedAt: Duration?
-
-    /// When the current run of connection attempts began, on the runtime's clock, as the runtime said
-    /// (``connectionStarted(generation:at:)``): LOGGING_IN's authentication starts it again, a connection
-    /// of CONNECTING or RECONNECTING keeps the one before it, through DISCONNECTED's retries, until the
-    /// session leaves CONNECTED or is disposed of. What ``timeToConnected`` measures from.
-    public internal(set) var connectingSince: Duration?
-
-    /// What the session last failed with, as its snapshot reports it: set by TEMPORARY_FAILURE,
-    /// PERMANENT_FAILURE and the server's LOGOUT (in one place, ``handle(_:using:)``, which every report such
-    /// as ``connectionEnded(_:generation:connectedFor:using:)`` goes through) and by a refused onboarding (``onboardingRefused(_:message:)``), cleared by SOCKET_CONNECTED
-    /// and by a new login. DISPOSE and READY keep it, so the login screen can
-    /// still say what went wrong.
-    public internal(set) var lastError: LastError?
-
     /// What a session last failed with (``lastError``).
     public enum LastError: Sendable {
         /// A failure the lifecycle took an edge on, or the server's logout (``SessionFailure/loggedOut``).
@@ -206,104 +75,26 @@ public struct SessionMachine<TimerToken: Hashable & Sendable, ConnectionToken: H
         case onboardingRefused(message: String, cause: any Error)
     }
 
-    /// Set while the end of a connection that did not last ``stabilityWindow`` is being handled, for
-    /// DISCONNECTED's entry.
-    var endedBeforeStable = false
+    /// The transitions one accepted event took (``handle(_:using:appendingTo:)``).
+    package typealias Steps = SessionSteps
 
-    /// How long the live connection took to reach CONNECTED from when its run of attempts began
-    /// (``connectingSince`` to ``connectedAt``): the time-to-connected the runtime reports. `nil` outside
-    /// CONNECTED, or when the runtime gave the machine no times.
-    public var timeToConnected: Duration? {
-        guard case .connected = current, let connectedAt, let connectingSince else { return nil }
-        return connectedAt - connectingSince
-    }
+    // MARK: - Storage
 
-    /// Whether the device has a network, as last reported. Entering DISCONNECTED while offline chains
-    /// DEVICE_OFFLINE instead of arming the retry timer.
-    public internal(set) var isDeviceOnline = true
+    /// The machine's logic and state, not generic (``SessionCore``).
+    @usableFromInline var core: SessionCore
 
-    /// Whether the runtime is polling the health service (between ``SessionAction/startHealthPolling``
-    /// and ``SessionAction/stopHealthPolling``).
-    public internal(set) var isPollingHealth = false
-
-    /// While polling health: the poll in flight, or the timer before the next one.
-    var healthPoll: HealthPoll?
-
-    /// The last id given to a health poll; polls count apart from the tickets, so starting to poll moves no
-    /// timer's id.
-    var lastHealthPoll: UInt64 = 0
-
-    /// What health polling waits for.
-    enum HealthPoll: Sendable {
-        case asking(UInt64)
-        case waiting(timer: UInt64)
-    }
-
-    /// Whether there is a health service to poll: without one, the failure count never starts polling.
-    public let pollsHealth: Bool
-
-    /// How long one pending play of a significant event may take before it fails
-    /// (``SessionTimer/Purpose/playTimeout(play:)``). Default 10 s.
-    public let replayTimeout: Duration
-
-    /// How often CONNECTED plays the recorded subscriptions again (``SessionTimer/Purpose/renewal``), or `nil`
-    /// for never. Stoat's subscriptions expire after 15 minutes.
-    public let subscriptionRenewal: Duration?
-
-    /// The timers of the replay — the plays' timeouts and retries — by id, and by purpose: the plan names its
-    /// plays, the machine turns their timers into ``SessionTimer``s it arms and cancels.
-    var replayTimers: [UInt64: SessionTimer.Purpose] = [:]
-    var replayTimerIDs: [SessionTimer.Purpose: UInt64] = [:]
-
-    /// CONNECTED's renewal timer, while armed.
-    var renewalTimer: UInt64?
-
-    /// Every armed timer, by id: its token once the runtime handed it over (``timerArmed(_:token:)``).
-    var timers: [UInt64: TimerSlot] = [:]
-
-    /// An armed timer's handle in ``timers``.
-    enum TimerSlot: Sendable {
-        /// Asked for (``SessionAction/armTimer(_:)``); the runtime has not handed its token over yet.
-        case awaitingToken
-        /// Armed, with the token that cancels it.
-        case armed(TimerToken)
-    }
+    /// Every armed timer, with its token once the runtime handed it over (``timerArmed(_:token:)``). A list, not
+    /// a dictionary: a handful of timers are armed at a time, and searching them costs less than hashing an id
+    /// on every arm and cancel.
+    @usableFromInline var timers: [TimerSlot] = []
 
     /// The live connection's token, and its generation, once the runtime handed it over
     /// (``connectionMade(_:generation:)``); dropped when the connection is closed or ends by itself.
-    var connection: (generation: UInt64, token: ConnectionToken)?
+    @usableFromInline var connection: (generation: UInt64, token: ConnectionToken)?
 
-    /// How long to wait between health polls when the service does not say. Default 60 s.
-    public let healthPollInterval: Duration
-
-    /// The bounds any wait between health polls is kept within, whatever the service asks for. Default
-    /// 10 s to 15 min.
-    public let healthPollBounds: ClosedRange<Duration>
-
-    /// The health service's current outage alert, shown while polling.
-    public internal(set) var outageAlert: OutageAlert?
-
-    /// The notice the login screen shows, set by an external logout or a failed login.
-    public internal(set) var notice: Notice?
-
-    /// How many events were rejected because the state did not accept them.
-    public internal(set) var rejectedEvents = 0
-
-    /// The generation of the last connection the machine asked for; each ``SessionAction/connect(_:generation:)``
-    /// and ``SessionAction/authenticate(_:generation:)`` uses the next one.
-    public internal(set) var generation: UInt64 = 0
-
-    /// The last id given to a timer, a check or a lookup; each new one takes the next.
-    var lastTicket: UInt64 = 0
-
-    /// Whether the session being disposed of ended by an external logout, so READY shows "You were logged out".
-    @usableFromInline var pendingExternalLogout = false
-
-    /// The account lookup that tailors the login screen's notice, if one is pending.
-    var noticeLookup: (id: UInt64, purpose: NoticeLookup)?
-
-    /// The standing an external logout's lookup found while the client was being disposed of.
-    var logoutStanding: AccountStanding?
+    /// The core's actions of the event being handled, before their tokens are put in: kept between events,
+    /// so the allocation-free form allocates nothing.
+    @usableFromInline var scratch: [SessionCore.Action] = []
 
     /// Creates a machine in READY.
     ///
@@ -329,124 +120,517 @@ public struct SessionMachine<TimerToken: Hashable & Sendable, ConnectionToken: H
         replayTimeout: Duration = .seconds(10), subscriptionRenewal: Duration? = nil,
         wakeCheckTimeout: Duration = .seconds(3)
     ) {
-        precondition(healthThreshold >= 1, "healthThreshold must be at least 1, got \(healthThreshold)")
-        precondition(stabilityWindow >= .zero, "stabilityWindow must not be negative, got \(stabilityWindow)")
-        precondition(wakeCheckTimeout > .zero, "wakeCheckTimeout must be positive, got \(wakeCheckTimeout)")
-        self.wakeCheckTimeout = wakeCheckTimeout
-        self.retryPolicy = retryPolicy
-        self.healthThreshold = healthThreshold
-        self.sessionCheckPolicy = sessionCheckPolicy
-        self.stabilityWindow = stabilityWindow
-        self.deliveryWatchPolicy = deliveryWatchPolicy
-        self.replay = replay
-        self.healthPollInterval = healthPollInterval
-        self.healthPollBounds = healthPollBounds
-        self.pollsHealth = pollsHealth
-        self.replayTimeout = replayTimeout
-        self.subscriptionRenewal = subscriptionRenewal
+        core = SessionCore(
+            retryPolicy: retryPolicy, healthThreshold: healthThreshold, sessionCheckPolicy: sessionCheckPolicy,
+            stabilityWindow: stabilityWindow, deliveryWatchPolicy: deliveryWatchPolicy, replay: replay,
+            healthPollInterval: healthPollInterval, healthPollBounds: healthPollBounds, pollsHealth: pollsHealth,
+            replayTimeout: replayTimeout, subscriptionRenewal: subscriptionRenewal, wakeCheckTimeout: wakeCheckTimeout)
     }
 
     // MARK: - Reading
 
+    /// The retry policy DISCONNECTED uses.
+    @inlinable public var retryPolicy: RetryPolicy { core.retryPolicy }
+
+    /// The failure count at which health polling starts. Default 3.
+    @inlinable public var healthThreshold: Int { core.healthThreshold }
+
+    /// How an `InvalidSession` is confirmed before the session is given up.
+    @inlinable public var sessionCheckPolicy: SessionCheckPolicy { core.sessionCheckPolicy }
+
+    /// How long CONNECTED waits for the socket to deliver a message the server stored.
+    @inlinable public var deliveryWatchPolicy: DeliveryWatchPolicy { core.deliveryWatchPolicy }
+
+    /// How long CONNECTED waits, after the device woke, for its socket to answer the check made at once
+    /// (``SessionAction/checkSocket(generation:check:)``) before it leaves it as dead. Default 3 s: under a
+    /// tenth of the heartbeat's worst case (a 30 s interval and a 10 s Pong timeout), and long enough for a
+    /// live socket's round trip; a network that comes back slower than that after a suspend costs a
+    /// reconnect, which it would likely have needed anyway.
+    @inlinable public var wakeCheckTimeout: Duration { core.wakeCheckTimeout }
+
+    /// The replay of significant events, as the machine's sub-machine: CONNECTED's entry starts it, leaving
+    /// CONNECTED stops it (blaming a refused frame's kind), DISPOSE forgets it; the runtime reports plays to
+    /// the machine (`SessionCore+Replay.swift`) and performs the plan's actions as ``SessionAction/replay(_:)``.
+    @inlinable public var replay: ReplayPlan { core.replay }
+
+    /// The connection-failure count: +1 on entering DISCONNECTED, reset to 0 on entering CONNECTED — except
+    /// that a connection which ends within ``stabilityWindow`` of CONNECTED continues from the count it
+    /// started with (see ``connectionEnded(_:generation:connectedFor:using:)``).
+    @inlinable public var failures: Int { core.failures }
+
+    /// How long a connection must have lasted after CONNECTED for its end to start the failure count again
+    /// from 1; a shorter one continues from the count before it. Default 30 s, one heartbeat interval.
+    @inlinable public var stabilityWindow: Duration { core.stabilityWindow }
+
+    /// The failure count when the live connection entered CONNECTED: what a connection that ends within
+    /// ``stabilityWindow`` continues from.
+    @inlinable public var failuresBeforeConnected: Int { core.failuresBeforeConnected }
+
+    /// When the live connection entered CONNECTED, on the runtime's clock, when the runtime said
+    /// (``connectionReady(generation:at:using:)``): what ``connectedFor(at:)`` measures a connection's age
+    /// from, so the runtime keeps no record of its own. `nil` outside CONNECTED.
+    @inlinable public var connectedAt: Duration? { core.connectedAt }
+
+    /// When the current run of connection attempts began, on the runtime's clock, as the runtime said
+    /// (``connectionStarted(generation:at:)``): LOGGING_IN's authentication starts it again, a connection
+    /// of CONNECTING or RECONNECTING keeps the one before it, through DISCONNECTED's retries, until the
+    /// session leaves CONNECTED or is disposed of. What ``timeToConnected`` measures from.
+    @inlinable public var connectingSince: Duration? { core.connectingSince }
+
+    /// How long the live connection took to reach CONNECTED from when its run of attempts began
+    /// (``connectingSince`` to ``connectedAt``): the time-to-connected the runtime reports. `nil` outside
+    /// CONNECTED, or when the runtime gave the machine no times.
+    @inlinable public var timeToConnected: Duration? { core.timeToConnected }
+
+    /// Whether the device has a network, as last reported. Entering DISCONNECTED while offline chains
+    /// DEVICE_OFFLINE instead of arming the retry timer.
+    @inlinable public var isDeviceOnline: Bool { core.isDeviceOnline }
+
+    /// Whether the runtime is polling the health service (between ``SessionAction/startHealthPolling``
+    /// and ``SessionAction/stopHealthPolling``).
+    @inlinable public var isPollingHealth: Bool { core.isPollingHealth }
+
+    /// Whether there is a health service to poll: without one, the failure count never starts polling.
+    @inlinable public var pollsHealth: Bool { core.pollsHealth }
+
+    /// How long one pending play of a significant event may take before it fails
+    /// (``SessionTimer/Purpose/playTimeout(play:)``). Default 10 s.
+    @inlinable public var replayTimeout: Duration { core.replayTimeout }
+
+    /// How often CONNECTED plays the recorded subscriptions again (``SessionTimer/Purpose/renewal``), or `nil`
+    /// for never. Stoat's subscriptions expire after 15 minutes.
+    @inlinable public var subscriptionRenewal: Duration? { core.subscriptionRenewal }
+
+    /// How long to wait between health polls when the service does not say. Default 60 s.
+    @inlinable public var healthPollInterval: Duration { core.healthPollInterval }
+
+    /// The bounds any wait between health polls is kept within, whatever the service asks for. Default
+    /// 10 s to 15 min.
+    @inlinable public var healthPollBounds: ClosedRange<Duration> { core.healthPollBounds }
+
+    /// The health service's current outage alert, shown while polling.
+    @inlinable public var outageAlert: OutageAlert? { core.outageAlert }
+
+    /// The notice the login screen shows, set by an external logout or a failed login.
+    @inlinable public var notice: Notice? { core.notice }
+
+    /// How many events were rejected because the state did not accept them.
+    @inlinable public var rejectedEvents: Int { core.rejectedEvents }
+
+    /// The generation of the last connection the machine asked for; each ``SessionAction/connect(_:generation:)``
+    /// and ``SessionAction/authenticate(_:generation:)`` uses the next one.
+    @inlinable public var generation: UInt64 { core.generation }
+
     /// The current state.
-    public var state: SessionState {
-        switch current {
-        case .ready: .ready
-        case .loggingIn: .loggingIn
-        case .onboarding: .onboarding
-        case .error: .error
-        case .dispose: .dispose
-        case .connecting: .connecting
-        case .connected: .connected
-        case .disconnected: .disconnected
-        case .reconnecting: .reconnecting
-        case .offline: .offline
-        }
-    }
+    @inlinable public var state: SessionState { core.state }
 
     /// The session the lifecycle is working with, or `nil` in READY and DISPOSE.
-    public var credentials: SessionCredentials? {
-        switch current {
-        case .ready, .dispose: nil
-        case .loggingIn(let c, _), .onboarding(let c), .error(_, let c, _), .connecting(let c, _),
-            .connected(let c, _), .disconnected(let c, _, _), .reconnecting(let c, _), .offline(let c):
-            c
-        }
-    }
+    @inlinable public var credentials: SessionCredentials? { core.credentials }
 
     /// The generation of the connection (or authentication attempt) that is live, or `nil` when none is.
     ///
     /// At most one connection is live: in LOGGING_IN, CONNECTING and RECONNECTING (unless the session is
     /// being checked after an `InvalidSession`), and in CONNECTED; none elsewhere. Reports about any other
     /// generation are ignored.
-    public var liveGeneration: UInt64? {
-        switch current {
-        case .loggingIn(_, .connection(let g)), .connecting(_, .connection(let g)),
-            .reconnecting(_, .connection(let g)), .connected(_, let g):
-            g
-        case .loggingIn, .connecting, .reconnecting, .ready, .onboarding, .error, .dispose, .disconnected,
-            .offline:
-            nil
-        }
-    }
+    @inlinable public var liveGeneration: UInt64? { core.liveGeneration }
 
     /// Whether the session is being checked after the server called it invalid: the connection is closed,
     /// the state (and what the interface shows) is unchanged, and the checks decide between
     /// PERMANENT_FAILURE and TEMPORARY_FAILURE.
-    public var isConfirmingSession: Bool {
-        if case .confirming = attempt?.attempt { return true }
-        return false
-    }
+    @inlinable public var isConfirmingSession: Bool { core.isConfirmingSession }
 
     /// Whether the retry timer is armed: exactly while in DISCONNECTED.
-    public var isRetryTimerArmed: Bool {
-        if case .disconnected = current { return true }
-        return false
-    }
+    @inlinable public var isRetryTimerArmed: Bool { core.isRetryTimerArmed }
 
     /// The id of the armed retry timer (``SessionTimer/Purpose/retry(failures:)``), or `nil`: set exactly while
     /// in DISCONNECTED. What lets a runtime find the retry's deadline without searching its other timers.
-    public var retryTimerID: UInt64? {
-        if case .disconnected(_, _, let timer) = current { return timer }
-        return nil
-    }
+    @inlinable public var retryTimerID: UInt64? { core.retryTimerID }
 
     /// The delivery CONNECTED is waiting for, by the key the runtime gave it, or `nil`: set exactly while a
     /// delivery timer (``SessionTimer/Purpose/deliveryWatch``) is armed, and only in CONNECTED.
-    public var watchedDelivery: String? { deliveryWatch?.key }
+    @inlinable public var watchedDelivery: String? { core.watchedDelivery }
 
     /// What the interface shows now.
-    public var presentation: Presentation {
-        switch current {
-        case .ready: Presentation(screen: .login, notice: notice)
-        case .loggingIn, .dispose: Presentation(screen: .loading)
-        case .onboarding: Presentation(screen: .usernameSelection)
-        case .error(let error, _, _): Presentation(screen: .permanentError(error))
-        case .connecting: Presentation(screen: .client, banner: .connecting, outageAlert: outageAlert)
-        case .connected: Presentation(screen: .client)
-        case .disconnected(_, let delay, _):
-            Presentation(screen: .client, banner: .disconnected, outageAlert: outageAlert, retryDelay: delay)
-        case .reconnecting: Presentation(screen: .client, banner: .reconnecting, outageAlert: outageAlert)
-        case .offline: Presentation(screen: .client, banner: .deviceOffline, outageAlert: outageAlert)
-        }
-    }
-}
+    @inlinable public var presentation: Presentation { core.presentation }
 
-extension SessionEvent {
-    /// The session a LOGIN event carries.
-    var credentials: SessionCredentials? {
-        switch self {
-        case .loginCached(let c), .loginUncached(let c): c
-        default: nil
+    /// What the session last failed with, as its snapshot reports it: set by TEMPORARY_FAILURE,
+    /// PERMANENT_FAILURE and the server's LOGOUT (in one place, ``handle(_:using:)``, which every report such
+    /// as ``connectionEnded(_:generation:connectedFor:using:)`` goes through) and by a refused onboarding (``onboardingRefused(_:message:)``), cleared by SOCKET_CONNECTED
+    /// and by a new login. DISPOSE and READY keep it, so the login screen can
+    /// still say what went wrong.
+    @inlinable public var lastError: LastError? {
+        switch core.lastError {
+        case nil: nil
+        case .failure(let failure): .failure(failure)
+        case .onboardingRefused(let message, let cause): .onboardingRefused(message: message, cause: cause)
         }
     }
 
-    /// The failure a TEMPORARY_FAILURE or PERMANENT_FAILURE carries.
-    public var failure: SessionFailure? {
-        switch self {
-        case .temporaryFailure(let cause): .temporary(cause)
-        case .permanentFailure(let reason): .permanent(reason)
-        default: nil
+    // MARK: - Events and reports
+
+    /// A check of the session (``SessionAction/checkSession(_:check:)``) answered.
+    ///
+    /// "Invalid" counts towards the policy's ``SessionCheckPolicy/checks``: the last one needed is
+    /// PERMANENT_FAILURE, an earlier one arms the timer before the next check. "Valid", or a check that
+    /// failed in any other way, is TEMPORARY_FAILURE with ``TemporaryFailureCode/unconfirmedInvalidSession``.
+    ///
+    /// - Parameters:
+    ///   - result: The answer, or the error of a check that found none.
+    ///   - check: The check's id.
+    ///   - generator: The random source for the jitter.
+    /// - Returns: What to do, or ``Output/ignored`` for a check the machine no longer waits for.
+    @inlinable
+    public mutating func sessionChecked(
+        _ result: Result<SessionCheck, any Error>, check: UInt64, using generator: inout some RandomNumberGenerator
+    ) -> Output {
+        translated(core.sessionChecked(result, check: check, using: &generator))
+    }
+
+    /// The runtime started the connection (or authentication) `generation` the machine asked for, at `now` on
+    /// its clock: the machine records when the run of attempts began (``connectingSince``). LOGGING_IN's
+    /// attempt starts a new run; any other keeps the run's start, so the time to CONNECTED
+    /// (``timeToConnected``) counts the failed attempts and the retries' waits before it.
+    ///
+    /// - Returns: ``Output/updated(actions:)`` with no action, or ``Output/ignored`` for a generation that is
+    ///   not the live one.
+    @inlinable
+    @discardableResult
+    public mutating func connectionStarted(generation: UInt64, at now: Duration) -> Output {
+        translated(core.connectionStarted(generation: generation, at: now))
+    }
+
+    /// The connection `generation` has loaded its initial data: SOCKET_CONNECTED, if it is the live one. Given
+    /// `now` on the runtime's clock, the machine records when CONNECTED began (``connectedAt``), which the
+    /// runtime's later reports measure the connection's age from (``connectedFor(at:)``).
+    ///
+    /// - Returns: The transition, or ``Output/ignored`` for a superseded generation.
+    @inlinable
+    public mutating func connectionReady(
+        generation: UInt64, at now: Duration? = nil, using generator: inout some RandomNumberGenerator
+    ) -> Output {
+        translated(core.connectionReady(generation: generation, at: now, using: &generator))
+    }
+
+    /// How long the live connection has been in CONNECTED at `now`, when the runtime said when it got there
+    /// (``connectedAt``); `nil` outside CONNECTED.
+    @inlinable
+    public func connectedFor(at now: Duration) -> Duration? {
+        core.connectedFor(at: now)
+    }
+
+    /// The connection `generation`'s run returned. A superseded connection returning is its normal end (it was
+    /// closed, or it reported its end first): ``Output/ignored``, and not a stale report. The live one returning
+    /// has ended without saying why: a TEMPORARY_FAILURE ``TemporaryFailureCode/socketDropped``, as
+    /// ``connectionEnded(_:generation:connectedFor:using:)`` takes it.
+    ///
+    /// - Parameters:
+    ///   - generation: The connection's generation.
+    ///   - connectedFor: How long the connection had been in CONNECTED, on the runtime's clock.
+    ///   - generator: The random source for the retry jitter.
+    /// - Returns: What to do, or ``Output/ignored`` for a connection that is not the live one.
+    @inlinable
+    public mutating func connectionReturned(
+        generation: UInt64, connectedFor: Duration? = nil, using generator: inout some RandomNumberGenerator
+    ) -> Output {
+        forgetEndedConnection(generation)
+        return translated(
+            core.connectionReturned(generation: generation, connectedFor: connectedFor, using: &generator))
+    }
+
+    /// The onboarding check of attempt `generation` found that the account has no user yet: NO_USER.
+    ///
+    /// - Returns: The transition, or ``Output/ignored`` for a superseded generation.
+    @inlinable
+    public mutating func onboardingNeeded(
+        generation: UInt64, using generator: inout some RandomNumberGenerator
+    ) -> Output {
+        translated(core.onboardingNeeded(generation: generation, using: &generator))
+    }
+
+    /// The connection `generation` ended: decides what the ending means in the current state, so that
+    /// every end of a live connection takes an edge of the table (or starts a confirmation).
+    ///
+    /// - A temporary end is TEMPORARY_FAILURE.
+    /// - `InvalidSession` while connecting (LOGGING_IN, CONNECTING, RECONNECTING) is confirmed first: the
+    ///   connection has ended and the session is checked (``SessionAction/checkSession(_:check:)``), the
+    ///   state unchanged, until ``sessionChecked(_:check:using:)`` decides. With
+    ///   ``SessionCheckPolicy/none`` it is PERMANENT_FAILURE at once, like any other permanent end there.
+    /// - CONNECTED has no PERMANENT_FAILURE edge: a permanent end there is the socket dropping
+    ///   (TEMPORARY_FAILURE); the reconnect meets the invalid session from RECONNECTING, which has the edge.
+    /// - The server's logout is an external LOGOUT; in LOGGING_IN, which has no LOGOUT edge, it is
+    ///   PERMANENT_FAILURE with ``PermanentFailureCode/loggedOut``.
+    ///
+    /// A connection that ends in CONNECTED less than ``stabilityWindow`` after it got there (`connectedFor`)
+    /// does not wipe the failure history: DISCONNECTED counts from ``failuresBeforeConnected``, so a server
+    /// that accepts every connection and drops it at once meets the growing retry delays of one that refuses
+    /// it, instead of a reconnect every retry unit. An unknown age (`nil`, the event API) keeps the
+    /// specification's count.
+    ///
+    /// - Parameters:
+    ///   - end: Why the connection ended.
+    ///   - generation: The connection's generation.
+    ///   - connectedFor: How long the connection had been in CONNECTED, on the runtime's clock; `nil` when
+    ///     it never got there or the runtime does not say.
+    ///   - generator: The random source for the retry jitter.
+    /// - Returns: What to do, or ``Output/ignored`` for a superseded generation.
+    @inlinable
+    public mutating func connectionEnded(
+        _ end: SessionFailure, generation: UInt64, connectedFor: Duration? = nil,
+        using generator: inout some RandomNumberGenerator
+    ) -> Output {
+        forgetEndedConnection(generation)
+        return translated(
+            core.connectionEnded(end, generation: generation, connectedFor: connectedFor, using: &generator))
+    }
+
+    /// The server stored something whose event the live connection must deliver — the user's own message,
+    /// which the REST answer carried — so the socket has until the delivery deadline to bring it
+    /// (``DeliveryWatchPolicy``): the deadline's timer is armed, as data.
+    ///
+    /// One delivery is watched at a time: while one is awaited, another changes nothing (the first one's
+    /// deadline already proves the socket). A watch needs the connection the fact was observed on:
+    /// `generation` is the connection that was CONNECTED when the send started, so a send that straddled a
+    /// reconnect (its event may have gone to the old socket) is not watched. The machine never resets or
+    /// counts failures here; only the firing deadline is a TEMPORARY_FAILURE.
+    ///
+    /// - Parameters:
+    ///   - key: What the runtime names the delivery by (the message's nonce), for ``deliverySeen(_:)``.
+    ///   - generation: The connection the send started on.
+    ///   - generator: The random source for the deadline's jitter.
+    /// - Returns: ``Output/updated(actions:)`` with the timer to arm, or ``Output/ignored`` outside CONNECTED,
+    ///   for another connection, while a delivery is already watched, or with the watch disabled.
+    @inlinable
+    public mutating func deliveryExpected(
+        _ key: String, generation: UInt64, using generator: inout some RandomNumberGenerator
+    ) -> Output {
+        translated(core.deliveryExpected(key, generation: generation, using: &generator))
+    }
+
+    /// The socket delivered what ``deliveryExpected(_:generation:using:)`` named `key`: its deadline's timer is
+    /// cancelled.
+    ///
+    /// - Returns: ``Output/updated(actions:)`` with the cancellation, or ``Output/ignored`` when `key` is not the
+    ///   delivery awaited (another message, or one whose deadline already passed).
+    @inlinable
+    public mutating func deliverySeen(_ key: String) -> Output {
+        translated(core.deliverySeen(key))
+    }
+
+    /// Records the device's network state, and fires the transition it means where the state accepts one:
+    /// DEVICE_OFFLINE in DISCONNECTED, DEVICE_ONLINE in OFFLINE.
+    ///
+    /// A network change elsewhere is only recorded: going offline while CONNECTED is noticed when the
+    /// socket fails, and DISCONNECTED then goes straight on to OFFLINE.
+    ///
+    /// - Returns: The transition; ``Output/updated(actions:)`` with no action when the change was only
+    ///   recorded; ``Output/ignored`` when the network did not change.
+    @inlinable
+    public mutating func networkChanged(
+        isOnline: Bool,
+        using generator: inout some RandomNumberGenerator
+    ) -> Output {
+        translated(core.networkChanged(isOnline: isOnline, using: &generator))
+    }
+
+    /// Records the account standing a ``SessionAction/fetchAccountStanding(userID:lookup:)`` found: it
+    /// tailors ERROR's message, or READY's notice after an external logout or a login refused as
+    /// `Disabled`. `nil` means the lookup failed; what it would have tailored stays as it is.
+    ///
+    /// - Parameters:
+    ///   - standing: The standing, or `nil` when the lookup failed.
+    ///   - lookup: The lookup's id; an answer to any lookup but the pending one is ignored.
+    /// - Returns: ``Output/updated(actions:)`` (with no action) when the presentation changed, else
+    ///   ``Output/ignored``.
+    @inlinable
+    @discardableResult
+    public mutating func accountStandingReceived(_ standing: AccountStanding?, lookup: UInt64) -> Output {
+        translated(core.accountStandingReceived(standing, lookup: lookup))
+    }
+
+    /// The server refused to complete onboarding (``SessionAction`` has none: the interface asked for it):
+    /// the machine records it as the ``lastError``, in whatever state the session is now.
+    ///
+    /// - Parameters:
+    ///   - cause: The refusal.
+    ///   - message: A message for people; never a token or a password.
+    /// - Returns: ``Output/updated(actions:)`` with no action: the last error changed.
+    @inlinable
+    @discardableResult
+    public mutating func onboardingRefused(_ cause: any Error, message: String) -> Output {
+        translated(core.onboardingRefused(cause, message: message))
+    }
+
+    /// The health service answered poll `poll` (``SessionAction/pollHealth(poll:)``): the machine records its
+    /// alert (or its absence) and arms the timer of the next poll, after the service's `pollInterval` (or
+    /// ``healthPollInterval``) kept within ``healthPollBounds``.
+    ///
+    /// - Returns: The timer to arm, or ``Output/ignored`` for a poll the machine no longer waits for (polling
+    ///   stopped, or a later poll began). Whether the presentation changed shows in ``outageAlert``.
+    @inlinable
+    public mutating func healthAnswered(poll: UInt64, alert: OutageAlert?, pollInterval: Duration?) -> Output {
+        translated(core.healthAnswered(poll: poll, alert: alert, pollInterval: pollInterval))
+    }
+
+    /// Poll `poll` of the health service failed (no answer): the alert shown stays, and the next poll is
+    /// armed after ``healthPollInterval``.
+    ///
+    /// - Returns: The timer to arm, or ``Output/ignored`` for a poll the machine no longer waits for.
+    @inlinable
+    public mutating func healthPollFailed(poll: UInt64) -> Output {
+        translated(core.healthPollFailed(poll: poll))
+    }
+
+    /// Records why a login at the login interface failed, for the login screen's notice. Only READY shows
+    /// it. A login refused as `Disabled` carries the account's user id: the account's standing is looked
+    /// up, and a suspended, banned, deleted or spam account is named as such when the answer comes.
+    ///
+    /// - Parameters:
+    ///   - failure: Why the login failed.
+    ///   - userID: The account's user id when the refusal names it (Stoat's `Disabled`), else `nil`.
+    /// - Returns: The lookup to perform, or ``Output/ignored`` outside READY.
+    @inlinable
+    public mutating func loginFailed(_ failure: LoginFailure, userID: String? = nil) -> Output {
+        translated(core.loginFailed(failure, userID: userID))
+    }
+
+    /// The server named the session's user — the client read it from `Ready` (the user whose relationship is
+    /// `User`) — for a session that began without one (a token alone): its credentials carry it from now on, so
+    /// that an ending the session meets later (a suspension, a ban) is looked up and named. A session that already
+    /// names its user keeps it: the user id it signed in with is the one source of who the user is.
+    ///
+    /// - Parameter userID: The user the server named.
+    /// - Returns: ``Output/updated(actions:)`` with no action when the credentials changed, else
+    ///   ``Output/ignored``.
+    @inlinable
+    @discardableResult
+    public mutating func userIdentified(_ userID: String) -> Output {
+        translated(core.userIdentified(userID))
+    }
+
+    /// The app asked for a significant event (subscribe, begin typing…): played now if connected, recorded
+    /// for every reconnect when its kind is recorded (``ReplayPlan/requested(_:playable:)``).
+    ///
+    /// - Parameters:
+    ///   - event: The event.
+    ///   - playable: Whether the protocol has a frame for it (an opposite without one only updates the record).
+    /// - Returns: ``Output/updated(actions:)`` with the actions, in order (the record changed, if nothing else).
+    @inlinable
+    public mutating func requested(_ event: SignificantEvent, playable: Bool = true) -> Output {
+        translated(core.requested(event, playable: playable))
+    }
+
+    /// A play answered: `succeeded`, or it failed. A play the plan no longer waits for (answered after its
+    /// timeout or its connection's end) changes nothing: ``Output/ignored``.
+    @inlinable
+    public mutating func playAnswered(_ id: UInt64, succeeded: Bool) -> Output {
+        translated(core.playAnswered(id, succeeded: succeeded))
+    }
+
+    /// The play `id` (``ReplayAction/play(_:)``) is awaited (`PlayStart.pending` in the runtime): its
+    /// timeout is armed, ``replayTimeout`` from now, and firing fails it. A play answered at once needs none.
+    ///
+    /// - Returns: The timer to arm, or ``Output/ignored`` for a play the plan does not wait for, or whose
+    ///   timeout is armed already.
+    @inlinable
+    public mutating func playPending(_ id: UInt64) -> Output {
+        translated(core.playPending(id))
+    }
+
+    /// Plays recorded events of one kind again, at most `limit`, before the server forgets them: only while
+    /// CONNECTED (``ReplayPlan/renew(_:limit:)``).
+    @inlinable
+    public mutating func renew(_ kind: SignificantEvent.Kind, limit: Int) -> Output {
+        translated(core.renew(kind, limit: limit))
+    }
+
+    /// A timer the machine armed (``SessionAction/armTimer(_:)``) fired: RETRY for DISCONNECTED's retry
+    /// timer, the next check of a session being confirmed, the next health poll, TEMPORARY_FAILURE
+    /// ``TemporaryFailureCode/deliveryStalled`` for a delivery deadline, TEMPORARY_FAILURE
+    /// ``TemporaryFailureCode/wakeCheckFailed`` for the deadline of a check made on waking, a play's timeout or
+    /// retry, the renewal of the subscriptions.
+    ///
+    /// A delivery deadline ends the connection as a connection's own end does: one that had been in CONNECTED
+    /// less than ``stabilityWindow`` (`connectedFor`) keeps the failure history, so a server that stays deaf
+    /// meets growing retry delays instead of a reconnect every deadline.
+    ///
+    /// - Parameters:
+    ///   - id: The timer's id.
+    ///   - connectedFor: How long the live connection had been in CONNECTED, on the runtime's clock; `nil` when
+    ///     the runtime does not say (the specification's count).
+    ///   - generator: The random source for the jitter.
+    /// - Returns: What to do, or ``Output/ignored`` for a timer that was cancelled or superseded.
+    @inlinable
+    public mutating func timerFired(
+        _ id: UInt64, connectedFor: Duration? = nil, using generator: inout some RandomNumberGenerator
+    ) -> Output {
+        // Fired: its token is spent.
+        _ = removeTimer(id)
+        return translated(core.timerFired(id, connectedFor: connectedFor, using: &generator))
+    }
+
+    /// Handles one event: takes the table's edge, or rejects the event.
+    ///
+    /// SOCKET_CONNECTED and NO_USER are facts about the live connection: with none live (the session is
+    /// being checked after an `InvalidSession`) they are rejected.
+    ///
+    /// - Parameters:
+    ///   - event: The fact that happened.
+    ///   - generator: The random source for the retry jitter.
+    /// - Returns: The transitions and the actions to perform, or the rejection.
+    @inlinable
+    public mutating func handle(_ event: SessionEvent, using generator: inout some RandomNumberGenerator) -> Output {
+        translated(core.handle(event, using: &generator))
+    }
+
+    /// Handles one event, appending the actions to a buffer the caller owns: the allocation-free core of
+    /// ``handle(_:using:)``, which `lifeline bench`'s `machine` measures (clear the buffer and reuse it). Its
+    /// transitions carry no ``SessionTransition/cause`` and it records no failure as the ``lastError`` (it
+    /// clears it on SOCKET_CONNECTED and a login): copying the cause cost `machine` 15 % of its transitions
+    /// per second, so ``handle(_:using:)``, the one public form, sets both, in one place.
+    ///
+    /// - Parameters:
+    ///   - event: The fact that happened.
+    ///   - generator: The random source for the retry jitter.
+    ///   - actions: The buffer the actions are appended to, in the order to perform them.
+    /// - Returns: The transitions taken, or `nil` when the state does not accept the event.
+    @inlinable
+    package mutating func handle(
+        _ event: SessionEvent,
+        using generator: inout some RandomNumberGenerator,
+        appendingTo actions: inout [Action]
+    ) -> SessionSteps? {
+        var coreActions: [SessionCore.Action] = []
+        swap(&coreActions, &scratch)
+        defer {
+            coreActions.removeAll(keepingCapacity: true)
+            swap(&coreActions, &scratch)
         }
+        let steps = core.handle(event, using: &generator, appendingTo: &coreActions)
+        for action in coreActions { translate(action, into: &actions) }
+        return steps
+    }
+
+    /// Whether CONNECTED is checking its socket after the device woke (a check pending, its deadline armed).
+    @inlinable
+    public var isCheckingSocket: Bool { core.isCheckingSocket }
+
+    /// The check of the socket the machine asked for on waking (``SessionAction/checkSocket(generation:check:)``)
+    /// finished: `answered` — the peer answered (a `Pong`) — cancels its deadline; otherwise the socket could
+    /// not be checked (it is not open, the frame could not be written) and CONNECTED leaves it at once, as the
+    /// deadline would: TEMPORARY_FAILURE ``TemporaryFailureCode/wakeCheckFailed``.
+    ///
+    /// - Parameters:
+    ///   - check: The check's id.
+    ///   - answered: Whether the peer answered.
+    ///   - connectedFor: How long the live connection had been in CONNECTED, on the runtime's clock (the
+    ///     stability window applies, as for a delivery deadline).
+    ///   - generator: The random source for the retry jitter.
+    /// - Returns: What to do, or ``Output/ignored`` for a check that is not pending (superseded, or its
+    ///   deadline passed first).
+    @inlinable
+    public mutating func socketChecked(
+        check: UInt64, answered: Bool, connectedFor: Duration? = nil, using generator: inout some RandomNumberGenerator
+    ) -> Output {
+        translated(core.socketChecked(check: check, answered: answered, connectedFor: connectedFor, using: &generator))
     }
 }

@@ -1,19 +1,12 @@
 // The facet of the machine that takes the table's edges: `handle(_:using:)`, and the entry and exit effects
 // of every state.
 
-extension SessionMachine {
+extension SessionCore {
     // MARK: - Events
 
-    /// Handles one event: takes the table's edge, or rejects the event.
-    ///
-    /// SOCKET_CONNECTED and NO_USER are facts about the live connection: with none live (the session is
-    /// being checked after an `InvalidSession`) they are rejected.
-    ///
-    /// - Parameters:
-    ///   - event: The fact that happened.
-    ///   - generator: The random source for the retry jitter.
-    /// - Returns: The transitions and the actions to perform, or the rejection.
-    public mutating func handle(_ event: SessionEvent, using generator: inout some RandomNumberGenerator) -> Output {
+    /// ``SessionMachine`` documents `handle`: this is its logic, over timer ids and connection generations.
+    @usableFromInline
+    mutating func handle(_ event: SessionEvent, using generator: inout some RandomNumberGenerator) -> Output {
         // DEVICE_WOKE is never rejected: outside DISCONNECTED (the table's edge) it checks the socket or is ignored.
         if case .deviceWoke = event, let output = deviceWoke() { return output }
         var actions: [Action] = []
@@ -31,22 +24,13 @@ extension SessionMachine {
         return .transitioned(transitions, actions: actions)
     }
 
-    /// Handles one event, appending the actions to a buffer the caller owns: the allocation-free core of
-    /// ``handle(_:using:)``, which `lifeline bench`'s `machine` measures (clear the buffer and reuse it). Its
-    /// transitions carry no ``SessionTransition/cause`` and it records no failure as the ``lastError`` (it
-    /// clears it on SOCKET_CONNECTED and a login): copying the cause cost `machine` 15 % of its transitions
-    /// per second, so ``handle(_:using:)``, the one public form, sets both, in one place.
-    ///
-    /// - Parameters:
-    ///   - event: The fact that happened.
-    ///   - generator: The random source for the retry jitter.
-    ///   - actions: The buffer the actions are appended to, in the order to perform them.
-    /// - Returns: The transitions taken, or `nil` when the state does not accept the event.
-    package mutating func handle(
+    /// ``SessionMachine`` documents `handle`: this is its logic, over timer ids and connection generations.
+    @usableFromInline
+    mutating func handle(
         _ event: SessionEvent,
         using generator: inout some RandomNumberGenerator,
         appendingTo actions: inout [Action]
-    ) -> Steps? {
+    ) -> SessionSteps? {
         switch event {
         case .deviceOffline: isDeviceOnline = false
         case .deviceOnline: isDeviceOnline = true
@@ -70,7 +54,7 @@ extension SessionMachine {
         }
         // The cause is left to the caller, who has the event (`event.failure`): copying it here would cost
         // more than the rest of the transition in the allocation-free form.
-        var steps = Steps(firstStep: .init(from: from, event: event.kind, to: to, failures: failures))
+        var steps = SessionSteps(firstStep: .init(from: from, event: event.kind, to: to, failures: failures))
         // DISCONNECTED's entry: "If the device is offline, trigger transition to OFFLINE."
         if to == .disconnected && !isDeviceOnline {
             steps.chainedStep = .init(from: .disconnected, event: .deviceOffline, to: .offline, failures: failures)
@@ -82,40 +66,6 @@ extension SessionMachine {
             actions.append(arm(timer))
         }
         return steps
-    }
-
-    /// The transitions one accepted event took: one, or two when entering DISCONNECTED with the device
-    /// offline chained DEVICE_OFFLINE.
-    ///
-    /// Stored as plain values, so that the allocation-free form returns nothing that needs counting; the
-    /// transitions are made when asked for, without a cause (the caller has the event's).
-    package struct Steps: Sendable, Hashable {
-        @usableFromInline
-        struct Step: Sendable, Hashable {
-            var from: SessionState
-            var event: SessionEvent.Kind
-            var to: SessionState
-            var failures: Int
-
-            var transition: SessionTransition {
-                SessionTransition(from: from, event: event, to: to, failures: failures)
-            }
-        }
-
-        @usableFromInline var firstStep: Step
-        @usableFromInline var chainedStep: Step?
-
-        /// The transition the event took.
-        package var first: SessionTransition { firstStep.transition }
-        /// The transition the target's entry chained, if any.
-        package var chained: SessionTransition? { chainedStep?.transition }
-        /// Whether the target's entry chained a second transition.
-        package var isChained: Bool { chainedStep != nil }
-
-        /// The transitions in order.
-        package var transitions: [SessionTransition] {
-            chainedStep.map { [first, $0.transition] } ?? [first]
-        }
     }
 
     // MARK: - Entry and exit effects
@@ -237,11 +187,11 @@ extension SessionMachine {
             }
             failures = 0
             connectingSince = nil
-            // The runtime disposes of every timer and task of the client; no token of it is left.
-            timers = [:]
-            connection = nil
             current = .dispose
-            for action in replay.reset() { appendReplay(action, into: &actions) }
+            // The runtime disposes of every timer and task of the client (``SessionAction/dispose``): the plan's
+            // timers it cancels need no action of their own.
+            var disposed: [Action] = []
+            for action in replay.reset() { appendReplay(action, into: &disposed) }
             actions.append(.dispose)
         case .connecting:
             let session = session()

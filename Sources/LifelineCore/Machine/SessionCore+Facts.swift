@@ -1,18 +1,12 @@
 // The facet of the machine that records facts which are not transitions: the network, account standings,
 // health alerts, refused logins.
 
-extension SessionMachine {
+extension SessionCore {
     // MARK: - Facts that are not transitions
 
-    /// Records the device's network state, and fires the transition it means where the state accepts one:
-    /// DEVICE_OFFLINE in DISCONNECTED, DEVICE_ONLINE in OFFLINE.
-    ///
-    /// A network change elsewhere is only recorded: going offline while CONNECTED is noticed when the
-    /// socket fails, and DISCONNECTED then goes straight on to OFFLINE.
-    ///
-    /// - Returns: The transition; ``Output/updated(actions:)`` with no action when the change was only
-    ///   recorded; ``Output/ignored`` when the network did not change.
-    public mutating func networkChanged(
+    /// ``SessionMachine`` documents `networkChanged`: this is its logic, over timer ids and connection generations.
+    @usableFromInline
+    mutating func networkChanged(
         isOnline: Bool,
         using generator: inout some RandomNumberGenerator
     ) -> Output {
@@ -25,17 +19,9 @@ extension SessionMachine {
         }
     }
 
-    /// Records the account standing a ``SessionAction/fetchAccountStanding(userID:lookup:)`` found: it
-    /// tailors ERROR's message, or READY's notice after an external logout or a login refused as
-    /// `Disabled`. `nil` means the lookup failed; what it would have tailored stays as it is.
-    ///
-    /// - Parameters:
-    ///   - standing: The standing, or `nil` when the lookup failed.
-    ///   - lookup: The lookup's id; an answer to any lookup but the pending one is ignored.
-    /// - Returns: ``Output/updated(actions:)`` (with no action) when the presentation changed, else
-    ///   ``Output/ignored``.
-    @discardableResult
-    public mutating func accountStandingReceived(_ standing: AccountStanding?, lookup: UInt64) -> Output {
+    /// ``SessionMachine`` documents `accountStandingReceived`: this is its logic, over timer ids and connection generations.
+    @usableFromInline
+    mutating func accountStandingReceived(_ standing: AccountStanding?, lookup: UInt64) -> Output {
         if case .error(var error, let credentials, let pending?) = current, pending == lookup {
             error.standing = standing
             error.isCheckingAccount = false
@@ -59,36 +45,24 @@ extension SessionMachine {
         }
     }
 
-    /// The server refused to complete onboarding (``SessionAction`` has none: the interface asked for it):
-    /// the machine records it as the ``lastError``, in whatever state the session is now.
-    ///
-    /// - Parameters:
-    ///   - cause: The refusal.
-    ///   - message: A message for people; never a token or a password.
-    /// - Returns: ``Output/updated(actions:)`` with no action: the last error changed.
-    @discardableResult
-    public mutating func onboardingRefused(_ cause: any Error, message: String) -> Output {
+    /// ``SessionMachine`` documents `onboardingRefused`: this is its logic, over timer ids and connection generations.
+    @usableFromInline
+    mutating func onboardingRefused(_ cause: any Error, message: String) -> Output {
         lastError = .onboardingRefused(message: message, cause: cause)
         return .updated(actions: [])
     }
 
-    /// The health service answered poll `poll` (``SessionAction/pollHealth(poll:)``): the machine records its
-    /// alert (or its absence) and arms the timer of the next poll, after the service's `pollInterval` (or
-    /// ``healthPollInterval``) kept within ``healthPollBounds``.
-    ///
-    /// - Returns: The timer to arm, or ``Output/ignored`` for a poll the machine no longer waits for (polling
-    ///   stopped, or a later poll began). Whether the presentation changed shows in ``outageAlert``.
-    public mutating func healthAnswered(poll: UInt64, alert: OutageAlert?, pollInterval: Duration?) -> Output {
+    /// ``SessionMachine`` documents `healthAnswered`: this is its logic, over timer ids and connection generations.
+    @usableFromInline
+    mutating func healthAnswered(poll: UInt64, alert: OutageAlert?, pollInterval: Duration?) -> Output {
         guard case .asking(let asked)? = healthPoll, asked == poll else { return .ignored }
         outageAlert = alert
         return armNextHealthPoll(after: pollInterval ?? healthPollInterval)
     }
 
-    /// Poll `poll` of the health service failed (no answer): the alert shown stays, and the next poll is
-    /// armed after ``healthPollInterval``.
-    ///
-    /// - Returns: The timer to arm, or ``Output/ignored`` for a poll the machine no longer waits for.
-    public mutating func healthPollFailed(poll: UInt64) -> Output {
+    /// ``SessionMachine`` documents `healthPollFailed`: this is its logic, over timer ids and connection generations.
+    @usableFromInline
+    mutating func healthPollFailed(poll: UInt64) -> Output {
         guard case .asking(let asked)? = healthPoll, asked == poll else { return .ignored }
         return armNextHealthPoll(after: healthPollInterval)
     }
@@ -101,15 +75,9 @@ extension SessionMachine {
         return .updated(actions: [arm(timer)])
     }
 
-    /// Records why a login at the login interface failed, for the login screen's notice. Only READY shows
-    /// it. A login refused as `Disabled` carries the account's user id: the account's standing is looked
-    /// up, and a suspended, banned, deleted or spam account is named as such when the answer comes.
-    ///
-    /// - Parameters:
-    ///   - failure: Why the login failed.
-    ///   - userID: The account's user id when the refusal names it (Stoat's `Disabled`), else `nil`.
-    /// - Returns: The lookup to perform, or ``Output/ignored`` outside READY.
-    public mutating func loginFailed(_ failure: LoginFailure, userID: String? = nil) -> Output {
+    /// ``SessionMachine`` documents `loginFailed`: this is its logic, over timer ids and connection generations.
+    @usableFromInline
+    mutating func loginFailed(_ failure: LoginFailure, userID: String? = nil) -> Output {
         guard case .ready = current else { return .ignored }
         notice = .loginFailed(failure)
         guard let userID else {
@@ -121,16 +89,9 @@ extension SessionMachine {
         return .updated(actions: [.fetchAccountStanding(userID: userID, lookup: lookup)])
     }
 
-    /// The server named the session's user — the client read it from `Ready` (the user whose relationship is
-    /// `User`) — for a session that began without one (a token alone): its credentials carry it from now on, so
-    /// that an ending the session meets later (a suspension, a ban) is looked up and named. A session that already
-    /// names its user keeps it: the user id it signed in with is the one source of who the user is.
-    ///
-    /// - Parameter userID: The user the server named.
-    /// - Returns: ``Output/updated(actions:)`` with no action when the credentials changed, else
-    ///   ``Output/ignored``.
-    @discardableResult
-    public mutating func userIdentified(_ userID: String) -> Output {
+    /// ``SessionMachine`` documents `userIdentified`: this is its logic, over timer ids and connection generations.
+    @usableFromInline
+    mutating func userIdentified(_ userID: String) -> Output {
         func named(_ credentials: SessionCredentials) -> SessionCredentials? {
             guard credentials.userID == nil else { return nil }
             var named = credentials

@@ -1,6 +1,6 @@
 // The facet of the machine that hears the device wake from a suspend (`SessionEvent.deviceWoke`).
 
-extension SessionMachine {
+extension SessionCore {
     // MARK: - Waking from a suspend
 
     /// DEVICE_WOKE outside its table edge: CONNECTED checks its socket, every state but DISCONNECTED ignores
@@ -22,23 +22,13 @@ extension SessionMachine {
         }
     }
 
-    /// Whether CONNECTED is checking its socket after the device woke (a check pending, its deadline armed).
-    public var isCheckingSocket: Bool { socketCheck != nil }
+    /// ``SessionMachine`` documents `isCheckingSocket`: this is its logic, over timer ids and connection generations.
+    @usableFromInline
+    var isCheckingSocket: Bool { socketCheck != nil }
 
-    /// The check of the socket the machine asked for on waking (``SessionAction/checkSocket(generation:check:)``)
-    /// finished: `answered` — the peer answered (a `Pong`) — cancels its deadline; otherwise the socket could
-    /// not be checked (it is not open, the frame could not be written) and CONNECTED leaves it at once, as the
-    /// deadline would: TEMPORARY_FAILURE ``TemporaryFailureCode/wakeCheckFailed``.
-    ///
-    /// - Parameters:
-    ///   - check: The check's id.
-    ///   - answered: Whether the peer answered.
-    ///   - connectedFor: How long the live connection had been in CONNECTED, on the runtime's clock (the
-    ///     stability window applies, as for a delivery deadline).
-    ///   - generator: The random source for the retry jitter.
-    /// - Returns: What to do, or ``Output/ignored`` for a check that is not pending (superseded, or its
-    ///   deadline passed first).
-    public mutating func socketChecked(
+    /// ``SessionMachine`` documents `socketChecked`: this is its logic, over timer ids and connection generations.
+    @usableFromInline
+    mutating func socketChecked(
         check: UInt64, answered: Bool, connectedFor: Duration? = nil, using generator: inout some RandomNumberGenerator
     ) -> Output {
         guard let pending = socketCheck, pending.check == check else { return .ignored }

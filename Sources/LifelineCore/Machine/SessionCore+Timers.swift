@@ -1,27 +1,11 @@
 // The facet of the machine that arms timers as data and hears them fire; their ids are its tickets.
 
-extension SessionMachine {
-    /// A timer the machine armed (``SessionAction/armTimer(_:)``) fired: RETRY for DISCONNECTED's retry
-    /// timer, the next check of a session being confirmed, the next health poll, TEMPORARY_FAILURE
-    /// ``TemporaryFailureCode/deliveryStalled`` for a delivery deadline, TEMPORARY_FAILURE
-    /// ``TemporaryFailureCode/wakeCheckFailed`` for the deadline of a check made on waking, a play's timeout or
-    /// retry, the renewal of the subscriptions.
-    ///
-    /// A delivery deadline ends the connection as a connection's own end does: one that had been in CONNECTED
-    /// less than ``stabilityWindow`` (`connectedFor`) keeps the failure history, so a server that stays deaf
-    /// meets growing retry delays instead of a reconnect every deadline.
-    ///
-    /// - Parameters:
-    ///   - id: The timer's id.
-    ///   - connectedFor: How long the live connection had been in CONNECTED, on the runtime's clock; `nil` when
-    ///     the runtime does not say (the specification's count).
-    ///   - generator: The random source for the jitter.
-    /// - Returns: What to do, or ``Output/ignored`` for a timer that was cancelled or superseded.
-    public mutating func timerFired(
+extension SessionCore {
+    /// ``SessionMachine`` documents `timerFired`: this is its logic, over timer ids and connection generations.
+    @usableFromInline
+    mutating func timerFired(
         _ id: UInt64, connectedFor: Duration? = nil, using generator: inout some RandomNumberGenerator
     ) -> Output {
-        // Fired: its token is spent.
-        timers[id] = nil
         if let replayed = replayTimerFired(id) { return replayed }
         if case .disconnected(_, _, let timer) = current, timer == id {
             return handle(.retry, using: &generator)
@@ -62,4 +46,15 @@ extension SessionMachine {
         lastTicket &+= 1
         return lastTicket
     }
+
+    // MARK: - Arming and cancelling
+
+    /// Arms `timer`; ``SessionMachine`` waits for its token (``SessionMachine/timerArmed(_:token:)``).
+    func arm(_ timer: SessionTimer) -> Action { .armTimer(timer) }
+
+    /// Cancels the timer `id`: ``SessionMachine`` gives the runtime back its token, when it handed one over.
+    func disarm(_ id: UInt64, into actions: inout [Action]) { actions.append(.cancelTimer(id)) }
+
+    /// ``disarm(_:into:)`` as a list of actions.
+    func disarmed(_ id: UInt64) -> [Action] { [.cancelTimer(id)] }
 }

@@ -1,19 +1,10 @@
 // The facet of the machine that confirms an `InvalidSession` before the session is given up
 // (`SessionCheckPolicy`).
 
-extension SessionMachine {
-    /// A check of the session (``SessionAction/checkSession(_:check:)``) answered.
-    ///
-    /// "Invalid" counts towards the policy's ``SessionCheckPolicy/checks``: the last one needed is
-    /// PERMANENT_FAILURE, an earlier one arms the timer before the next check. "Valid", or a check that
-    /// failed in any other way, is TEMPORARY_FAILURE with ``TemporaryFailureCode/unconfirmedInvalidSession``.
-    ///
-    /// - Parameters:
-    ///   - result: The answer, or the error of a check that found none.
-    ///   - check: The check's id.
-    ///   - generator: The random source for the jitter.
-    /// - Returns: What to do, or ``Output/ignored`` for a check the machine no longer waits for.
-    public mutating func sessionChecked(
+extension SessionCore {
+    /// ``SessionMachine`` documents `sessionChecked`: this is its logic, over timer ids and connection generations.
+    @usableFromInline
+    mutating func sessionChecked(
         _ result: Result<SessionCheck, any Error>, check: UInt64, using generator: inout some RandomNumberGenerator
     ) -> Output {
         guard case .confirming? = attempt?.attempt, var confirmation, case .check(let pending) = confirmation.pending,

@@ -1,39 +1,31 @@
 // The facet of the machine that runs its replay plan (`ReplayPlan`, its sub-machine): what the app asks for
 // and what the plays answer come in here, and the plan's actions go out as `SessionAction.replay`.
 
-extension SessionMachine {
-    /// The app asked for a significant event (subscribe, begin typing…): played now if connected, recorded
-    /// for every reconnect when its kind is recorded (``ReplayPlan/requested(_:playable:)``).
-    ///
-    /// - Parameters:
-    ///   - event: The event.
-    ///   - playable: Whether the protocol has a frame for it (an opposite without one only updates the record).
-    /// - Returns: ``Output/updated(actions:)`` with the actions, in order (the record changed, if nothing else).
-    public mutating func requested(_ event: SignificantEvent, playable: Bool = true) -> Output {
+extension SessionCore {
+    /// ``SessionMachine`` documents `requested`: this is its logic, over timer ids and connection generations.
+    @usableFromInline
+    mutating func requested(_ event: SignificantEvent, playable: Bool = true) -> Output {
         var actions: [Action] = []
         for action in replay.requested(event, playable: playable) { appendReplay(action, into: &actions) }
         return .updated(actions: actions)
     }
 
-    /// A play answered: `succeeded`, or it failed. A play the plan no longer waits for (answered after its
-    /// timeout or its connection's end) changes nothing: ``Output/ignored``.
-    public mutating func playAnswered(_ id: UInt64, succeeded: Bool) -> Output {
+    /// ``SessionMachine`` documents `playAnswered`: this is its logic, over timer ids and connection generations.
+    @usableFromInline
+    mutating func playAnswered(_ id: UInt64, succeeded: Bool) -> Output {
         replayed(succeeded ? replay.played(id) : replay.failed(id))
     }
 
-    /// The play `id` (``ReplayAction/play(_:)``) is awaited (`PlayStart.pending` in the runtime): its
-    /// timeout is armed, ``replayTimeout`` from now, and firing fails it. A play answered at once needs none.
-    ///
-    /// - Returns: The timer to arm, or ``Output/ignored`` for a play the plan does not wait for, or whose
-    ///   timeout is armed already.
-    public mutating func playPending(_ id: UInt64) -> Output {
+    /// ``SessionMachine`` documents `playPending`: this is its logic, over timer ids and connection generations.
+    @usableFromInline
+    mutating func playPending(_ id: UInt64) -> Output {
         guard replayTimerIDs[.playTimeout(play: id)] == nil, replay.isInFlight(id) else { return .ignored }
         return .updated(actions: [arm(armReplayTimer(.playTimeout(play: id), after: replayTimeout))])
     }
 
-    /// Plays recorded events of one kind again, at most `limit`, before the server forgets them: only while
-    /// CONNECTED (``ReplayPlan/renew(_:limit:)``).
-    public mutating func renew(_ kind: SignificantEvent.Kind, limit: Int) -> Output {
+    /// ``SessionMachine`` documents `renew`: this is its logic, over timer ids and connection generations.
+    @usableFromInline
+    mutating func renew(_ kind: SignificantEvent.Kind, limit: Int) -> Output {
         guard case .connected = current else { return .ignored }
         return replayed(replay.renew(kind, limit: limit))
     }
