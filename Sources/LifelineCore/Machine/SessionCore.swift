@@ -295,30 +295,14 @@ struct SessionCore: Sendable {
     /// The standing an external logout's lookup found while the client was being disposed of.
     var logoutStanding: AccountStanding?
 
-    /// Creates a machine in READY.
-    ///
-    /// - Parameters:
-    ///   - retryPolicy: The delay policy for DISCONNECTED's retry timer.
-    ///   - healthThreshold: The failure count at which health polling starts; at least 1.
-    ///   - sessionCheckPolicy: How an `InvalidSession` is confirmed.
-    ///   - stabilityWindow: How long a connection must last after CONNECTED for its end to start the failure
-    ///     count again; not negative. Default 30 s, one heartbeat interval.
-    ///   - deliveryWatchPolicy: How long CONNECTED waits for a delivery the socket owes.
-    ///   - replay: The replay plan the machine runs (its mode, retry limit and delay), empty.
-    ///   - healthPollInterval: The wait between health polls when the service does not say.
-    ///   - healthPollBounds: The bounds any wait between health polls is kept within.
-    ///   - pollsHealth: Whether there is a health service to poll.
-    ///   - replayTimeout: How long a pending play may take before it fails.
-    ///   - subscriptionRenewal: How often CONNECTED plays the recorded subscriptions again; `nil` for never.
-    ///   - wakeCheckTimeout: How long CONNECTED waits for its socket's answer after the device woke; positive.
+    /// Creates a machine in READY with the settings `SessionMachine.init` takes, which documents each and gives
+    /// the defaults; the one caller passes every one.
     @usableFromInline
     init(
-        retryPolicy: RetryPolicy = .spec, healthThreshold: Int = 3, sessionCheckPolicy: SessionCheckPolicy = .standard,
-        stabilityWindow: Duration = .seconds(30), deliveryWatchPolicy: DeliveryWatchPolicy = .standard,
-        replay: ReplayPlan = ReplayPlan(), healthPollInterval: Duration = .seconds(60),
-        healthPollBounds: ClosedRange<Duration> = .seconds(10)...(.seconds(900)), pollsHealth: Bool = true,
-        replayTimeout: Duration = .seconds(10), subscriptionRenewal: Duration? = nil,
-        wakeCheckTimeout: Duration = .seconds(3)
+        retryPolicy: RetryPolicy, healthThreshold: Int, sessionCheckPolicy: SessionCheckPolicy,
+        stabilityWindow: Duration, deliveryWatchPolicy: DeliveryWatchPolicy, replay: ReplayPlan,
+        healthPollInterval: Duration, healthPollBounds: ClosedRange<Duration>, pollsHealth: Bool,
+        replayTimeout: Duration, subscriptionRenewal: Duration?, wakeCheckTimeout: Duration
     ) {
         precondition(healthThreshold >= 1, "healthThreshold must be at least 1, got \(healthThreshold)")
         precondition(stabilityWindow >= .zero, "stabilityWindow must not be negative, got \(stabilityWindow)")
