@@ -21,6 +21,21 @@ struct SoakDeliveredIDsTests {
         #expect(ids.count == 1)
     }
 
+    @Test("contains finds what a session inserted, not what another session of the group did, nor another id")
+    func contains() {
+        let numbering = MessageNumbering()
+        var mine = DeliveredIDs(numbering: numbering)
+        var theirs = DeliveredIDs(numbering: numbering)
+        _ = theirs.insert("01M89285G967PKR679V2HVE6HR")
+        _ = mine.insert(Self.id)
+        _ = mine.insert("not a ulid")
+        #expect(mine.contains(Self.id))
+        #expect(mine.contains("not a ulid"))
+        #expect(!mine.contains("01M89285G967PKR679V2HVE6HR"), "numbered by the group, delivered to another")
+        #expect(!mine.contains("01M89285G967PKR679V2HVE6HS"), "never numbered")
+        #expect(theirs.contains("01M89285G967PKR679V2HVE6HR") && !theirs.contains(Self.id))
+    }
+
     @Test("ids that differ in their first or last digit are two entries")
     func distinctDigits() {
         var ids = DeliveredIDs()

@@ -41,6 +41,14 @@ struct DeliveredIDs {
         count += 1
         return true
     }
+
+    /// Whether `id` was delivered.
+    func contains(_ id: String) -> Bool {
+        guard let bits = ULIDBits(id) else { return others.contains(id) }
+        guard let number = numbering.existingNumber(of: bits) else { return false }
+        let (word, bit) = number.quotientAndRemainder(dividingBy: 64)
+        return word < words.count && words[word] & (1 << UInt64(bit)) != 0
+    }
 }
 
 /// Numbers a group's message ids 0, 1, 2 … in the order its sessions first deliver them, for ``DeliveredIDs``:
@@ -50,6 +58,9 @@ final class MessageNumbering: Sendable {
 
     /// How many ids have a number.
     var count: Int { numbers.withLock { $0.count } }
+
+    /// The number of `bits`, if it has one.
+    func existingNumber(of bits: ULIDBits) -> Int? { numbers.withLock { $0[bits] } }
 
     /// The number of `bits`, given now if it has none yet.
     func number(of bits: ULIDBits) -> Int {

@@ -80,6 +80,8 @@ final class SessionJournal: Sendable {
         var state: SessionState
         var failures: Int
         var transitions: Int
+        /// The current connection attempt (0 before the first).
+        var generation: UInt64 = 0
         var connectedSince: Duration?
         var staleReports: Int
         var deliveryStalls = 0
@@ -88,6 +90,9 @@ final class SessionJournal: Sendable {
 
     let index: Int
     private let audit: Mutex<TransitionAudit>
+    /// The last ``recentCount`` entries with their times, for a violation to say what led to it.
+    private let recent = Mutex<[(at: Duration, entry: SessionLogEntry)]>([])
+    static let recentCount = 16
     private let violations: ViolationLog
     private let origin: ContinuousClock.Instant
 
@@ -102,8 +107,27 @@ final class SessionJournal: Sendable {
     var reading: Reading {
         audit.withLock {
             Reading(
-                state: $0.state, failures: $0.failures, transitions: $0.transitions, connectedSince: $0.connectedSince,
+                state: $0.state, failures: $0.failures, transitions: $0.transitions, generation: $0.generation,
+                connectedSince: $0.connectedSince,
                 staleReports: $0.staleReports, deliveryStalls: $0.deliveryStalls, sessionRestarts: $0.sessionRestarts)
+        }
+    }
+
+    /// The last entries, each with its time, for a violation's detail.
+    var recentEntries: String {
+        recent.withLock { recent in
+            recent.map { "\(TransitionAudit.seconds($0.at)) \(Self.describe($0.entry))" }.joined(separator: "; ")
+        }
+    }
+
+    private static func describe(_ entry: SessionLogEntry) -> String {
+        switch entry {
+        case .report(let generation, let milestone, let end, let cause):
+            "#\(generation) \(milestone)" + (end.map { " \($0)" } ?? "") + (cause.map { " (\($0))" } ?? "")
+        case .returned(let generation): "#\(generation) returned"
+        case .network(let online): online ? "online" : "offline"
+        case .transition(let from, let event, let to, _, let cause):
+            "\(from.rawValue) -\(event.rawValue)-> \(to.rawValue)" + (cause.map { " (\($0))" } ?? "")
         }
     }
 
@@ -116,7 +140,12 @@ final class SessionJournal: Sendable {
     /// Audits one entry. Every fault of the soak is transient, so entering ERROR is a violation of its own,
     /// recorded with its cause as it happens (the session will not be back at the end either).
     func take(_ entry: SessionLogEntry) {
-        let broken = audit.withLock { $0.observe(entry, at: origin.duration(to: .now)) }
+        let time = origin.duration(to: .now)
+        let broken = audit.withLock { $0.observe(entry, at: time) }
+        recent.withLock { recent in
+            if recent.count == Self.recentCount { recent.removeFirst() }
+            recent.append((time, entry))
+        }
         for sentence in broken { violations.record("transition", session: index, sentence) }
         if case .transition(let from, let event, .error, _, let cause) = entry {
             violations.record(

@@ -29,18 +29,20 @@ final class SoakChecks: Sendable {
     let sessions: [SoakSession]
     let posted: PostedMessages
     let violations: ViolationLog
+    let faults: AppliedFaultLog
     let origin: ContinuousClock.Instant
     private let byUser: [String: SoakSession]
     private let state = Mutex(State())
 
     init(
         server: ReferenceServerProcess, population: SoakPopulation, sessions: [SoakSession], posted: PostedMessages,
-        violations: ViolationLog, origin: ContinuousClock.Instant
+        violations: ViolationLog, faults: AppliedFaultLog, origin: ContinuousClock.Instant
     ) {
         self.server = server
         self.sessions = sessions
         self.posted = posted
         self.violations = violations
+        self.faults = faults
         self.origin = origin
         byUser = Dictionary(uniqueKeysWithValues: sessions.map { ($0.userID, $0) })
     }
@@ -51,6 +53,12 @@ final class SoakChecks: Sendable {
     private func once(_ key: String, _ kind: String, session: Int?, _ detail: @autoclosure () -> String) {
         guard state.withLock({ $0.reported.insert(key).inserted }) else { return }
         violations.record(kind, session: session, detail())
+    }
+
+    /// What a violation of `session` quotes: its last log entries, and the faults since `time` that reached it.
+    private func context(of session: SoakSession, since time: Duration) -> String {
+        " — its log: \(session.journal.recentEntries) — faults since \(TransitionAudit.seconds(time)) that reached it "
+            + "(of the last \(AppliedFaultLog.kept)): \(faults.description(reaching: session.index, since: time))"
     }
 
     // MARK: - The server's records
@@ -229,8 +237,8 @@ final class SoakChecks: Sendable {
                 continue
             }
             guard time - since >= SoakRun.deliveryAllowance else { continue }
-            // A socket the soak deafened misses messages until its delivery deadline notices (a transition).
-            if let deafened = session.deafenedAt.withLock({ $0 }), deafened == before.transitions { continue }
+            // A socket the soak deafened misses messages until the delivery deadline or check notices.
+            if session.isDeafened(before.generation) { continue }
             // The history keeps the newest `limit`: a message is owed while fewer than `limit` are newer, one of
             // which may be on its way unacknowledged. Half the window: deletions move it back a little. Read after
             // the history: a message it lacks because the poster is deleting it is marked so by now.
@@ -242,7 +250,9 @@ final class SoakChecks: Sendable {
                 once(
                     "\(session.index) \(message.id) lost", "lost", session: session.index,
                     "CONNECTED for \(TransitionAudit.seconds(time - since)) with a fresh history that lacks message "
-                        + "\(message.id), acknowledged \(TransitionAudit.seconds(time - message.acknowledged)) ago")
+                        + "\(message.id), acknowledged \(TransitionAudit.seconds(time - message.acknowledged)) ago"
+                        + (session.delivered(message.id) ? " (the message stream delivered it)" : "")
+                        + context(of: session, since: since - .seconds(20)))
             }
         }
     }
@@ -324,7 +334,9 @@ final class SoakChecks: Sendable {
                     violations.record(
                         "lost", session: session.index,
                         "its history of \(channel) lacks \(missing.count) of the channel's \(window.count) newest "
-                            + "messages at the end, outside every gap: " + missing.prefix(5).joined(separator: ", "))
+                            + "messages at the end, outside every gap: " + missing.prefix(5).joined(separator: ", ")
+                            + " (the message stream delivered \(missing.filter(session.delivered).count) of them)"
+                            + context(of: session, since: .zero))
                 }
                 if ids.last != server.ids.last {
                     violations.record(

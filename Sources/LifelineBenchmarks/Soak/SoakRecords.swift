@@ -147,6 +147,40 @@ final class PostedMessages: Sendable {
 /// It grows with the run (28 000 sends at 1 000 sessions in ten minutes) in the process whose memory the soak
 /// measures, so it keeps what it cannot derive: the nonce and the text's random part, not the text itself or
 /// the channel (the session's outbox channel).
+/// The faults applied lately, for a violation to name those that may have led to it.
+final class AppliedFaultLog: Sendable {
+    struct Entry: Sendable {
+        /// When it was applied, from the run's origin.
+        var at: Duration
+        var fault: PlannedFault
+    }
+
+    /// How many are kept: at the plan's mean gap, the last minute and more.
+    static let kept = 200
+    private let entries = Mutex<[Entry]>([])
+
+    func record(_ fault: PlannedFault, at time: Duration) {
+        entries.withLock { entries in
+            if entries.count == Self.kept { entries.removeFirst() }
+            entries.append(Entry(at: time, fault: fault))
+        }
+    }
+
+    /// The faults applied since `time` that reached session `index` (the last 30: those aimed at it and the
+    /// server-wide ones).
+    func description(reaching index: Int, since time: Duration) -> String {
+        let lines = entries.withLock { $0 }.filter { entry in
+            entry.at >= time && (entry.fault.sessions.isEmpty || entry.fault.sessions.contains(index))
+        }.suffix(30).map { entry in
+            var line = "\(TransitionAudit.seconds(entry.at)) \(entry.fault.kind.rawValue)"
+            if entry.fault.duration > .zero { line += " for \(TransitionAudit.seconds(entry.fault.duration))" }
+            if entry.fault.count != 0 { line += " (\(entry.fault.count))" }
+            return line
+        }
+        return lines.isEmpty ? "none" : lines.joined(separator: "; ")
+    }
+}
+
 final class OutboxSends: Sendable {
     struct Send: Sendable {
         var session: Int

@@ -97,6 +97,7 @@ struct SoakRun: Sendable {
     let origin = ContinuousClock.now
     let violations: ViolationLog
     let metrics = CountingMetrics()
+    let appliedFaults = AppliedFaultLog()
 
     /// A session connected this long must have replayed its subscription on its connection.
     static let replaySettle: Duration = .seconds(10)
@@ -170,7 +171,7 @@ struct SoakRun: Sendable {
         let checking = RunningFlag(true)
         let checks = SoakChecks(
             server: server, population: population, sessions: sessions, posted: posted, violations: violations,
-            origin: origin)
+            faults: appliedFaults, origin: origin)
         let start = now
         let end = start + .milliseconds(Int64(seconds * 1000))
         let plan = FaultSchedule.plan(seed: seed, sessions: sessions.count, seconds: seconds)
@@ -269,6 +270,13 @@ struct SoakRun: Sendable {
         }
         violations.summariseUnprinted()
         let readings = sessions.map(\.journal.reading)
+        // A deaf socket found out is a stall; one on a session the soak never deafened is a loss of the server's
+        // (a gateway session restarted) or a false alarm: said, for the reader to weigh.
+        let undeafened = zip(sessions, readings).filter { $0.0.deafened.withLock { $0 } == nil }
+        progress(
+            "\(readings.reduce(0) { $0 + $1.deliveryStalls }) delivery stalls, "
+                + "\(undeafened.reduce(0) { $0 + $1.1.deliveryStalls }) of them on sessions never deafened ("
+                + "\(undeafened.filter { $0.0.onGateway }.reduce(0) { $0 + $1.1.deliveryStalls }) on the gateway)")
         let changes = posted.changes
         let gaps = sessions.reduce(0) { total, session in
             total + session.channelIDs.reduce(0) { $0 + session.client.cachedHistory(of: $1).gaps.count }
@@ -340,6 +348,7 @@ struct SoakRun: Sendable {
         _ fault: PlannedFault, server: ReferenceServerProcess, sessions: [SoakSession], sends: OutboxSends
     ) async -> Bool {
         let targets = fault.sessions.map { sessions[$0] }
+        appliedFaults.record(fault, at: now)
         do {
             switch fault.kind {
             case .dropSome:
@@ -375,11 +384,16 @@ struct SoakRun: Sendable {
                 try? await Task.sleep(for: fault.duration)
                 for target in targets { target.network.set(.online) }
             case .deafenSome:
-                for target in targets {
-                    let transitions = target.journal.reading.transitions
-                    target.deafenedAt.withLock { $0 = transitions }
+                let first = targets.map { target in
+                    let generation = target.journal.reading.generation
+                    target.deafened.withLock { $0 = generation...generation }
+                    return generation
                 }
                 try await server.admin("deafen-sockets", ["user_ids": targets.map(\.userID)])
+                for (target, first) in zip(targets, first) {
+                    let last = target.journal.reading.generation
+                    target.deafened.withLock { $0 = first...last }
+                }
                 // The user says something: the socket owes its echo.
                 for target in targets { await send(from: target, to: sends) }
             case .loseAnswers:

@@ -89,9 +89,15 @@ final class SoakSession: Sendable {
     let violations: ViolationLog
     /// The message ids ``StoatClient/messages`` delivered (a bit each, numbered by the group: see ``DeliveredIDs``).
     private let delivered: Mutex<DeliveredIDs>
-    /// The journal's transition count when the soak deafened the session's socket: until a transition, its
-    /// history may miss what the socket did not deliver (the delivery deadline is what notices it).
-    let deafenedAt = Mutex<Int?>(nil)
+    /// The connection attempts the soak deafened: those live from just before the server was asked to just after
+    /// it answered — an attempt still opening its socket then is deaf once CONNECTED. On them the history may miss
+    /// what the socket did not deliver, until the delivery deadline or the delivery check notices (a new attempt).
+    let deafened = Mutex<ClosedRange<UInt64>?>(nil)
+
+    /// Whether connection attempt `generation` is one the soak deafened.
+    func isDeafened(_ generation: UInt64) -> Bool {
+        deafened.withLock { $0?.contains(generation) ?? false }
+    }
     /// Whether the session's events socket is the gateway's (``isOnGateway(_:)``), which refuses `Subscribe`.
     let onGateway: Bool
     /// The last catch-up report's pass and when it came (from the soak's start).
@@ -173,6 +179,9 @@ final class SoakSession: Sendable {
     /// How many `Subscribe` frames a connection of this session carries: one for its server on bonfire, none
     /// on the gateway (which refuses the frame).
     var expectedSubscribes: Int { onGateway ? 0 : 1 }
+
+    /// Whether the message stream delivered `id`.
+    func delivered(_ id: String) -> Bool { delivered.withLock { $0.contains(id) } }
 
     /// How many message ids the stream delivered.
     var deliveredCount: Int { delivered.withLock { $0.count } }
