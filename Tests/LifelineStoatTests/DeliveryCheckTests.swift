@@ -35,9 +35,18 @@ struct DeliveryCheckTests {
 
     /// Lets the check loop's wake-up at `seconds` come (it registers its sleep first), then waits for its request.
     func check(at seconds: Double, _ harness: OutboxHarness, expecting count: Int) async {
-        await harness.clock.waitForSleep(until: .init(offset: .milliseconds(Int64(seconds * 1000))))
+        await waitForCheckLoop(asleepUntil: seconds, harness)
         harness.advance(to: seconds)
         await waitUntil { await harness.server.requestCounts()[Self.query] ?? 0 >= count }
+    }
+
+    /// Waits until a sleep until `seconds` is pending — the check loop's, which it registers once the check before
+    /// it is done. Not `TestClock.waitForSleep(until:)`: that also reports a sleep cancelled since, and the Ready
+    /// timeout's (armed at 0, cancelled at Ready) ends at 30 s too, so it could let the test move the clock on
+    /// while the check of 15 s was still reading, and the loop then slept from the wrong instant.
+    func waitForCheckLoop(asleepUntil seconds: Double, _ harness: OutboxHarness) async {
+        let deadline = TestClock.Instant(offset: .milliseconds(Int64(seconds * 1000)))
+        await waitUntil { harness.clock.pendingDeadlines.contains(deadline) }
     }
 
     @Test("On by default, every 15 s: at most 4 requests a minute")
@@ -46,38 +55,50 @@ struct DeliveryCheckTests {
     }
 
     @Test(
-        "A passive reader's ghost socket: the check finds the message it swallowed, the session leaves it as deaf within two minutes, and the catch-up brings it"
+        "A passive reader's ghost socket: the check finds the message it swallowed, the session leaves it as deaf within two minutes, and the catch-up brings it",
+        arguments: [
+            // Deaf after the first check read the open channel: a later reading owes what is newer than it saw.
+            20.0,
+            // Deaf before any check read it: the first reading owes what is newer than the cache's newest message.
+            5.0,
+        ]
     )
-    func ghostSocket() async throws {
+    func ghostSocket(deafAt: Double) async throws {
         let harness = try await OutboxHarness()
         let general = harness.server.lobbyChannelID
         let (client, recorder) = try await connected(harness)
         await harness.server.resetRequestCounts()
-        // The first check (15 s after the last event, Ready) notes where the open channel stands.
-        await check(at: 15, harness, expecting: 1)
-        // At 20 s the socket goes deaf; a friend posts. Nothing arrives, so the socket stays quiet.
-        await harness.clock.waitForSleep(until: .init(offset: .seconds(30)))
-        harness.advance(to: 20)
+        var tick = 15.0
+        if deafAt > tick {
+            // The first check (15 s after the last event, Ready) finds nothing newer than the cache holds.
+            await check(at: tick, harness, expecting: 1)
+            tick += 15
+        }
+        // The socket goes deaf; a friend posts. Nothing arrives, so the socket stays quiet.
+        await waitForCheckLoop(asleepUntil: tick, harness)
+        harness.advance(to: deafAt)
         #expect(await harness.server.deafenSockets() == 1)
         let friend = try await harness.server.addUser(username: "friend")
         try await harness.server.join(userID: friend.userID, serverID: harness.server.lobbyServerID)
         let swallowed = try await harness.server.postMessage(as: friend.userID, in: general, content: "unheard")
         // The checks read the open channel and the recent chats in turn, every 15 s; the one of the open channel
         // finds it: owed, on the delivery deadline (15 s ± 20 %), which a later tick passes.
-        var tick = 30.0
         while client.session.snapshot.state == .connected, tick <= 140 {
             harness.advance(to: tick)
             // The check loop sleeps again once this tick's check is done.
-            await harness.clock.waitForSleep(until: .init(offset: .milliseconds(Int64((tick + 15) * 1000))))
+            await waitForCheckLoop(asleepUntil: tick + 15, harness)
             tick += 15
         }
+        try #require(client.session.snapshot.state != .connected, "still CONNECTED on the deaf socket at 140 s")
         let stalled = try #require(await recorder.next(.disconnected))
         let transition = try #require(stalled.transitions.first { $0.to == .disconnected })
         #expect(transition.cause?.code == .temporary(.deliveryStalled))
         let retry = try #require(client.session.snapshot.nextRetry)
         harness.clock.advance(to: .init(offset: retry))
         let reconnected = try #require(await recorder.next(.connected))
-        #expect(reconnected.time - .seconds(20) <= .seconds(120), "reconnected \(reconnected.time) after deaf at 20 s")
+        #expect(
+            reconnected.time - .milliseconds(Int64(deafAt * 1000)) <= .seconds(120),
+            "reconnected \(reconnected.time) after deaf at \(deafAt) s")
         let history = await harness.history(of: client, general) { $0.messages.contains { $0.id == swallowed.id } }
         #expect(history?.isStale == false)
         await harness.stop()
@@ -122,13 +143,13 @@ struct DeliveryCheckTests {
         await harness.server.resetRequestCounts()
         // The first check (15 s after Ready) notes where the open channel stands.
         await check(at: 15, harness, expecting: 1)
-        await harness.clock.waitForSleep(until: .init(offset: .seconds(30)))
+        await waitForCheckLoop(asleepUntil: 30, harness)
         let hook = try await harness.server.postWebhookMessage(in: general, name: "CI", content: "build passed")
         // The checks read the open channel and the recent chats in turn: one of them finds the webhook's message.
         var tick = 30.0
         while !client.cachedHistory(of: general).messages.contains(where: { $0.id == hook.id }), tick <= 120 {
             harness.advance(to: tick)
-            await harness.clock.waitForSleep(until: .init(offset: .milliseconds(Int64((tick + 15) * 1000))))
+            await waitForCheckLoop(asleepUntil: tick + 15, harness)
             tick += 15
         }
         let found = try #require(client.cachedHistory(of: general).messages.first { $0.id == hook.id })
@@ -136,7 +157,7 @@ struct DeliveryCheckTests {
         // Three more intervals, well past the delivery deadline (15 s ± 20 %) a message owed would have.
         for _ in 0..<3 {
             harness.advance(to: tick)
-            await harness.clock.waitForSleep(until: .init(offset: .milliseconds(Int64((tick + 15) * 1000))))
+            await waitForCheckLoop(asleepUntil: tick + 15, harness)
             tick += 15
         }
         #expect(!(await recorder.stateTrail).contains(.disconnected), "never owed: the socket was not left")

@@ -135,7 +135,9 @@ struct OutboxTests {
         #expect(story.posted("n1", "n1", .stored(message)).isEmpty)
     }
 
-    @Test("a lost answer: looked for, found — sent once, never posted again")
+    @Test(
+        "a lost answer: looked for, found — sent once, never posted again; the socket of the post's connection owes its event"
+    )
     func lostAnswerFound() {
         var story = Story()
         _ = story.connect()
@@ -143,10 +145,31 @@ struct OutboxTests {
         let unknown = story.posted("n1", "n1", .unknown(conflict: false))
         #expect(unknown.requests == ["look up n1 in C after \(Story.floor)"])
         #expect(story.state("n1") == .sending)
-        let found = story.lookedUp("n1", .found(Story.stored("M1", key: "n1")))
+        let message = Story.stored("M1", key: "n1")
+        let found = story.lookedUp("n1", .found(message))
         #expect(found.announced == ["n1 sent"])
         #expect(found.requests.isEmpty)
-        #expect(!found.contains { if case .expectDelivery = $0 { true } else { false } })
+        // The socket would have resolved the entry had it brought the event: a deaf one is found out by it.
+        #expect(found.contains(.expectDelivery(key: "n1", generation: 1)))
+        #expect(story.outbox.delivered(message, now: story.now) == [.deliverySeen(key: "n1")])
+    }
+
+    @Test("a message found after a reconnect, or after a 409, is owed to no socket")
+    func lookedUpOwedToNone() {
+        var story = Story()
+        _ = story.connect()
+        _ = story.send("n1")
+        _ = story.posted("n1", "n1", .unknown(conflict: false))
+        _ = story.connect(2)
+        let afterReconnect = story.lookedUp("n1", .found(Story.stored("M1", key: "n1")))
+        #expect(afterReconnect.announced == ["n1 sent"])
+        #expect(!afterReconnect.contains { if case .expectDelivery = $0 { true } else { false } })
+        // A 409 says only that an earlier post took the key, on whichever connection.
+        _ = story.send("n2")
+        _ = story.posted("n2", "n2", .unknown(conflict: true))
+        let afterConflict = story.lookedUp("n2", .found(Story.stored("M2", key: "n2")))
+        #expect(afterConflict.announced == ["n2 sent"])
+        #expect(!afterConflict.contains { if case .expectDelivery = $0 { true } else { false } })
     }
 
     @Test("a network failure, not found: the same key again after 1 s, 2 s … — the server refuses it if it did arrive")
@@ -496,7 +519,7 @@ struct OutboxTests {
     }
 
     @Test(
-        "the delivery check: quiet and caught up only; a first reading notes, a later one owes what the socket did not bring, once"
+        "the delivery check: quiet and caught up only; a first reading notes (with nothing held), a later one owes what the socket did not bring, once"
     )
     func probe() {
         func message(_ id: String, webhook: Bool = false) -> Message {
@@ -516,16 +539,20 @@ struct OutboxTests {
         #expect(probe.nextCheck(generation: 1, now: .seconds(15), interval: interval, candidates: ["C", "D"]) == "C")
         #expect(probe.nextCheck(generation: 1, now: .seconds(30), interval: interval, candidates: ["C", "D"]) == "D")
         #expect(
-            probe.checked(channel: "C", page: [message("01A")], generation: 1) { _ in false } == .init(),
-            "a first reading only notes")
-        #expect(probe.checked(channel: "C", page: [message("01A")], generation: 1) { _ in false } == .init())
+            probe.checked(channel: "C", page: [message("01A")], generation: 1, newestHeld: nil) { _ in false }
+                == .init(),
+            "a first reading of a channel the cache holds nothing of only notes")
+        #expect(
+            probe.checked(channel: "C", page: [message("01A")], generation: 1, newestHeld: nil) { _ in false }
+                == .init())
         _ = probe.delivered(message("01B"))
         #expect(
-            probe.checked(channel: "C", page: [message("01B")], generation: 1) { _ in true } == .init(),
+            probe.checked(channel: "C", page: [message("01B")], generation: 1, newestHeld: nil) { _ in true }
+                == .init(),
             "delivered and held")
         let hook = message("01C", webhook: true)
         #expect(
-            probe.checked(channel: "C", page: [message("01D"), hook], generation: 1) { _ in false }
+            probe.checked(channel: "C", page: [message("01D"), hook], generation: 1, newestHeld: nil) { _ in false }
                 == .init(owed: "01D", webhookMessages: [hook]))
         #expect(
             probe.nextCheck(generation: 1, now: .seconds(60), interval: interval, candidates: ["C"]) == nil,
@@ -538,9 +565,51 @@ struct OutboxTests {
         // Another connection: what was read stays read, so nothing is owed twice.
         probe.connectionChanged(2, now: .seconds(80))
         probe.caughtUpCompleted(generation: 2)
-        #expect(probe.checked(channel: "C", page: [message("01D")], generation: 2) { _ in false } == .init())
         #expect(
-            probe.checked(channel: "C", page: [message("01D"), message("01E")], generation: 2) { _ in false }
+            probe.checked(channel: "C", page: [message("01D")], generation: 2, newestHeld: nil) { _ in false }
+                == .init())
+        #expect(
+            probe.checked(channel: "C", page: [message("01D"), message("01E")], generation: 2, newestHeld: nil) { _ in
+                false
+            }
                 == .init(owed: "01E"))
+    }
+
+    @Test("the delivery check: a first reading owes what is newer than the newest message the cache holds")
+    func probeFirstReading() {
+        func message(_ id: String, channel: String = "C") -> Message {
+            Message(id: id, channel: channel, author: "x")
+        }
+        var probe = DeliveryProbe()
+        probe.connectionChanged(1, now: .zero)
+        probe.caughtUpCompleted(generation: 1)
+        // The socket went deaf after 01B: 01C and 01D were posted since, and the cache holds up to 01B.
+        let held: Set = ["01A", "01B"]
+        let page = [message("01A"), message("01B"), message("01C"), message("01D")]
+        #expect(
+            probe.checked(channel: "C", page: page, generation: 1, newestHeld: "01B") { held.contains($0) }
+                == .init(owed: "01C"))
+        // Delivered before the reading: not owed (the socket brought it, though the cache trimmed it since).
+        var other = DeliveryProbe()
+        other.connectionChanged(1, now: .zero)
+        other.caughtUpCompleted(generation: 1)
+        _ = other.delivered(message("01C", channel: "D"))
+        #expect(
+            other.checked(
+                channel: "D", page: [message("01B", channel: "D"), message("01C", channel: "D")], generation: 1,
+                newestHeld: "01B"
+            ) { $0 == "01B" } == .init())
+        // A channel the cache knows empty: its first message is newer.
+        #expect(
+            other.checked(channel: "F", page: [message("01A", channel: "F")], generation: 1, newestHeld: "") { _ in
+                false
+            } == .init(owed: "01A"))
+        _ = other.delivered(message("01A", channel: "F"))
+        // What the cache holds is not owed, whatever a first reading shows.
+        #expect(
+            other.checked(
+                channel: "E", page: [message("01A", channel: "E"), message("01B", channel: "E")], generation: 1,
+                newestHeld: "01A"
+            ) { _ in true } == .init())
     }
 }

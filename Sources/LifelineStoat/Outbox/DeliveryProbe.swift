@@ -7,9 +7,10 @@
 /// lack what was posted while the client was away), and only while no event has arrived for a whole interval, one
 /// channel at a time — the open ones and the two most recently active chats, in turn — has its newest page read. A
 /// message on it that the cache does not hold, that this socket did not deliver, and that is newer than what an
-/// earlier reading of that channel saw, is owed: the session's delivery deadline watches for its event, and a socket
-/// that does not bring it is left as deaf (`deliveryStalled`). Each message is owed at most once, whatever the
-/// connection; the first reading of a channel only notes where it stands. A webhook's message is never owed — the
+/// earlier reading of that channel saw — on a first reading, than the newest message the cache holds of it — is
+/// owed: the session's delivery deadline watches for its event, and a socket that does not bring it is left as deaf
+/// (`deliveryStalled`). Each message is owed at most once, whatever the connection; the first reading of a channel
+/// the cache holds nothing of only notes where it stands. A webhook's message is never owed — the
 /// new events server delivers it to no socket — it joins the history instead.
 ///
 /// Not `last_message_id`: stoatchat writes it seconds late, so it would name neither a message just posted nor,
@@ -81,14 +82,17 @@ struct DeliveryProbe: Sendable {
     }
 
     /// A reading of `channel`'s newest messages (`page`, any order) on connection `generation`; `held` says which
-    /// of them the cache holds.
+    /// of them the cache holds; `newestHeld` is the newest message of the channel it holds (the empty id for one it
+    /// knows empty), `nil` when it cannot say (no catch-up runs, or it holds nothing of the channel).
     mutating func checked(
-        channel: String, page: [Message], generation: UInt64, held: (String) -> Bool
+        channel: String, page: [Message], generation: UInt64, newestHeld: String?, held: (String) -> Bool
     ) -> Finding {
         guard connection == generation else { return Finding() }
         let ascending = page.filter { $0.channel == channel }.sorted { $0.id < $1.id }
-        // What an earlier reading saw (the empty id for a channel it found empty: its first message is newer).
-        let seen = checkedUpTo[channel]
+        // What an earlier reading saw (the empty id for a channel it found empty: its first message is newer); on
+        // a first reading, the newest message the cache holds: the settled catch-up brought what came before this
+        // connection, so what is newer and neither held nor delivered is the socket's to bring.
+        let seen = checkedUpTo[channel] ?? newestHeld
         checkedUpTo[channel] = max(seen ?? "", ascending.last?.id ?? "")
         var finding = Finding()
         for message in ascending where !held(message.id) {
@@ -96,7 +100,7 @@ struct DeliveryProbe: Sendable {
                 finding.webhookMessages.append(message)
                 continue
             }
-            // The first reading of a channel only notes where it stands.
+            // A first reading of a channel the cache holds nothing of only notes where it stands.
             guard let seen, message.id > seen, message.id > newestDelivered[channel] ?? "", owed == nil else {
                 continue
             }

@@ -285,6 +285,10 @@ package struct Outbox: Sendable {
         var retries = 0
         /// While a file uploads: the bytes of the entry's files sent, of all of them.
         var progress: StoatFileServer.Progress?
+        /// The connection a post that went unanswered started on, while it is being looked up: a look-up that
+        /// finds the message owes its event on that connection (the socket that brought it would have resolved
+        /// the entry first). `nil` after a conflict, which says only that an earlier post took the key.
+        var unansweredPostOn: UInt64?
 
         var nonce: String { record.nonce }
     }
@@ -498,6 +502,7 @@ package struct Outbox: Sendable {
             // Refused before the key's guard: the same key, later.
             return wait(index, until: now + (delay ?? backoff(index)), then: .post, retryAfter: nil)
         case .unknown(let conflict):
+            entries[index].unansweredPostOn = conflict ? nil : generation
             entries[index].step = .ready(.lookUp(conflict: conflict, look: 1))
             return [.announce(Self.view(entries[index]))] + pump(now: now)
         }
@@ -630,7 +635,9 @@ package struct Outbox: Sendable {
         else { return [] }
         switch result {
         case .found(let message):
-            return sent(index, message: message, cache: true) + pump(now: now)
+            let generation = entries[index].unansweredPostOn
+            return sent(index, message: message, cache: true)
+                + awaitEcho(nonce: nonce, id: message.id, generation: generation) + pump(now: now)
         case .failed:
             return wait(
                 index, until: now + backoff(index), then: .lookUp(conflict: conflict, look: look), retryAfter: nil)

@@ -659,13 +659,17 @@ final class OutboxEngine: Sendable {
                 while !Task.isCancelled {
                     do { try await self.sleep(interval) } catch { return }
                     guard let generation = await session.connectedGeneration else { continue }
-                    await self.checkOnce(generation: generation, interval: interval, candidates: candidates())
+                    await self.checkOnce(
+                        generation: generation, interval: interval, candidates: candidates(),
+                        caughtUp: catchUps != nil)
                 }
             }
         }
     }
 
-    private func checkOnce(generation: UInt64, interval: Duration, candidates: [String]) async {
+    /// One check, if one is due. `caughtUp`: a catch-up runs after each CONNECTED, so the cache holds what was
+    /// posted before the connection (without one, a first reading of a channel only notes where it stands).
+    private func checkOnce(generation: UInt64, interval: Duration, candidates: [String], caughtUp: Bool) async {
         let now = driver.now
         let channel: String? = driver.withLock { state in
             // Idle only: while a message is being sent, its own echo watches the socket.
@@ -679,9 +683,16 @@ final class OutboxEngine: Sendable {
             let page = try? await api.messages(
                 in: channel, query: .latest(limit: DeliveryProbe.pageSize), credentials)
         else { return }
-        let held = cache.read { cache in Set(cache.history(channel).messages.map(\.id)) }
+        let history = cache.read { $0.history(channel) }
+        let ids = history.messages.map(\.id)
+        let held = Set(ids)
+        // A fresh history that holds nothing says the channel was empty: everything in it now is newer.
+        let newestHeld = ids.max() ?? (history.isStale ? nil : "")
         let finding = driver.withLock {
-            $0.probe.checked(channel: channel, page: page.messages, generation: generation) { held.contains($0) }
+            $0.probe.checked(
+                channel: channel, page: page.messages, generation: generation,
+                newestHeld: caughtUp ? newestHeld : nil
+            ) { held.contains($0) }
         }
         for message in finding.webhookMessages {
             // No socket delivers a webhook's message in a server channel (the new events server): found here, it
