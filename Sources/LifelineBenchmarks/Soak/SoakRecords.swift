@@ -141,12 +141,6 @@ final class PostedMessages: Sendable {
     var failedPosts: Int { failures.load(ordering: .relaxed) }
 }
 
-/// The messages the soak's sessions sent through their outboxes: each must end sent exactly once on the server,
-/// or failed with a definite reason.
-///
-/// It grows with the run (28 000 sends at 1 000 sessions in ten minutes) in the process whose memory the soak
-/// measures, so it keeps what it cannot derive: the nonce and the text's random part, not the text itself or
-/// the channel (the session's outbox channel).
 /// The faults applied lately, for a violation to name those that may have led to it.
 final class AppliedFaultLog: Sendable {
     struct Entry: Sendable {
@@ -181,6 +175,12 @@ final class AppliedFaultLog: Sendable {
     }
 }
 
+/// The messages the soak's sessions sent through their outboxes: each must end sent exactly once on the server,
+/// or failed with a definite reason.
+///
+/// It grows with the run (28 000 sends at 1 000 sessions in ten minutes) in the process whose memory the soak
+/// measures, so it keeps what it cannot derive: the nonce and the text's random part, not the text itself or
+/// the channel (the session's outbox channel).
 final class OutboxSends: Sendable {
     struct Send: Sendable {
         var session: Int

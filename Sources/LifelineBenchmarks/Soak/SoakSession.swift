@@ -98,6 +98,7 @@ final class SoakSession: Sendable {
     func isDeafened(_ generation: UInt64) -> Bool {
         deafened.withLock { $0?.contains(generation) ?? false }
     }
+
     /// Whether the session's events socket is the gateway's (``isOnGateway(_:)``), which refuses `Subscribe`.
     let onGateway: Bool
     /// The last catch-up report's pass and when it came (from the soak's start).
