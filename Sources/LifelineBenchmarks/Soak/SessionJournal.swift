@@ -85,8 +85,16 @@ final class SessionJournal: Sendable {
         var connectedSince: Duration?
         var staleReports: Int
         var deliveryStalls = 0
+        /// Delivery stalls on connection attempts the soak had not deafened (``deafened``).
+        var undeafenedStalls = 0
         var sessionRestarts = 0
     }
+
+    /// The connection attempts the soak deafened: those live from just before the server was asked to just after
+    /// it answered — an attempt still opening its socket then is deaf once CONNECTED. On them the history may miss
+    /// what the socket did not deliver, until the delivery deadline or the delivery check notices (a new attempt).
+    let deafened = Mutex<ClosedRange<UInt64>?>(nil)
+    private let undeafenedStalls = Mutex(0)
 
     let index: Int
     private let audit: Mutex<TransitionAudit>
@@ -109,7 +117,8 @@ final class SessionJournal: Sendable {
             Reading(
                 state: $0.state, failures: $0.failures, transitions: $0.transitions, generation: $0.generation,
                 connectedSince: $0.connectedSince,
-                staleReports: $0.staleReports, deliveryStalls: $0.deliveryStalls, sessionRestarts: $0.sessionRestarts)
+                staleReports: $0.staleReports, deliveryStalls: $0.deliveryStalls,
+                undeafenedStalls: undeafenedStalls.withLock { $0 }, sessionRestarts: $0.sessionRestarts)
         }
     }
 
@@ -141,7 +150,15 @@ final class SessionJournal: Sendable {
     /// recorded with its cause as it happens (the session will not be back at the end either).
     func take(_ entry: SessionLogEntry) {
         let time = origin.duration(to: .now)
-        let broken = audit.withLock { $0.observe(entry, at: time) }
+        let (broken, stalledOn) = audit.withLock { audit in
+            let stalls = audit.deliveryStalls
+            let generation = audit.generation
+            let broken = audit.observe(entry, at: time)
+            return (broken, audit.deliveryStalls > stalls ? generation : nil)
+        }
+        if let stalledOn, !(deafened.withLock { $0?.contains(stalledOn) ?? false }) {
+            undeafenedStalls.withLock { $0 += 1 }
+        }
         recent.withLock { recent in
             if recent.count == Self.recentCount { recent.removeFirst() }
             recent.append((time, entry))

@@ -270,13 +270,13 @@ struct SoakRun: Sendable {
         }
         violations.summariseUnprinted()
         let readings = sessions.map(\.journal.reading)
-        // A deaf socket found out is a stall; one on a session the soak never deafened is a loss of the server's
-        // (a gateway session restarted) or a false alarm: said, for the reader to weigh.
-        let undeafened = zip(sessions, readings).filter { $0.0.deafened.withLock { $0 } == nil }
+        // A deaf socket found out is a stall; one on a connection the soak did not deafen is a loss of the server's
+        // (a gateway session restarted, a held event the reset dropped) or a false alarm: said, for the reader.
+        let undeafened = zip(sessions, readings).map { ($0.onGateway, $1.undeafenedStalls) }
         progress(
             "\(readings.reduce(0) { $0 + $1.deliveryStalls }) delivery stalls, "
-                + "\(undeafened.reduce(0) { $0 + $1.1.deliveryStalls }) of them on sessions never deafened ("
-                + "\(undeafened.filter { $0.0.onGateway }.reduce(0) { $0 + $1.1.deliveryStalls }) on the gateway)")
+                + "\(undeafened.reduce(0) { $0 + $1.1 }) of them on connections the soak did not deafen ("
+                + "\(undeafened.filter(\.0).reduce(0) { $0 + $1.1 }) on the gateway)")
         let changes = posted.changes
         let gaps = sessions.reduce(0) { total, session in
             total + session.channelIDs.reduce(0) { $0 + session.client.cachedHistory(of: $1).gaps.count }
@@ -386,13 +386,13 @@ struct SoakRun: Sendable {
             case .deafenSome:
                 let first = targets.map { target in
                     let generation = target.journal.reading.generation
-                    target.deafened.withLock { $0 = generation...generation }
+                    target.journal.deafened.withLock { $0 = generation...generation }
                     return generation
                 }
                 try await server.admin("deafen-sockets", ["user_ids": targets.map(\.userID)])
                 for (target, first) in zip(targets, first) {
                     let last = target.journal.reading.generation
-                    target.deafened.withLock { $0 = first...last }
+                    target.journal.deafened.withLock { $0 = first...last }
                 }
                 // The user says something: the socket owes its echo.
                 for target in targets { await send(from: target, to: sends) }

@@ -89,14 +89,9 @@ final class SoakSession: Sendable {
     let violations: ViolationLog
     /// The message ids ``StoatClient/messages`` delivered (a bit each, numbered by the group: see ``DeliveredIDs``).
     private let delivered: Mutex<DeliveredIDs>
-    /// The connection attempts the soak deafened: those live from just before the server was asked to just after
-    /// it answered — an attempt still opening its socket then is deaf once CONNECTED. On them the history may miss
-    /// what the socket did not deliver, until the delivery deadline or the delivery check notices (a new attempt).
-    let deafened = Mutex<ClosedRange<UInt64>?>(nil)
-
-    /// Whether connection attempt `generation` is one the soak deafened.
+    /// Whether connection attempt `generation` is one the soak deafened (``SessionJournal/deafened``).
     func isDeafened(_ generation: UInt64) -> Bool {
-        deafened.withLock { $0?.contains(generation) ?? false }
+        journal.deafened.withLock { $0?.contains(generation) ?? false }
     }
 
     /// Whether the session's events socket is the gateway's (``isOnGateway(_:)``), which refuses `Subscribe`.
