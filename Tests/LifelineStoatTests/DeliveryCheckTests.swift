@@ -41,9 +41,9 @@ struct DeliveryCheckTests {
     }
 
     /// Waits until a sleep until `seconds` is pending — the check loop's, which it registers once the check before
-    /// it is done. Not `TestClock.waitForSleep(until:)`: that also reports a sleep cancelled since, and the Ready
-    /// timeout's (armed at 0, cancelled at Ready) ends at 30 s too, so it could let the test move the clock on
-    /// while the check of 15 s was still reading, and the loop then slept from the wrong instant.
+    /// it is done. Not `TestClock.waitForSleep(until:)`: that also reports sleeps cancelled since, and another one
+    /// armed at 0 ended at 30 s too (a 30-s timer such as the Ready timeout's), so it let the test move the clock
+    /// on while the check of 15 s was still reading, and the loop then slept from 20 s (about one run in five).
     func waitForCheckLoop(asleepUntil seconds: Double, _ harness: OutboxHarness) async {
         let deadline = TestClock.Instant(offset: .milliseconds(Int64(seconds * 1000)))
         await waitUntil { harness.clock.pendingDeadlines.contains(deadline) }
