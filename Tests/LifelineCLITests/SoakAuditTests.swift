@@ -211,6 +211,33 @@ struct SoakAuditTests {
         #expect(violations.byKind["error"] == 1)
     }
 
+    @Test(
+        "The journal counts a delivery stall on a connection the soak did not deafen, not one on an attempt it did, and quotes its last entries"
+    )
+    func undeafenedStalls() {
+        let journal = SessionJournal(
+            index: 3, audit: audit(), violations: ViolationLog(json: true, origin: .now), origin: .now)
+        let stall = step(.connected, .temporaryFailure, .disconnected, failures: 1, cause: "deliveryStalled")
+        // Deafened while attempt 1 was opening: its stall once CONNECTED is the soak's doing.
+        journal.take(step(.ready, .loginCached, .connecting, failures: 0))
+        journal.deafened.withLock { $0 = 1...1 }
+        journal.take(ready(1))
+        journal.take(step(.connecting, .socketConnected, .connected, failures: 0))
+        #expect(journal.isDeafened(journal.reading.generation))
+        journal.take(stall)
+        #expect(journal.reading.deliveryStalls == 1)
+        #expect(journal.reading.undeafenedStalls == 0)
+        // Attempt 2 was opened after the deafening: its stall is counted.
+        journal.take(step(.disconnected, .retry, .reconnecting, failures: 1))
+        journal.take(ready(2))
+        journal.take(step(.reconnecting, .socketConnected, .connected, failures: 0))
+        #expect(!journal.isDeafened(journal.reading.generation))
+        journal.take(stall)
+        #expect(journal.reading.deliveryStalls == 2)
+        #expect(journal.reading.undeafenedStalls == 1)
+        #expect(journal.recentEntries.hasSuffix("CONNECTED -TEMPORARY_FAILURE-> DISCONNECTED (deliveryStalled)"))
+    }
+
     @Test("The journal reads the session's own log lines, and nothing else")
     func logLines() {
         let transition = SessionJournal.entry(

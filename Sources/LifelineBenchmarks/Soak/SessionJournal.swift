@@ -96,6 +96,11 @@ final class SessionJournal: Sendable {
     let deafened = Mutex<ClosedRange<UInt64>?>(nil)
     private let undeafenedStalls = Mutex(0)
 
+    /// Whether connection attempt `generation` is one the soak deafened (``deafened``).
+    func isDeafened(_ generation: UInt64) -> Bool {
+        deafened.withLock { $0?.contains(generation) ?? false }
+    }
+
     let index: Int
     private let audit: Mutex<TransitionAudit>
     /// The last ``recentCount`` entries with their times, for a violation to say what led to it.
@@ -156,7 +161,7 @@ final class SessionJournal: Sendable {
             let broken = audit.observe(entry, at: time)
             return (broken, audit.deliveryStalls > stalls ? generation : nil)
         }
-        if let stalledOn, !(deafened.withLock { $0?.contains(stalledOn) ?? false }) {
+        if let stalledOn, !isDeafened(stalledOn) {
             undeafenedStalls.withLock { $0 += 1 }
         }
         recent.withLock { recent in

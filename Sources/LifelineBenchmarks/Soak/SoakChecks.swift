@@ -238,7 +238,7 @@ final class SoakChecks: Sendable {
             }
             guard time - since >= SoakRun.deliveryAllowance else { continue }
             // A socket the soak deafened misses messages until the delivery deadline or check notices.
-            if session.isDeafened(before.generation) { continue }
+            if session.journal.isDeafened(before.generation) { continue }
             // The history keeps the newest `limit`: a message is owed while fewer than `limit` are newer, one of
             // which may be on its way unacknowledged. Half the window: deletions move it back a little. Read after
             // the history: a message it lacks because the poster is deleting it is marked so by now.

@@ -89,11 +89,6 @@ final class SoakSession: Sendable {
     let violations: ViolationLog
     /// The message ids ``StoatClient/messages`` delivered (a bit each, numbered by the group: see ``DeliveredIDs``).
     private let delivered: Mutex<DeliveredIDs>
-    /// Whether connection attempt `generation` is one the soak deafened (``SessionJournal/deafened``).
-    func isDeafened(_ generation: UInt64) -> Bool {
-        journal.deafened.withLock { $0?.contains(generation) ?? false }
-    }
-
     /// Whether the session's events socket is the gateway's (``isOnGateway(_:)``), which refuses `Subscribe`.
     let onGateway: Bool
     /// The last catch-up report's pass and when it came (from the soak's start).
